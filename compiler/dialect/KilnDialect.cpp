@@ -1,0 +1,231 @@
+//===- KilnDialect.cpp - kiln dialect registration, types and verifiers ---===//
+#include "compiler/dialect/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kiln;
+
+#include "compiler/dialect/KilnDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "compiler/dialect/KilnTypes.cpp.inc"
+
+void KilnDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "compiler/dialect/KilnTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "compiler/dialect/KilnOps.cpp.inc"
+      >();
+}
+
+std::pair<int64_t, int64_t> kiln::blockLayout(Type t) {
+  return llvm::TypeSwitch<Type, std::pair<int64_t, int64_t>>(t)
+      .Case<Float32Type>([](auto) { return std::make_pair(1, 4); })
+      .Case<Float16Type, BFloat16Type>([](auto) { return std::make_pair(1, 2); })
+      .Case<Q8_0Type, Q4_0Type, Q4_1Type, Q4_KType, Q6_KType>([](auto q) {
+        using T = decltype(q);
+        return std::make_pair(T::kBlockElements, T::kBlockBytes);
+      })
+      .Default([](Type) { return std::make_pair(0, 0); });
+}
+
+StringRef kiln::weightTypeName(Type t) {
+  return llvm::TypeSwitch<Type, StringRef>(t)
+      .Case<Float32Type>([](auto) { return "f32"; })
+      .Case<Float16Type>([](auto) { return "f16"; })
+      .Case<BFloat16Type>([](auto) { return "bf16"; })
+      .Case<Q8_0Type>([](auto) { return "q8_0"; })
+      .Case<Q4_0Type>([](auto) { return "q4_0"; })
+      .Case<Q4_1Type>([](auto) { return "q4_1"; })
+      .Case<Q4_KType>([](auto) { return "q4_k"; })
+      .Case<Q6_KType>([](auto) { return "q6_k"; })
+      .Default([](Type) { return ""; });
+}
+
+Type kiln::weightTypeFromName(MLIRContext *ctx, StringRef name) {
+  return llvm::StringSwitch<std::function<Type()>>(name)
+      .Case("f32", [&] { return Float32Type::get(ctx); })
+      .Case("f16", [&] { return Float16Type::get(ctx); })
+      .Case("bf16", [&] { return BFloat16Type::get(ctx); })
+      .Case("q8_0", [&] { return Q8_0Type::get(ctx); })
+      .Case("q4_0", [&] { return Q4_0Type::get(ctx); })
+      .Case("q4_1", [&] { return Q4_1Type::get(ctx); })
+      .Case("q4_k", [&] { return Q4_KType::get(ctx); })
+      .Case("q6_k", [&] { return Q6_KType::get(ctx); })
+      .Default([] { return Type(); })();
+}
+
+int64_t kiln::weightBytes(RankedTensorType type) {
+  auto [elems, bytes] = blockLayout(type.getElementType());
+  if (elems == 0)
+    return 0;
+  return type.getNumElements() / elems * bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOp::verify() {
+  auto type = getType().dyn_cast<RankedTensorType>();
+  if (!type || !type.hasStaticShape())
+    return emitOpError("type must be a statically shaped tensor, got ")
+           << getType();
+  if (type.getRank() < 1 || type.getRank() > 4)
+    return emitOpError("weight rank must be 1 to 4, got ") << type.getRank();
+  auto [blockElems, blockBytes] = blockLayout(type.getElementType());
+  if (blockElems == 0)
+    return emitOpError("unsupported weight element type ")
+           << type.getElementType();
+  if (type.getShape().back() % blockElems != 0)
+    return emitOpError("innermost dimension ")
+           << type.getShape().back() << " is not a multiple of the "
+           << blockElems << "-element block of " << type.getElementType();
+  return success();
+}
+
+// Resolves `sym` to a kiln.weight and returns its tensor type, or emits an
+// error on `op` and returns null.
+static RankedTensorType lookupWeight(Operation *op,
+                                     SymbolTableCollection &symbols,
+                                     FlatSymbolRefAttr sym, StringRef role) {
+  auto weight = symbols.lookupNearestSymbolFrom<WeightOp>(op, sym);
+  if (!weight) {
+    op->emitOpError() << role << " " << sym << " does not name a kiln.weight";
+    return nullptr;
+  }
+  return weight.getTensorType();
+}
+
+static int64_t width(Value v) {
+  return v.getType().cast<RankedTensorType>().getDimSize(1);
+}
+
+static LogicalResult checkSameRows(Operation *op, Value in, Value out) {
+  auto a = in.getType().cast<RankedTensorType>().getDimSize(0);
+  auto b = out.getType().cast<RankedTensorType>().getDimSize(0);
+  if (a != b)
+    return op->emitOpError("result must have as many rows as the input");
+  return success();
+}
+
+static bool isFloatWeight(RankedTensorType t) {
+  return t.getElementType().isa<Float32Type, Float16Type, BFloat16Type>();
+}
+
+LogicalResult EmbeddingOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto table = lookupWeight(*this, symbols, getTableAttr(), "table");
+  if (!table)
+    return failure();
+  if (table.getRank() != 2)
+    return emitOpError("table must be a rank-2 weight [vocab, width], got ")
+           << table;
+  if (table.getDimSize(1) != width(getResult()))
+    return emitOpError("result width ")
+           << width(getResult()) << " does not match table width "
+           << table.getDimSize(1);
+  auto rows = getTokens().getType().cast<RankedTensorType>().getDimSize(0);
+  if (rows != getResult().getType().cast<RankedTensorType>().getDimSize(0))
+    return emitOpError("result must have one row per token");
+  return success();
+}
+
+LogicalResult RMSNormOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto w = lookupWeight(*this, symbols, getWeightAttr(), "weight");
+  if (!w)
+    return failure();
+  if (w.getRank() != 1 || w.getDimSize(0) != width(getInput()) ||
+      !isFloatWeight(w))
+    return emitOpError("weight must be a float vector of the input width ")
+           << width(getInput()) << ", got " << w;
+  return success();
+}
+
+LogicalResult MatMulOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto w = lookupWeight(*this, symbols, getWeightAttr(), "weight");
+  if (!w)
+    return failure();
+  if (w.getRank() != 2)
+    return emitOpError("weight must be rank 2 [N, K], got ") << w;
+  if (w.getDimSize(1) != width(getInput()))
+    return emitOpError("input width ")
+           << width(getInput()) << " does not match weight K "
+           << w.getDimSize(1);
+  if (w.getDimSize(0) != width(getResult()))
+    return emitOpError("result width ")
+           << width(getResult()) << " does not match weight N "
+           << w.getDimSize(0);
+  if (failed(checkSameRows(*this, getInput(), getResult())))
+    return failure();
+  if (auto biasSym = getBiasAttr()) {
+    auto b = lookupWeight(*this, symbols, biasSym, "bias");
+    if (!b)
+      return failure();
+    if (b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0) ||
+        !isFloatWeight(b))
+      return emitOpError("bias must be a float vector of length ")
+             << w.getDimSize(0) << ", got " << b;
+  }
+  return success();
+}
+
+LogicalResult RoPEOp::verify() {
+  int64_t d = getHeadDim();
+  if (d <= 0 || d % 2 != 0)
+    return emitOpError("head_dim must be positive and even, got ") << d;
+  if (width(getInput()) % d != 0)
+    return emitOpError("input width ")
+           << width(getInput()) << " is not a multiple of head_dim " << d;
+  if (getStyle() != "adjacent" && getStyle() != "neox")
+    return emitOpError("style must be \"adjacent\" or \"neox\", got \"")
+           << getStyle() << "\"";
+  if (!(getTheta().convertToFloat() > 0))
+    return emitOpError("theta must be positive");
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  int64_t h = getNumHeads(), kvh = getNumKvHeads(), d = getHeadDim();
+  if (h <= 0 || kvh <= 0 || d <= 0)
+    return emitOpError("num_heads, num_kv_heads and head_dim must be positive");
+  if (h % kvh != 0)
+    return emitOpError("num_heads ")
+           << h << " is not a multiple of num_kv_heads " << kvh;
+  if (getLayer() < 0)
+    return emitOpError("layer must be non-negative");
+  if (width(getQuery()) != h * d)
+    return emitOpError("query width ")
+           << width(getQuery()) << " != num_heads * head_dim = " << h * d;
+  if (width(getKey()) != kvh * d || width(getValue()) != kvh * d)
+    return emitOpError("key and value width must be num_kv_heads * head_dim = ")
+           << kvh * d;
+  if (width(getResult()) != h * d)
+    return emitOpError("result width must be num_heads * head_dim = ") << h * d;
+  auto rows = [](Value v) {
+    return v.getType().cast<RankedTensorType>().getDimSize(0);
+  };
+  if (rows(getKey()) != rows(getQuery()) ||
+      rows(getValue()) != rows(getQuery()) ||
+      rows(getResult()) != rows(getQuery()))
+    return emitOpError("query, key, value and result must have the same rows");
+  return success();
+}
+
+LogicalResult LastTokenOp::verify() {
+  auto out = getResult().getType().cast<RankedTensorType>();
+  if (out.getDimSize(0) != 1)
+    return emitOpError("result must have exactly one row");
+  if (out.getDimSize(1) != width(getInput()))
+    return emitOpError("result width must equal input width");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "compiler/dialect/KilnOps.cpp.inc"

@@ -1,0 +1,43 @@
+//===- KilnDialect.td - the kiln dialect and its quantized block types ----===//
+#ifndef KILN_DIALECT_TD
+#define KILN_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Kiln_Dialect : Dialect {
+  let name = "kiln";
+  let cppNamespace = "::kiln";
+  let summary = "Tensor-level model IR of the Kiln compiler";
+  let description = [{
+    Ops of a decoder-only language model at tensor level. Weights are module-level
+    `kiln.weight` symbols that name a tensor of the source model; compute ops refer
+    to them by symbol, so the IR never carries weight bytes. Sequence-dependent ops
+    (`kiln.rope`, `kiln.attention`) act at the positions that follow the tokens the
+    sequence has already consumed.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+class Kiln_BlockType<string name, string typeMnemonic, int blockElems, int blockBytes>
+    : TypeDef<Kiln_Dialect, name> {
+  let mnemonic = typeMnemonic;
+  let summary = "GGML block-quantized element: " # blockElems # " values in "
+                # blockBytes # " bytes";
+  let extraClassDeclaration = [{
+    static constexpr int64_t kBlockElements = }] # blockElems # [{;
+    static constexpr int64_t kBlockBytes = }] # blockBytes # [{;
+  }];
+}
+
+def Kiln_Q8_0 : Kiln_BlockType<"Q8_0", "q8_0", 32, 34>;
+def Kiln_Q4_0 : Kiln_BlockType<"Q4_0", "q4_0", 32, 18>;
+def Kiln_Q4_1 : Kiln_BlockType<"Q4_1", "q4_1", 32, 20>;
+def Kiln_Q4_K : Kiln_BlockType<"Q4_K", "q4_k", 256, 144>;
+def Kiln_Q6_K : Kiln_BlockType<"Q6_K", "q6_k", 256, 210>;
+
+def Kiln_BlockQuantType : AnyTypeOf<[Kiln_Q8_0, Kiln_Q4_0, Kiln_Q4_1, Kiln_Q4_K, Kiln_Q6_K]>;
+def Kiln_WeightElementType : AnyTypeOf<[F32, F16, BF16, Kiln_BlockQuantType]>;
+
+#endif // KILN_DIALECT_TD

@@ -1,0 +1,118 @@
+//===- KilnOps.td - ops of the kiln dialect -------------------------------===//
+#ifndef KILN_OPS_TD
+#define KILN_OPS_TD
+
+include "KilnDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+// Activations: a batch of rows (tokens), dynamic in count, static in width.
+def Kiln_Activation : TensorRankOf<[F32], [2]>;
+def Kiln_TokenIds : TensorRankOf<[I32], [1]>;
+
+class Kiln_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kiln_Dialect, mnemonic, traits>;
+
+// Ops that read weights implement verifySymbolUses to check the weight's shape.
+class Kiln_WeightUserOp<string mnemonic, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<SymbolUserOpInterface>])>;
+
+def Kiln_WeightOp : Kiln_Op<"weight", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a model weight, stored outside the IR";
+  let description = [{
+    Declares a weight tensor. Its bytes live in the weight store (the mapped model
+    file) under `source`; the IR carries only its type. The shape is row-major
+    (outermost first), so a GGUF tensor with ne = [K, N] is `tensor<NxK x T>`.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttr:$type, StrAttr:$source);
+  let assemblyFormat = "$sym_name `:` $type attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return getType().cast<::mlir::RankedTensorType>();
+    }
+  }];
+}
+
+def Kiln_EmbeddingOp : Kiln_WeightUserOp<"embedding", [Pure]> {
+  let summary = "rows of an embedding table selected by token ids";
+  let arguments = (ins FlatSymbolRefAttr:$table, Kiln_TokenIds:$tokens);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$table `,` $tokens attr-dict `:` type($tokens) `->` type($result)";
+}
+
+def Kiln_RMSNormOp : Kiln_WeightUserOp<"rms_norm", [Pure, SameOperandsAndResultType]> {
+  let summary = "x / sqrt(mean(x^2) + epsilon) * weight, per row";
+  let arguments = (ins Kiln_Activation:$input, FlatSymbolRefAttr:$weight,
+                       F32Attr:$epsilon);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$input `,` $weight attr-dict `:` type($result)";
+}
+
+def Kiln_MatMulOp : Kiln_WeightUserOp<"matmul", [Pure]> {
+  let summary = "y = x * W^T (+ bias): rows of x times a weight of shape [N, K]";
+  let arguments = (ins Kiln_Activation:$input, FlatSymbolRefAttr:$weight,
+                       OptionalAttr<FlatSymbolRefAttr>:$bias);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Kiln_RoPEOp : Kiln_Op<"rope", [SameOperandsAndResultType]> {
+  let summary = "rotary position embedding at the sequence's next positions";
+  let description = [{
+    Rotates each head of each row by its position (the sequence length before this
+    call plus the row index). `style` is "adjacent" (pairs 2i, 2i+1: llama.cpp's
+    mode for llama GGUFs) or "neox" (pairs i, i + head_dim/2: qwen2).
+  }];
+  let arguments = (ins Kiln_Activation:$input, I64Attr:$head_dim,
+                       F32Attr:$theta, StrAttr:$style);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_AttentionOp : Kiln_Op<"attention"> {
+  let summary = "causal multi-head attention that appends k and v to the KV cache";
+  let description = [{
+    Stores the rows of `key` and `value` at the sequence's next positions in the KV
+    cache of `layer`, then computes for each query row softmax(q k^T / sqrt(d)) v
+    over all positions up to its own. Query head h reads KV head
+    h / (num_heads / num_kv_heads) (grouped-query attention).
+  }];
+  let arguments = (ins Kiln_Activation:$query, Kiln_Activation:$key,
+                       Kiln_Activation:$value, I64Attr:$layer, I64Attr:$num_heads,
+                       I64Attr:$num_kv_heads, I64Attr:$head_dim);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_SiluMulOp : Kiln_Op<"silu_mul", [Pure, SameOperandsAndResultType]> {
+  let summary = "silu(gate) * up, elementwise";
+  let arguments = (ins Kiln_Activation:$gate, Kiln_Activation:$up);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
+}
+
+def Kiln_AddOp : Kiln_Op<"add", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise sum";
+  let arguments = (ins Kiln_Activation:$lhs, Kiln_Activation:$rhs);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Kiln_LastTokenOp : Kiln_Op<"last_token", [Pure]> {
+  let summary = "the last row of a batch (the only one whose logits are needed)";
+  let arguments = (ins Kiln_Activation:$input);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // KILN_OPS_TD

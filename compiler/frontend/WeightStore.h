@@ -1,0 +1,32 @@
+//===- WeightStore.h - the bytes behind kiln.weight symbols ---------------===//
+//
+// The IR names weights; the store maps each kiln.weight back to its bytes in
+// the mapped model file, checked against the type the IR declares.
+//
+#ifndef KILN_FRONTEND_WEIGHTSTORE_H
+#define KILN_FRONTEND_WEIGHTSTORE_H
+
+#include "compiler/dialect/KilnDialect.h"
+#include "compiler/frontend/gguf/GGUF.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+class WeightStore {
+public:
+  explicit WeightStore(const gguf::File &file) : file(file) {}
+
+  /// Raw bytes of `weight` in the GGML layout of its declared element type, or
+  /// null with `error` naming the weight and the mismatch.
+  const uint8_t *bytes(WeightOp weight, std::string &error) const;
+  /// The weight dequantized to f32 (row-major, as the tensor type states).
+  bool dequantized(WeightOp weight, std::vector<float> &out,
+                   std::string &error) const;
+
+private:
+  const gguf::File &file;
+};
+} // namespace kiln
+
+#endif

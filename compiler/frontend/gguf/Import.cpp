@@ -1,0 +1,289 @@
+//===- Import.cpp - GGUF language models to the kiln dialect --------------===//
+//
+// Reads the hyperparameters of a llama-family GGUF and emits the decoder as
+// kiln ops over weight symbols. Each tensor's shape is checked against what the
+// hyperparameters imply, so a file that parses but does not describe a
+// consistent model is rejected here with the tensor's name.
+//
+#include "compiler/frontend/gguf/Import.h"
+#include "compiler/dialect/KilnDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace kiln;
+
+const char *kiln::supportedGGUFArchitectures() { return "llama, qwen2"; }
+
+namespace {
+struct Hyper {
+  std::string arch;
+  int64_t context, width, layers, ffn, heads, kvHeads, headDim, vocab;
+  float eps, ropeTheta;
+  bool neox, qkvBias;
+};
+
+class Importer {
+public:
+  Importer(MLIRContext &ctx, const gguf::File &file, std::string &error)
+      : ctx(ctx), file(file), error(error), builder(&ctx),
+        fileName(llvm::sys::path::filename(file.path()).str()) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  bool fail(const std::string &msg) {
+    error = file.path() + ": " + msg;
+    return false;
+  }
+  bool readHyper();
+  bool requireUInt(const std::string &key, int64_t &out);
+  /// Declares weight `name` (GGUF tensor name) with the row-major shape
+  /// `shape`; returns its symbol or null after setting the error.
+  FlatSymbolRefAttr weight(const std::string &name,
+                           std::vector<int64_t> shape);
+  Location loc(const std::string &what) {
+    return NameLoc::get(builder.getStringAttr(what),
+                        FileLineColLoc::get(&ctx, fileName, 0, 0));
+  }
+
+  MLIRContext &ctx;
+  const gguf::File &file;
+  std::string &error;
+  OpBuilder builder;
+  std::string fileName;
+  Hyper h{};
+  ModuleOp module;
+};
+
+bool Importer::requireUInt(const std::string &key, int64_t &out) {
+  auto v = file.getUInt(key);
+  if (!v) {
+    if (file.find(key))
+      return fail("key '" + key + "' must be an unsigned integer");
+    return fail("missing required key '" + key + "'");
+  }
+  if (*v == 0 || *v > (1ull << 31))
+    return fail("key '" + key + "' has implausible value " +
+                std::to_string(*v));
+  out = (int64_t)*v;
+  return true;
+}
+
+bool Importer::readHyper() {
+  auto arch = file.getString("general.architecture");
+  if (!arch)
+    return fail("missing required key 'general.architecture'");
+  h.arch = *arch;
+  if (h.arch != "llama" && h.arch != "qwen2")
+    return fail("unsupported architecture '" + h.arch +
+                "' (supported: " + supportedGGUFArchitectures() + ")");
+  const std::string p = h.arch + ".";
+  if (!requireUInt(p + "context_length", h.context) ||
+      !requireUInt(p + "embedding_length", h.width) ||
+      !requireUInt(p + "block_count", h.layers) ||
+      !requireUInt(p + "feed_forward_length", h.ffn) ||
+      !requireUInt(p + "attention.head_count", h.heads))
+    return false;
+  h.kvHeads = h.heads;
+  if (file.find(p + "attention.head_count_kv") &&
+      !requireUInt(p + "attention.head_count_kv", h.kvHeads))
+    return false;
+  if (h.width % h.heads != 0)
+    return fail("embedding_length " + std::to_string(h.width) +
+                " is not a multiple of attention.head_count " +
+                std::to_string(h.heads));
+  if (h.heads % h.kvHeads != 0)
+    return fail("attention.head_count " + std::to_string(h.heads) +
+                " is not a multiple of attention.head_count_kv " +
+                std::to_string(h.kvHeads));
+  h.headDim = h.width / h.heads;
+  if (h.headDim % 2 != 0)
+    return fail("head dimension " + std::to_string(h.headDim) +
+                " must be even for RoPE");
+  auto eps = file.getFloat(p + "attention.layer_norm_rms_epsilon");
+  if (!eps)
+    return fail("missing required key '" + p +
+                "attention.layer_norm_rms_epsilon'");
+  h.eps = (float)*eps;
+  h.ropeTheta = (float)file.getFloat(p + "rope.freq_base").value_or(10000.0);
+  if (!(h.ropeTheta > 0))
+    return fail("key '" + p + "rope.freq_base' must be positive");
+  if (auto dims = file.getUInt(p + "rope.dimension_count");
+      dims && (int64_t)*dims != h.headDim)
+    return fail("partial RoPE (rope.dimension_count " + std::to_string(*dims) +
+                " != head dimension " + std::to_string(h.headDim) +
+                ") is not supported");
+  h.neox = h.arch == "qwen2";
+  h.qkvBias = h.arch == "qwen2";
+  const gguf::TensorInfo *embd = file.tensor("token_embd.weight");
+  if (!embd)
+    return fail("missing tensor 'token_embd.weight'");
+  if (embd->dims.size() != 2)
+    return fail("tensor 'token_embd.weight' must have 2 dimensions");
+  h.vocab = (int64_t)embd->dims[1];
+  return true;
+}
+
+FlatSymbolRefAttr Importer::weight(const std::string &name,
+                                   std::vector<int64_t> shape) {
+  const gguf::TensorInfo *t = file.tensor(name);
+  if (!t) {
+    fail("missing tensor '" + name + "'");
+    return nullptr;
+  }
+  std::vector<int64_t> got(t->dims.rbegin(), t->dims.rend());
+  if (got != shape) {
+    auto str = [](const std::vector<int64_t> &s) {
+      std::string r = "[";
+      for (size_t i = 0; i < s.size(); ++i)
+        r += (i ? ", " : "") + std::to_string(s[i]);
+      return r + "]";
+    };
+    fail("tensor '" + name + "' has shape " + str(got) + " (row-major), " +
+         "expected " + str(shape));
+    return nullptr;
+  }
+  Type elem = weightTypeFromName(&ctx, gguf::typeName(t->type));
+  if (!elem) {
+    fail(std::string("tensor '") + name + "' has type " +
+         gguf::typeName(t->type) + ", which Kiln cannot compute with");
+    return nullptr;
+  }
+  std::string sym = name;
+  if (llvm::StringRef(sym).endswith(".weight"))
+    sym.resize(sym.size() - 7);
+  if (!module.lookupSymbol(sym)) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(module.getBody());
+    builder.create<WeightOp>(loc(name), sym,
+                             RankedTensorType::get(shape, elem),
+                             name);
+  }
+  return FlatSymbolRefAttr::get(&ctx, sym);
+}
+
+OwningOpRef<ModuleOp> Importer::run() {
+  if (!readHyper())
+    return nullptr;
+  OwningOpRef<ModuleOp> owned = ModuleOp::create(loc("model"));
+  module = *owned;
+  module->setAttr("kiln.arch", builder.getStringAttr(h.arch));
+  module->setAttr("kiln.context_length", builder.getI64IntegerAttr(h.context));
+  module->setAttr("kiln.source", builder.getStringAttr(fileName));
+
+  const int64_t D = h.width, F = h.ffn, qw = h.heads * h.headDim,
+                kvw = h.kvHeads * h.headDim;
+  auto f32 = builder.getF32Type();
+  auto rows = [&](int64_t w) {
+    return RankedTensorType::get({ShapedType::kDynamic, w}, f32);
+  };
+  auto tokensType =
+      RankedTensorType::get({ShapedType::kDynamic}, builder.getI32Type());
+  auto logitsType = RankedTensorType::get({1, h.vocab}, f32);
+
+  // Weights are declared before the function that uses them.
+  std::vector<FlatSymbolRefAttr> syms;
+  auto need = [&](const std::string &name, std::vector<int64_t> shape) {
+    auto s = weight(name, std::move(shape));
+    syms.push_back(s);
+    return s;
+  };
+  auto embd = need("token_embd.weight", {h.vocab, D});
+  struct Layer {
+    FlatSymbolRefAttr attnNorm, q, k, v, qb, kb, vb, o, ffnNorm, gate, up,
+        down;
+  };
+  std::vector<Layer> layers(h.layers);
+  for (int64_t i = 0; i < h.layers; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    Layer &l = layers[i];
+    l.attnNorm = need(b + "attn_norm.weight", {D});
+    l.q = need(b + "attn_q.weight", {qw, D});
+    l.k = need(b + "attn_k.weight", {kvw, D});
+    l.v = need(b + "attn_v.weight", {kvw, D});
+    if (h.qkvBias) {
+      l.qb = need(b + "attn_q.bias", {qw});
+      l.kb = need(b + "attn_k.bias", {kvw});
+      l.vb = need(b + "attn_v.bias", {kvw});
+    }
+    l.o = need(b + "attn_output.weight", {D, qw});
+    l.ffnNorm = need(b + "ffn_norm.weight", {D});
+    l.gate = need(b + "ffn_gate.weight", {F, D});
+    l.up = need(b + "ffn_up.weight", {F, D});
+    l.down = need(b + "ffn_down.weight", {D, F});
+  }
+  auto outNorm = need("output_norm.weight", {D});
+  // Without output.weight the embedding table is tied to the output layer.
+  auto output = file.tensor("output.weight")
+                    ? need("output.weight", {h.vocab, D})
+                    : embd;
+  for (auto s : syms)
+    if (!s)
+      return nullptr;
+
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = builder.create<func::FuncOp>(
+      loc("forward"), "forward",
+      builder.getFunctionType({tokensType}, {logitsType}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  auto epsAttr = builder.getF32FloatAttr(h.eps);
+  auto L = [&](const std::string &s) { return loc(s); };
+
+  Value x = builder.create<EmbeddingOp>(L("token_embd"), rows(D), embd,
+                                        body->getArgument(0));
+  for (int64_t i = 0; i < h.layers; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    Layer &l = layers[i];
+    Value n = builder.create<RMSNormOp>(L(b + "attn_norm"), rows(D), x,
+                                        l.attnNorm, epsAttr);
+    Value q = builder.create<MatMulOp>(L(b + "attn_q"), rows(qw), n, l.q, l.qb);
+    Value k = builder.create<MatMulOp>(L(b + "attn_k"), rows(kvw), n, l.k, l.kb);
+    Value v = builder.create<MatMulOp>(L(b + "attn_v"), rows(kvw), n, l.v, l.vb);
+    auto style = builder.getStringAttr(h.neox ? "neox" : "adjacent");
+    auto theta = builder.getF32FloatAttr(h.ropeTheta);
+    auto hd = builder.getI64IntegerAttr(h.headDim);
+    q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style);
+    k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style);
+    Value a = builder.create<AttentionOp>(
+        L(b + "attention"), rows(qw), q, k, v, builder.getI64IntegerAttr(i),
+        builder.getI64IntegerAttr(h.heads), builder.getI64IntegerAttr(h.kvHeads),
+        hd);
+    Value o = builder.create<MatMulOp>(L(b + "attn_output"), rows(D), a, l.o,
+                                       FlatSymbolRefAttr());
+    x = builder.create<AddOp>(L(b + "attn_residual"), rows(D), x, o);
+    n = builder.create<RMSNormOp>(L(b + "ffn_norm"), rows(D), x, l.ffnNorm,
+                                  epsAttr);
+    Value g = builder.create<MatMulOp>(L(b + "ffn_gate"), rows(F), n, l.gate,
+                                       FlatSymbolRefAttr());
+    Value u = builder.create<MatMulOp>(L(b + "ffn_up"), rows(F), n, l.up,
+                                       FlatSymbolRefAttr());
+    Value s = builder.create<SiluMulOp>(L(b + "ffn_silu_mul"), rows(F), g, u);
+    Value d = builder.create<MatMulOp>(L(b + "ffn_down"), rows(D), s, l.down,
+                                       FlatSymbolRefAttr());
+    x = builder.create<AddOp>(L(b + "ffn_residual"), rows(D), x, d);
+  }
+  x = builder.create<RMSNormOp>(L("output_norm"), rows(D), x, outNorm, epsAttr);
+  Value last = builder.create<LastTokenOp>(
+      L("last_token"), RankedTensorType::get({1, D}, f32), x);
+  Value logits = builder.create<MatMulOp>(L("output"), logitsType, last, output,
+                                          FlatSymbolRefAttr());
+  builder.create<func::ReturnOp>(L("return"), logits);
+
+  if (failed(verify(module))) {
+    error = file.path() + ": the imported model failed verification";
+    return nullptr;
+  }
+  return owned;
+}
+} // namespace
+
+OwningOpRef<ModuleOp> kiln::importGGUF(MLIRContext &ctx,
+                                       const gguf::File &file,
+                                       std::string &error) {
+  ctx.loadDialect<KilnDialect, func::FuncDialect>();
+  return Importer(ctx, file, error).run();
+}

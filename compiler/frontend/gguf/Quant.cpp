@@ -1,0 +1,754 @@
+//===- Quant.cpp - f16/bf16 conversion and GGML block (de)quantization ----===//
+//
+// Part of Kiln.
+//
+// The quantizers reproduce the published ggml reference algorithms
+// (quantize_row_{q4_0,q4_1,q8_0,q4_K,q6_K}_ref) including their exact order
+// of floating-point operations, so the produced bytes are identical. Keep
+// every expression in the same evaluation order when editing, and build this
+// file without FP contraction (see CMakeLists.txt) so that no FMA changes the
+// rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/gguf/Quant.h"
+
+#include <cassert>
+#include <cctype>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "Kiln's GGUF support assumes a little-endian host");
+#endif
+
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+namespace kiln::gguf {
+
+//===----------------------------------------------------------------------===//
+// Type table
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr TypeTraits kF32{"f32", 1, 4};
+constexpr TypeTraits kF16{"f16", 1, 2};
+constexpr TypeTraits kQ4_0{"q4_0", kQK4_0, 18};
+constexpr TypeTraits kQ4_1{"q4_1", kQK4_1, 20};
+constexpr TypeTraits kQ8_0{"q8_0", kQK8_0, 34};
+constexpr TypeTraits kQ4_K{"q4_k", kQK_K, 144};
+constexpr TypeTraits kQ6_K{"q6_k", kQK_K, 210};
+constexpr TypeTraits kBF16{"bf16", 1, 2};
+
+constexpr GGMLType kAllTypes[] = {
+    GGMLType::F32,  GGMLType::F16,  GGMLType::Q4_0, GGMLType::Q4_1,
+    GGMLType::Q8_0, GGMLType::Q4_K, GGMLType::Q6_K, GGMLType::BF16};
+} // namespace
+
+const TypeTraits *typeTraits(uint32_t type) {
+  switch (static_cast<GGMLType>(type)) {
+  case GGMLType::F32:
+    return &kF32;
+  case GGMLType::F16:
+    return &kF16;
+  case GGMLType::Q4_0:
+    return &kQ4_0;
+  case GGMLType::Q4_1:
+    return &kQ4_1;
+  case GGMLType::Q8_0:
+    return &kQ8_0;
+  case GGMLType::Q4_K:
+    return &kQ4_K;
+  case GGMLType::Q6_K:
+    return &kQ6_K;
+  case GGMLType::BF16:
+    return &kBF16;
+  }
+  return nullptr;
+}
+
+const char *typeName(GGMLType t) {
+  const TypeTraits *tt = typeTraits(static_cast<uint32_t>(t));
+  return tt ? tt->name : "unknown";
+}
+
+std::optional<GGMLType> typeFromName(const std::string &name) {
+  std::string lower;
+  lower.reserve(name.size());
+  for (char c : name)
+    lower.push_back(
+        static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (GGMLType t : kAllTypes)
+    if (lower == typeName(t))
+      return t;
+  return std::nullopt;
+}
+
+const char *ggmlTypeName(uint32_t type) {
+  // Type ids as assigned by ggml; nullptr marks removed/unassigned ids.
+  static const char *const kNames[] = {
+      "f32",   "f16",   "q4_0",    "q4_1",   nullptr,   nullptr, "q5_0",
+      "q5_1",  "q8_0",  "q8_1",    "q2_K",   "q3_K",    "q4_K",  "q5_K",
+      "q6_K",  "q8_K",  "iq2_xxs", "iq2_xs", "iq3_xxs", "iq1_s", "iq4_nl",
+      "iq3_s", "iq2_s", "iq4_xs",  "i8",     "i16",     "i32",   "i64",
+      "f64",   "iq1_m", "bf16",    nullptr,  nullptr,   nullptr, "tq1_0",
+      "tq2_0", nullptr, nullptr,   nullptr,  "mxfp4"};
+  if (type >= sizeof(kNames) / sizeof(kNames[0]))
+    return nullptr;
+  return kNames[type];
+}
+
+size_t rowBytes(GGMLType type, int64_t n) {
+  const TypeTraits *tt = typeTraits(static_cast<uint32_t>(type));
+  if (!tt || n < 0 || n % tt->blockSize != 0)
+    return 0;
+  return static_cast<size_t>(n / tt->blockSize) *
+         static_cast<size_t>(tt->blockBytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar conversions
+//===----------------------------------------------------------------------===//
+
+namespace {
+inline uint32_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline float bitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline uint16_t load16(const uint8_t *p) {
+  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+}
+inline void store16(uint8_t *p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+}
+} // namespace
+
+float fp16ToFp32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu;
+  const uint32_t mant = h & 0x3ffu;
+  if (exp == 0) {
+    // Zero or subnormal: mant * 2^-24, exactly representable in f32.
+    float v = static_cast<float>(mant) * (1.0f / 16777216.0f);
+    return sign ? -v : v;
+  }
+  if (exp == 0x1f) // inf / NaN (payload kept)
+    return bitsFloat(sign | 0x7f800000u | (mant << 13));
+  return bitsFloat(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+uint16_t fp32ToFp16(float f) {
+  const uint32_t bits = floatBits(f);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7fffffffu;
+  if (abs > 0x7f800000u) // NaN
+    return static_cast<uint16_t>(sign | 0x7e00u);
+  if (abs >= 0x477ff000u) // >= 65520 rounds to infinity (also +-inf itself)
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (abs < 0x38800000u) {  // below the smallest normal half (2^-14)
+    if (abs <= 0x33000000u) // <= 2^-25: rounds to zero (tie goes to even 0)
+      return sign;
+    // Subnormal half: round(value / 2^-24) with ties to even.
+    const uint32_t e = abs >> 23; // 102..112
+    const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - e; // 14..24
+    uint32_t q = m >> shift;
+    const uint32_t rem = m & ((1u << shift) - 1u);
+    const uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+      ++q; // may carry into the smallest normal (0x400), which is correct
+    return static_cast<uint16_t>(sign | q);
+  }
+  // Normal half.
+  uint32_t h = ((abs >> 23) - 112u) << 10 | ((abs >> 13) & 0x3ffu);
+  const uint32_t rem = abs & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+    ++h; // carries into the exponent as needed
+  return static_cast<uint16_t>(sign | h);
+}
+
+float bf16ToFp32(uint16_t h) {
+  return bitsFloat(static_cast<uint32_t>(h) << 16);
+}
+
+uint16_t fp32ToBf16(float f) {
+  const uint32_t u = floatBits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: truncate and force quiet
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + (0x7fffu + ((u >> 16) & 1u))) >> 16);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the quantizers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr float kGroupMaxEps = 1e-15f;
+
+// Round to nearest with ties to even, via the 1.5*2^23 trick used by ggml
+// (valid for |v| <= 4194303; other inputs give an unspecified but defined
+// value, which callers clamp).
+inline int nearestInt(float v) {
+  const float t = v + 12582912.f;
+  int32_t i;
+  std::memcpy(&i, &t, sizeof i);
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+// (int8_t)v for in-range v (truncation toward zero), without the undefined
+// behaviour of converting NaN or out-of-range values: those saturate, NaN
+// gives 0.
+inline int truncToInt8(float v) {
+  if (!(v == v))
+    return 0;
+  if (v >= 127.f)
+    return 127;
+  if (v <= -128.f)
+    return -128;
+  return static_cast<int>(v);
+}
+
+// roundf(v) converted to int8_t, saturating (NaN gives 0).
+inline int8_t roundToInt8(float v) {
+  const float r = std::roundf(v);
+  if (!(r == r))
+    return 0;
+  if (r >= 127.f)
+    return 127;
+  if (r <= -128.f)
+    return -128;
+  return static_cast<int8_t>(r);
+}
+
+template <typename T> inline T minOf(T a, T b) { return a < b ? a : b; }
+template <typename T> inline T maxOf(T a, T b) { return a > b ? a : b; }
+
+// Weighted asymmetric quantization of n values into [0, nmax] with a
+// non-positive offset, searching nstep+1 candidate scales around the min/max
+// fit (ggml's make_qkx2_quants). Returns the scale; *theMin receives the
+// (positive) offset to subtract.
+float makeQkx2Quants(int n, int nmax, const float *x, const float *weights,
+                     uint8_t *L, float *theMin, uint8_t *Laux, float rmin,
+                     float rdelta, int nstep, bool useMad) {
+  float min = x[0];
+  float max = x[0];
+  float sumW = weights[0];
+  float sumX = sumW * x[0];
+  for (int i = 1; i < n; ++i) {
+    if (x[i] < min)
+      min = x[i];
+    if (x[i] > max)
+      max = x[i];
+    const float w = weights[i];
+    sumW += w;
+    sumX += w * x[i];
+  }
+  if (min > 0)
+    min = 0;
+  if (max == min) {
+    for (int i = 0; i < n; ++i)
+      L[i] = 0;
+    *theMin = -min;
+    return 0.f;
+  }
+  float iscale = nmax / (max - min);
+  float scale = 1 / iscale;
+  float bestError = 0;
+  for (int i = 0; i < n; ++i) {
+    const int l = nearestInt(iscale * (x[i] - min));
+    L[i] = static_cast<uint8_t>(maxOf(0, minOf(nmax, l)));
+    float diff = scale * L[i] + min - x[i];
+    diff = useMad ? std::fabs(diff) : diff * diff;
+    const float w = weights[i];
+    bestError += w * diff;
+  }
+  if (nstep < 1) {
+    *theMin = -min;
+    return scale;
+  }
+  for (int is = 0; is <= nstep; ++is) {
+    iscale = (rmin + rdelta * is + nmax) / (max - min);
+    float sumL = 0, sumL2 = 0, sumXL = 0;
+    for (int i = 0; i < n; ++i) {
+      int l = nearestInt(iscale * (x[i] - min));
+      l = maxOf(0, minOf(nmax, l));
+      Laux[i] = static_cast<uint8_t>(l);
+      const float w = weights[i];
+      sumL += w * l;
+      sumL2 += w * l * l;
+      sumXL += w * l * x[i];
+    }
+    const float D = sumW * sumL2 - sumL * sumL;
+    if (D > 0) {
+      float thisScale = (sumW * sumXL - sumX * sumL) / D;
+      float thisMin = (sumL2 * sumX - sumL * sumXL) / D;
+      if (thisMin > 0) {
+        thisMin = 0;
+        thisScale = sumXL / sumL2;
+      }
+      float curError = 0;
+      for (int i = 0; i < n; ++i) {
+        float diff = thisScale * Laux[i] + thisMin - x[i];
+        diff = useMad ? std::fabs(diff) : diff * diff;
+        const float w = weights[i];
+        curError += w * diff;
+      }
+      if (curError < bestError) {
+        for (int i = 0; i < n; ++i)
+          L[i] = Laux[i];
+        bestError = curError;
+        scale = thisScale;
+        min = thisMin;
+      }
+    }
+  }
+  *theMin = -min;
+  return scale;
+}
+
+// Symmetric quantization of n values into [-nmax, nmax-1] (stored as
+// L + nmax), searching scales around -nmax/max to minimise the weighted error
+// (ggml's make_qx_quants; only the rmse_type == 1, no-importance variant is
+// needed here: weight = x^2).
+float makeQxQuants(int n, int nmax, const float *x, int8_t *L) {
+  float max = 0;
+  float amax = 0;
+  for (int i = 0; i < n; ++i) {
+    const float ax = std::fabs(x[i]);
+    if (ax > amax) {
+      amax = ax;
+      max = x[i];
+    }
+  }
+  if (amax < kGroupMaxEps) {
+    for (int i = 0; i < n; ++i)
+      L[i] = 0;
+    return 0.f;
+  }
+  float iscale = -nmax / max;
+  float sumlx = 0;
+  float suml2 = 0;
+  for (int i = 0; i < n; ++i) {
+    int l = nearestInt(iscale * x[i]);
+    l = maxOf(-nmax, minOf(nmax - 1, l));
+    L[i] = static_cast<int8_t>(l + nmax);
+    const float w = x[i] * x[i];
+    sumlx += w * x[i] * l;
+    suml2 += w * l * l;
+  }
+  float scale = suml2 != 0 ? sumlx / suml2 : 0.0f;
+  float best = scale * sumlx;
+  for (int is = -9; is <= 9; ++is) {
+    if (is == 0)
+      continue;
+    iscale = -(nmax + 0.1f * is) / max;
+    sumlx = suml2 = 0;
+    for (int i = 0; i < n; ++i) {
+      int l = nearestInt(iscale * x[i]);
+      l = maxOf(-nmax, minOf(nmax - 1, l));
+      const float w = x[i] * x[i];
+      sumlx += w * x[i] * l;
+      suml2 += w * l * l;
+    }
+    if (suml2 > 0 && sumlx * sumlx > best * suml2) {
+      for (int i = 0; i < n; ++i) {
+        const int l = nearestInt(iscale * x[i]);
+        L[i] = static_cast<int8_t>(nmax + maxOf(-nmax, minOf(nmax - 1, l)));
+      }
+      scale = sumlx / suml2;
+      best = scale * sumlx;
+    }
+  }
+  return scale;
+}
+
+// Unpack the 6-bit scale and min of sub-block j from a Q4_K scales array.
+inline void unpackScaleMinK4(int j, const uint8_t *q, uint8_t &sc, uint8_t &m) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Per-type block routines. `src`/`dst` point at one block.
+//===----------------------------------------------------------------------===//
+
+void quantizeBlockQ8_0(const float *x, uint8_t *y) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQK8_0; ++j)
+    amax = maxOf(amax, std::fabs(x[j]));
+  const float d = amax / ((1 << 7) - 1);
+  const float id = d != 0 ? 1.0f / d : 0.0f;
+  store16(y, fp32ToFp16(d));
+  for (int j = 0; j < kQK8_0; ++j)
+    y[2 + j] = static_cast<uint8_t>(roundToInt8(x[j] * id));
+}
+
+void dequantizeBlockQ8_0(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  for (int j = 0; j < kQK8_0; ++j)
+    y[j] = static_cast<int8_t>(b[2 + j]) * d;
+}
+
+void quantizeBlockQ4_0(const float *x, uint8_t *y) {
+  float amax = 0.0f;
+  float max = 0.0f;
+  for (int j = 0; j < kQK4_0; ++j) {
+    const float v = x[j];
+    if (amax < std::fabs(v)) {
+      amax = std::fabs(v);
+      max = v;
+    }
+  }
+  const float d = max / -8;
+  const float id = d != 0 ? 1.0f / d : 0.0f;
+  store16(y, fp32ToFp16(d));
+  for (int j = 0; j < kQK4_0 / 2; ++j) {
+    const float x0 = x[j] * id;
+    const float x1 = x[kQK4_0 / 2 + j] * id;
+    const int xi0 = minOf(15, truncToInt8(x0 + 8.5f));
+    const int xi1 = minOf(15, truncToInt8(x1 + 8.5f));
+    y[2 + j] = static_cast<uint8_t>((xi0 & 0xFF) | (xi1 << 4));
+  }
+}
+
+void dequantizeBlockQ4_0(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  for (int j = 0; j < kQK4_0 / 2; ++j) {
+    const int x0 = (b[2 + j] & 0x0F) - 8;
+    const int x1 = (b[2 + j] >> 4) - 8;
+    y[j] = x0 * d;
+    y[j + kQK4_0 / 2] = x1 * d;
+  }
+}
+
+void quantizeBlockQ4_1(const float *x, uint8_t *y) {
+  float min = FLT_MAX;
+  float max = -FLT_MAX;
+  for (int j = 0; j < kQK4_1; ++j) {
+    const float v = x[j];
+    if (v < min)
+      min = v;
+    if (v > max)
+      max = v;
+  }
+  const float d = (max - min) / ((1 << 4) - 1);
+  const float id = d != 0 ? 1.0f / d : 0.0f;
+  store16(y, fp32ToFp16(d));
+  store16(y + 2, fp32ToFp16(min));
+  for (int j = 0; j < kQK4_1 / 2; ++j) {
+    const float x0 = (x[j] - min) * id;
+    const float x1 = (x[kQK4_1 / 2 + j] - min) * id;
+    const int xi0 = minOf(15, truncToInt8(x0 + 0.5f));
+    const int xi1 = minOf(15, truncToInt8(x1 + 0.5f));
+    y[4 + j] = static_cast<uint8_t>((xi0 & 0xFF) | (xi1 << 4));
+  }
+}
+
+void dequantizeBlockQ4_1(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  const float m = fp16ToFp32(load16(b + 2));
+  for (int j = 0; j < kQK4_1 / 2; ++j) {
+    const int x0 = b[4 + j] & 0x0F;
+    const int x1 = b[4 + j] >> 4;
+    y[j] = x0 * d + m;
+    y[j + kQK4_1 / 2] = x1 * d + m;
+  }
+}
+
+// Q4_K byte offsets.
+constexpr int kQ4K_D = 0, kQ4K_DMin = 2, kQ4K_Scales = 4, kQ4K_Qs = 16;
+
+void quantizeBlockQ4_K(const float *x, uint8_t *y) {
+  uint8_t L[kQK_K];
+  uint8_t Laux[32];
+  float weights[32];
+  float mins[kQK_K / 32];
+  float scales[kQK_K / 32];
+
+  float maxScale = 0; // scales are non-negative since the min is deducted
+  float maxMin = 0;
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    float sumX2 = 0;
+    for (int l = 0; l < 32; ++l)
+      sumX2 += x[32 * j + l] * x[32 * j + l];
+    const float avX = std::sqrt(sumX2 / 32);
+    for (int l = 0; l < 32; ++l)
+      weights[l] = avX + std::fabs(x[32 * j + l]);
+    scales[j] = makeQkx2Quants(32, 15, x + 32 * j, weights, L + 32 * j,
+                               &mins[j], Laux, -1.f, 0.1f, 20, false);
+    if (scales[j] > maxScale)
+      maxScale = scales[j];
+    if (mins[j] > maxMin)
+      maxMin = mins[j];
+  }
+
+  uint8_t *sc = y + kQ4K_Scales;
+  std::memset(sc, 0, kKScaleBytes);
+  const float invScale = maxScale > 0 ? 63.f / maxScale : 0.f;
+  const float invMin = maxMin > 0 ? 63.f / maxMin : 0.f;
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    // Conversion to uint8_t is modular, as in the reference.
+    uint8_t ls = static_cast<uint8_t>(nearestInt(invScale * scales[j]));
+    uint8_t lm = static_cast<uint8_t>(nearestInt(invMin * mins[j]));
+    ls = minOf<uint8_t>(63, ls);
+    lm = minOf<uint8_t>(63, lm);
+    if (j < 4) {
+      sc[j] = ls;
+      sc[j + 4] = lm;
+    } else {
+      sc[j + 4] = static_cast<uint8_t>((ls & 0xF) | ((lm & 0xF) << 4));
+      sc[j - 4] |= static_cast<uint8_t>((ls >> 4) << 6);
+      sc[j] |= static_cast<uint8_t>((lm >> 4) << 6);
+    }
+  }
+  const uint16_t dBits = fp32ToFp16(maxScale / 63.f);
+  const uint16_t dminBits = fp32ToFp16(maxMin / 63.f);
+  store16(y + kQ4K_D, dBits);
+  store16(y + kQ4K_DMin, dminBits);
+
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    uint8_t s, m;
+    unpackScaleMinK4(j, sc, s, m);
+    const float d = fp16ToFp32(dBits) * s;
+    if (d == 0)
+      continue;
+    const float dm = fp16ToFp32(dminBits) * m;
+    for (int ii = 0; ii < 32; ++ii) {
+      int l = nearestInt((x[32 * j + ii] + dm) / d);
+      l = maxOf(0, minOf(15, l));
+      L[32 * j + ii] = static_cast<uint8_t>(l);
+    }
+  }
+
+  uint8_t *q = y + kQ4K_Qs;
+  for (int j = 0; j < kQK_K; j += 64) {
+    for (int l = 0; l < 32; ++l)
+      q[l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 4));
+    q += 32;
+  }
+}
+
+void dequantizeBlockQ4_K(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b + kQ4K_D));
+  const float min = fp16ToFp32(load16(b + kQ4K_DMin));
+  const uint8_t *scales = b + kQ4K_Scales;
+  const uint8_t *q = b + kQ4K_Qs;
+  int is = 0;
+  for (int j = 0; j < kQK_K; j += 64) {
+    uint8_t sc, m;
+    unpackScaleMinK4(is + 0, scales, sc, m);
+    const float d1 = d * sc;
+    const float m1 = min * m;
+    unpackScaleMinK4(is + 1, scales, sc, m);
+    const float d2 = d * sc;
+    const float m2 = min * m;
+    for (int l = 0; l < 32; ++l)
+      *y++ = d1 * (q[l] & 0xF) - m1;
+    for (int l = 0; l < 32; ++l)
+      *y++ = d2 * (q[l] >> 4) - m2;
+    q += 32;
+    is += 2;
+  }
+}
+
+// Q6_K byte offsets.
+constexpr int kQ6K_Ql = 0, kQ6K_Qh = 128, kQ6K_Scales = 192, kQ6K_D = 208;
+constexpr int kQ6KBytes = 210;
+
+void quantizeBlockQ6_K(const float *x, uint8_t *y) {
+  int8_t L[kQK_K];
+  float scales[kQK_K / 16];
+
+  float maxScale = 0;
+  float maxAbsScale = 0;
+  for (int ib = 0; ib < kQK_K / 16; ++ib) {
+    const float scale = makeQxQuants(16, 32, x + 16 * ib, L + 16 * ib);
+    scales[ib] = scale;
+    const float absScale = std::fabs(scale);
+    if (absScale > maxAbsScale) {
+      maxAbsScale = absScale;
+      maxScale = scale;
+    }
+  }
+
+  if (maxAbsScale < kGroupMaxEps) {
+    std::memset(y, 0, kQ6KBytes);
+    store16(y + kQ6K_D, fp32ToFp16(0.f));
+    return;
+  }
+
+  const float iscale = -128.f / maxScale;
+  const uint16_t dBits = fp32ToFp16(1 / iscale);
+  store16(y + kQ6K_D, dBits);
+  int8_t *sc = reinterpret_cast<int8_t *>(y + kQ6K_Scales);
+  for (int ib = 0; ib < kQK_K / 16; ++ib)
+    sc[ib] = static_cast<int8_t>(minOf(127, nearestInt(iscale * scales[ib])));
+
+  for (int j = 0; j < kQK_K / 16; ++j) {
+    const float d = fp16ToFp32(dBits) * sc[j];
+    if (d == 0)
+      continue;
+    for (int ii = 0; ii < 16; ++ii) {
+      int l = nearestInt(x[16 * j + ii] / d);
+      l = maxOf(-32, minOf(31, l));
+      L[16 * j + ii] = static_cast<int8_t>(l + 32);
+    }
+  }
+
+  uint8_t *ql = y + kQ6K_Ql;
+  uint8_t *qh = y + kQ6K_Qh;
+  for (int j = 0; j < kQK_K; j += 128) {
+    for (int l = 0; l < 32; ++l) {
+      const uint8_t u0 = static_cast<uint8_t>(L[j + l + 0]);
+      const uint8_t u1 = static_cast<uint8_t>(L[j + l + 32]);
+      const uint8_t u2 = static_cast<uint8_t>(L[j + l + 64]);
+      const uint8_t u3 = static_cast<uint8_t>(L[j + l + 96]);
+      ql[l + 0] = static_cast<uint8_t>((u0 & 0xF) | ((u2 & 0xF) << 4));
+      ql[l + 32] = static_cast<uint8_t>((u1 & 0xF) | ((u3 & 0xF) << 4));
+      qh[l] = static_cast<uint8_t>((u0 >> 4) | ((u1 >> 4) << 2) |
+                                   ((u2 >> 4) << 4) | ((u3 >> 4) << 6));
+    }
+    ql += 64;
+    qh += 32;
+  }
+}
+
+void dequantizeBlockQ6_K(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b + kQ6K_D));
+  const uint8_t *ql = b + kQ6K_Ql;
+  const uint8_t *qh = b + kQ6K_Qh;
+  const int8_t *sc = reinterpret_cast<const int8_t *>(b + kQ6K_Scales);
+  for (int n = 0; n < kQK_K; n += 128) {
+    for (int l = 0; l < 32; ++l) {
+      const int is = l / 16;
+      const int q1 = ((ql[l + 0] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+      const int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+      const int q3 = ((ql[l + 0] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+      const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+      y[l + 0] = d * sc[is + 0] * q1;
+      y[l + 32] = d * sc[is + 2] * q2;
+      y[l + 64] = d * sc[is + 4] * q3;
+      y[l + 96] = d * sc[is + 6] * q4;
+    }
+    y += 128;
+    ql += 64;
+    qh += 32;
+    sc += 8;
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public row routines
+//===----------------------------------------------------------------------===//
+
+void dequantize(GGMLType type, const void *src, float *dst, int64_t n) {
+  const TypeTraits *tt = typeTraits(static_cast<uint32_t>(type));
+  assert(tt && "unsupported type");
+  assert(n >= 0 && "negative element count");
+  if (!tt || n <= 0) {
+    return;
+  }
+  assert(n % tt->blockSize == 0 && "n must be a multiple of the block size");
+  const int64_t nb = n / tt->blockSize;
+  const auto *s = static_cast<const uint8_t *>(src);
+  switch (type) {
+  case GGMLType::F32:
+    std::memcpy(dst, s, static_cast<size_t>(nb) * 4);
+    break;
+  case GGMLType::F16:
+    for (int64_t i = 0; i < nb; ++i)
+      dst[i] = fp16ToFp32(load16(s + 2 * i));
+    break;
+  case GGMLType::BF16:
+    for (int64_t i = 0; i < nb; ++i)
+      dst[i] = bf16ToFp32(load16(s + 2 * i));
+    break;
+  case GGMLType::Q4_0:
+    for (int64_t i = 0; i < nb; ++i)
+      dequantizeBlockQ4_0(s + i * tt->blockBytes, dst + i * tt->blockSize);
+    break;
+  case GGMLType::Q4_1:
+    for (int64_t i = 0; i < nb; ++i)
+      dequantizeBlockQ4_1(s + i * tt->blockBytes, dst + i * tt->blockSize);
+    break;
+  case GGMLType::Q8_0:
+    for (int64_t i = 0; i < nb; ++i)
+      dequantizeBlockQ8_0(s + i * tt->blockBytes, dst + i * tt->blockSize);
+    break;
+  case GGMLType::Q4_K:
+    for (int64_t i = 0; i < nb; ++i)
+      dequantizeBlockQ4_K(s + i * tt->blockBytes, dst + i * tt->blockSize);
+    break;
+  case GGMLType::Q6_K:
+    for (int64_t i = 0; i < nb; ++i)
+      dequantizeBlockQ6_K(s + i * tt->blockBytes, dst + i * tt->blockSize);
+    break;
+  }
+  for (int64_t i = nb * tt->blockSize; i < n; ++i)
+    dst[i] = 0.0f;
+}
+
+void quantize(GGMLType type, const float *src, void *dst, int64_t n) {
+  const TypeTraits *tt = typeTraits(static_cast<uint32_t>(type));
+  assert(tt && "unsupported type");
+  assert(n >= 0 && "negative element count");
+  if (!tt || n <= 0)
+    return;
+  assert(n % tt->blockSize == 0 && "n must be a multiple of the block size");
+  const int64_t nb = n / tt->blockSize;
+  auto *d = static_cast<uint8_t *>(dst);
+  switch (type) {
+  case GGMLType::F32:
+    std::memcpy(d, src, static_cast<size_t>(nb) * 4);
+    break;
+  case GGMLType::F16:
+    for (int64_t i = 0; i < nb; ++i)
+      store16(d + 2 * i, fp32ToFp16(src[i]));
+    break;
+  case GGMLType::BF16:
+    for (int64_t i = 0; i < nb; ++i)
+      store16(d + 2 * i, fp32ToBf16(src[i]));
+    break;
+  case GGMLType::Q4_0:
+    for (int64_t i = 0; i < nb; ++i)
+      quantizeBlockQ4_0(src + i * tt->blockSize, d + i * tt->blockBytes);
+    break;
+  case GGMLType::Q4_1:
+    for (int64_t i = 0; i < nb; ++i)
+      quantizeBlockQ4_1(src + i * tt->blockSize, d + i * tt->blockBytes);
+    break;
+  case GGMLType::Q8_0:
+    for (int64_t i = 0; i < nb; ++i)
+      quantizeBlockQ8_0(src + i * tt->blockSize, d + i * tt->blockBytes);
+    break;
+  case GGMLType::Q4_K:
+    for (int64_t i = 0; i < nb; ++i)
+      quantizeBlockQ4_K(src + i * tt->blockSize, d + i * tt->blockBytes);
+    break;
+  case GGMLType::Q6_K:
+    for (int64_t i = 0; i < nb; ++i)
+      quantizeBlockQ6_K(src + i * tt->blockSize, d + i * tt->blockBytes);
+    break;
+  }
+}
+
+} // namespace kiln::gguf

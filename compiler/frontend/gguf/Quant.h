@@ -1,0 +1,165 @@
+//===- Quant.h - GGML tensor types, f16/bf16 and block (de)quantization ---===//
+//
+// Part of Kiln. Plain C++17, no MLIR/LLVM dependency.
+//
+// This header describes the GGML tensor element types Kiln understands, the
+// byte layout of their quantization blocks, and scalar reference routines to
+// convert between those layouts and f32:
+//
+//   * fp16/bf16 <-> f32 conversions (IEEE round-to-nearest-even).
+//   * dequantize(): GGML block layout -> f32.
+//   * quantize():   f32 -> GGML block layout, matching ggml's *reference*
+//                   quantizers (quantize_row_*_ref) bit for bit.
+//
+// All routines read and write raw bytes in little-endian order and never
+// require the source or destination to be aligned, so they can be applied
+// directly to tensor data inside a memory-mapped GGUF file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_FRONTEND_GGUF_QUANT_H
+#define KILN_COMPILER_FRONTEND_GGUF_QUANT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kiln::gguf {
+
+/// GGML tensor element types supported by Kiln. The numeric values are the
+/// type ids stored in GGUF tensor infos.
+enum class GGMLType : uint32_t {
+  F32 = 0,
+  F16 = 1,
+  Q4_0 = 2,
+  Q4_1 = 3,
+  Q8_0 = 8,
+  Q4_K = 12,
+  Q6_K = 14,
+  BF16 = 30,
+};
+
+/// Static properties of a tensor type: `blockSize` elements are stored in
+/// `blockBytes` bytes.
+struct TypeTraits {
+  const char *name;
+  int64_t blockSize;
+  int64_t blockBytes;
+};
+
+/// Traits for a raw type id; nullptr for types Kiln does not support.
+const TypeTraits *typeTraits(uint32_t type);
+inline const TypeTraits *typeTraits(GGMLType type) {
+  return typeTraits(static_cast<uint32_t>(type));
+}
+/// "f32", "f16", "q4_0", "q4_1", "q8_0", "q4_k", "q6_k", "bf16"
+/// ("unknown" for a value outside the enum).
+const char *typeName(GGMLType t);
+/// Inverse of typeName (case-insensitive).
+std::optional<GGMLType> typeFromName(const std::string &name);
+/// Name ggml uses for a raw type id, including types Kiln does not support
+/// (e.g. 13 -> "q5_K"); nullptr if the id is not a known ggml type. Used to
+/// produce helpful diagnostics.
+const char *ggmlTypeName(uint32_t type);
+
+//===----------------------------------------------------------------------===//
+// Block layouts (documentation of the on-disk format; all fields are
+// little-endian, f16 values are stored as raw IEEE half bits). The routines
+// below access bytes directly and never dereference these structs, because
+// tensor data inside a GGUF file is not guaranteed to be 2-byte aligned.
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kQK4_0 = 32;
+constexpr int64_t kQK4_1 = 32;
+constexpr int64_t kQK8_0 = 32;
+constexpr int64_t kQK_K = 256;
+constexpr int64_t kKScaleBytes = 12;
+
+/// x[j] = (q_j - 8) * d; q_j is the low nibble of qs[j] for j < 16 and the
+/// high nibble of qs[j - 16] otherwise.
+struct BlockQ4_0 {
+  uint16_t d;
+  uint8_t qs[kQK4_0 / 2];
+};
+/// x[j] = q_j * d + m (nibble layout as Q4_0).
+struct BlockQ4_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qs[kQK4_1 / 2];
+};
+/// x[j] = qs[j] * d.
+struct BlockQ8_0 {
+  uint16_t d;
+  int8_t qs[kQK8_0];
+};
+/// Super-block of 8 sub-blocks of 32. Sub-block s has a 6-bit scale sc_s and
+/// a 6-bit min m_s packed in `scales`:
+///   s < 4:  sc = scales[s] & 63,             m = scales[s+4] & 63
+///   s >= 4: sc = (scales[s+4] & 15) | ((scales[s-4] >> 6) << 4)
+///           m  = (scales[s+4] >> 4) | ((scales[s]   >> 6) << 4)
+/// Element 64*p + l (l < 32) uses sub-block 2p and the low nibble of
+/// qs[32p + l]; element 64*p + 32 + l uses sub-block 2p+1 and the high nibble.
+///   x = d*sc * q - dmin*m
+struct BlockQ4_K {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[kKScaleBytes];
+  uint8_t qs[kQK_K / 2];
+};
+/// Super-block of 16 sub-blocks of 16 with int8 scales. For half h (128
+/// elements) and l < 32 the four 6-bit quants of elements 128h + l + 32k,
+/// k = 0..3, are: low nibble of ql[64h+l], low nibble of ql[64h+32+l], high
+/// nibble of ql[64h+l], high nibble of ql[64h+32+l]; their two high bits are
+/// bits 2k..2k+1 of qh[32h+l].  x = d * scales[e/16] * (q - 32).
+struct BlockQ6_K {
+  uint8_t ql[kQK_K / 2];
+  uint8_t qh[kQK_K / 4];
+  int8_t scales[kQK_K / 16];
+  uint16_t d;
+};
+
+static_assert(sizeof(BlockQ4_0) == 18, "Q4_0 block size");
+static_assert(sizeof(BlockQ4_1) == 20, "Q4_1 block size");
+static_assert(sizeof(BlockQ8_0) == 34, "Q8_0 block size");
+static_assert(sizeof(BlockQ4_K) == 144, "Q4_K block size");
+static_assert(sizeof(BlockQ6_K) == 210, "Q6_K block size");
+
+//===----------------------------------------------------------------------===//
+// Scalar conversions
+//===----------------------------------------------------------------------===//
+
+/// IEEE binary16 -> binary32 (exact; NaN payloads are preserved).
+float fp16ToFp32(uint16_t h);
+/// binary32 -> binary16 with round-to-nearest-even; overflow gives +-inf,
+/// tiny values become subnormals or +-0; NaN becomes a quiet NaN (0x7e00 with
+/// the sign kept), as ggml does.
+uint16_t fp32ToFp16(float f);
+/// bfloat16 -> binary32 (exact).
+float bf16ToFp32(uint16_t h);
+/// binary32 -> bfloat16 with round-to-nearest-even; NaN stays a (quiet) NaN.
+uint16_t fp32ToBf16(float f);
+
+//===----------------------------------------------------------------------===//
+// Row conversions
+//===----------------------------------------------------------------------===//
+
+/// Dequantize n elements (n a non-negative multiple of the type's block size)
+/// from src (GGML block layout, any alignment) to f32. If n is not a multiple
+/// of the block size, only whole blocks are converted and the remaining dst
+/// elements are set to 0 (this is a caller bug and asserts in debug builds).
+void dequantize(GGMLType type, const void *src, float *dst, int64_t n);
+
+/// Quantize n f32 elements into dst (GGML block layout, any alignment),
+/// bit-identical to ggml's reference quantizers quantize_row_*_ref.
+/// Supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q6_K. n must be a
+/// multiple of the block size (only whole blocks are written otherwise).
+void quantize(GGMLType type, const float *src, void *dst, int64_t n);
+
+/// Bytes needed for n elements of `type` (n must be a non-negative multiple
+/// of the block size; returns 0 otherwise or for an unknown type).
+size_t rowBytes(GGMLType type, int64_t n);
+
+} // namespace kiln::gguf
+
+#endif // KILN_COMPILER_FRONTEND_GGUF_QUANT_H

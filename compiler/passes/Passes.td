@@ -1,0 +1,36 @@
+//===- Passes.td - every kiln pass, alphabetical by flag ------------------===//
+#ifndef KILN_PASSES_TD
+#define KILN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
+  let summary = "Assign every intermediate an offset in one arena";
+  let description = [{
+    Computes each value's live range over the op order, then places values
+    largest first at the lowest offset that does not overlap a placed value
+    with an intersecting live range. Rows of dynamic batches are sized for
+    `kiln.max_batch` (a module attribute). Writes `kiln.offset` and
+    `kiln.bytes` on every op result, and `kiln.arena_bytes`,
+    `kiln.arena_lower_bound` and `kiln.arena_no_reuse` on the function.
+  }];
+  let options = [
+    Option<"maxBatch", "max-batch", "int64_t", /*default=*/"0",
+           "rows of a dynamic batch (0: the module's kiln.max_batch)">,
+  ];
+}
+
+def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
+  let summary = "Choose the kernel that implements each op on the target";
+  let description = [{
+    Annotates each compute op with `kiln.kernel`, the name of the kernel the
+    emitter calls (for example `matmul_q4_0_generic`). Fails on an op the target
+    has no kernel for, naming the op and the weight type.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"generic\"",
+           "instruction set to select kernels for">,
+  ];
+}
+
+#endif // KILN_PASSES_TD

@@ -1,0 +1,101 @@
+//===- Compile.cpp - load, import and run kilnc's pipeline ----------------===//
+#include "compiler/targets/common/Compile.h"
+#include "compiler/frontend/gguf/Import.h"
+#include "compiler/passes/Passes.h"
+#include "compiler/targets/common/Target.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Path.h"
+
+#include <cctype>
+
+using namespace mlir;
+using namespace kiln;
+
+std::string kiln::defaultModelName(const std::string &path) {
+  std::string stem = llvm::sys::path::stem(path).str();
+  std::string name;
+  for (char c : stem)
+    name += std::isalnum((unsigned char)c) ? c : '_';
+  if (name.empty() || std::isdigit((unsigned char)name[0]))
+    name = "m_" + name;
+  return name;
+}
+
+bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
+                     LoadedModel &model, std::string &error) {
+  if (!llvm::StringRef(path).endswith(".gguf")) {
+    error = path + ": unknown model format (expected a .gguf file)";
+    return false;
+  }
+  model.file = gguf::File::open(path, error);
+  if (!model.file)
+    return false;
+  model.module = importGGUF(ctx, *model.file, error);
+  if (!model.module)
+    return false;
+  model.weights = std::make_unique<WeightStore>(*model.file);
+  return true;
+}
+
+bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
+                       std::string &error) {
+  std::string targetError;
+  if (!createTarget(opts.target, targetError)) {
+    error = targetError;
+    return false;
+  }
+  Builder b(module.getContext());
+  auto modelContext = module->getAttrOfType<IntegerAttr>("kiln.context_length");
+  if (opts.context > 0) {
+    if (modelContext && opts.context > modelContext.getInt()) {
+      error = "--context=" + std::to_string(opts.context) +
+              " exceeds the model's context length " +
+              std::to_string(modelContext.getInt());
+      return false;
+    }
+    module->setAttr("kiln.context_length", b.getI64IntegerAttr(opts.context));
+  }
+  module->setAttr("kiln.max_batch", b.getI64IntegerAttr(opts.maxBatch));
+  module->setAttr("kiln.max_seqs", b.getI64IntegerAttr(opts.maxSeqs));
+  module->setAttr("kiln.target", b.getStringAttr(opts.target));
+
+  struct Step {
+    const char *name;
+    std::function<void(PassManager &)> add;
+  };
+  SelectKernelsOptions sk;
+  sk.target = opts.target;
+  std::vector<Step> steps = {
+      {"kiln-select-kernels",
+       [&](PassManager &pm) { pm.addPass(createSelectKernels(sk)); }},
+      {"kiln-plan-memory",
+       [&](PassManager &pm) {
+         pm.addNestedPass<func::FuncOp>(createPlanMemory());
+       }},
+  };
+  if (!opts.stopAfter.empty() && opts.stopAfter != "import") {
+    bool known = false;
+    for (auto &s : steps)
+      known |= opts.stopAfter == s.name;
+    if (!known) {
+      error = "--stop-after=" + opts.stopAfter +
+              ": unknown pass (valid: import, kiln-select-kernels, "
+              "kiln-plan-memory)";
+      return false;
+    }
+  }
+  if (opts.stopAfter == "import")
+    return true;
+  PassManager pm(module.getContext());
+  for (auto &s : steps) {
+    s.add(pm);
+    if (opts.stopAfter == s.name)
+      break;
+  }
+  if (failed(pm.run(module))) {
+    error = "compilation pipeline failed (see the diagnostics above)";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,25 @@
+//===- Embedded.h - source files compiled into kilnc ----------------------===//
+//
+// The runtime and the portable kernels are part of every library kilnc writes;
+// embedding their text keeps an installed kilnc independent of a source tree.
+//
+#ifndef KILN_TARGETS_COMMON_EMBEDDED_H
+#define KILN_TARGETS_COMMON_EMBEDDED_H
+
+#include <cstddef>
+#include <string>
+
+namespace kiln {
+struct EmbeddedFile {
+  const char *name; // file name without directories, e.g. "kiln_runtime.c"
+  const char *text;
+  size_t size;
+};
+extern const EmbeddedFile kEmbeddedSources[];
+extern const size_t kEmbeddedSources_count;
+
+/// The text of embedded file `name`; aborts if it does not exist (a build bug).
+std::string embeddedSource(const std::string &name);
+} // namespace kiln
+
+#endif

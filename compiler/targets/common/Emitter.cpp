@@ -1,0 +1,427 @@
+//===- Emitter.cpp - generated C, weight blob, header and archive ---------===//
+//
+// Turns a fully planned module into libNAME.a + NAME.h. Weights are laid out
+// once, at compile time, in the layout the kernels read; the archive holds the
+// generated model code, the runtime and (by default) the weight blob, and is
+// byte-identical for identical inputs (no paths, times or unordered maps).
+//
+#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/targets/common/Compile.h"
+#include "compiler/targets/common/Embedded.h"
+#include "compiler/targets/common/Process.h"
+#include "compiler/targets/common/Target.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <map>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+constexpr uint64_t kBlobHeader = 64, kBlobAlign = 64;
+constexpr char kBlobMagic[8] = {'K', 'I', 'L', 'N', 'W', 'T', '0', '1'};
+
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+/// Header (magic, payload bytes, fingerprint) followed by every weight at a
+/// 64-byte aligned offset of the payload.
+struct WeightBlob {
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(kBlobHeader, 0);
+  std::map<std::pair<std::string, bool>, uint64_t> offsets;
+  uint64_t fingerprint = 0;
+
+  void add(const std::string &sym, bool asF32, const uint8_t *data,
+           size_t size) {
+    uint64_t off = alignUp(bytes.size() - kBlobHeader, kBlobAlign);
+    bytes.resize(kBlobHeader + off, 0);
+    bytes.insert(bytes.end(), data, data + size);
+    offsets[{sym, asF32}] = off;
+  }
+  void finish() {
+    bytes.resize(kBlobHeader + alignUp(bytes.size() - kBlobHeader, kBlobAlign));
+    uint64_t h = 1469598103934665603ull; // FNV-1a over the payload
+    for (size_t i = kBlobHeader; i < bytes.size(); ++i)
+      h = (h ^ bytes[i]) * 1099511628211ull;
+    fingerprint = h;
+    uint64_t payload = bytes.size() - kBlobHeader;
+    std::memcpy(bytes.data(), kBlobMagic, 8);
+    for (int i = 0; i < 8; ++i) {
+      bytes[8 + i] = (uint8_t)(payload >> (8 * i));
+      bytes[16 + i] = (uint8_t)(h >> (8 * i));
+    }
+  }
+};
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%016llxull", (unsigned long long)v);
+  return buf;
+}
+
+std::string upper(const std::string &s) { return llvm::StringRef(s).upper(); }
+
+class Emitter : public EmitContext {
+public:
+  Emitter(ModuleOp module, func::FuncOp func, const WeightStore &store,
+          const CompileOptions &opts, const Target &target)
+      : module(module), func(func), store(store), opts(opts), target(target) {}
+
+  bool buildBlob(std::string &error);
+  bool generateSource(std::string &source, std::string &error);
+  std::string generateHeader();
+  const WeightBlob &weightBlob() const { return blob; }
+  uint64_t arenaBytes() const;
+
+  std::string value(Value v) const override {
+    if (auto arg = v.dyn_cast<BlockArgument>())
+      return "tokens";
+    auto off = v.getDefiningOp()->getAttrOfType<IntegerAttr>("kiln.offset");
+    return "((float *)(act + " + std::to_string(off.getInt()) + "))";
+  }
+  std::string rows(Value v) const override {
+    auto t = v.getType().cast<RankedTensorType>();
+    return t.isDynamicDim(0) ? "n" : std::to_string(t.getDimSize(0));
+  }
+  std::string weight(FlatSymbolRefAttr sym, bool asF32) const override {
+    auto it = blob.offsets.find({sym.getValue().str(), asF32});
+    assert(it != blob.offsets.end() && "weight not in blob");
+    std::string p = "(wts + " + std::to_string(it->second) + ")";
+    return asF32 ? "((const float *)" + p + ")" : p;
+  }
+  std::string scratch(Operation *op) const override {
+    auto off = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
+    return "((float *)(act + " + std::to_string(off.getInt()) + "))";
+  }
+
+private:
+  int64_t moduleInt(StringRef name) const {
+    auto a = module->getAttrOfType<IntegerAttr>(name);
+    return a ? a.getInt() : 0;
+  }
+  int64_t layers() const;
+  int64_t kvWidth() const;
+
+  mutable ModuleOp module;
+  mutable func::FuncOp func;
+  const WeightStore &store;
+  const CompileOptions &opts;
+  const Target &target;
+  WeightBlob blob;
+};
+
+int64_t Emitter::layers() const {
+  int64_t n = 0;
+  func.walk([&](AttentionOp a) { n = std::max<int64_t>(n, a.getLayer() + 1); });
+  return n;
+}
+
+int64_t Emitter::kvWidth() const {
+  int64_t w = 0;
+  func.walk([&](AttentionOp a) {
+    w = std::max<int64_t>(w, a.getNumKvHeads() * a.getHeadDim());
+  });
+  return w;
+}
+
+uint64_t Emitter::arenaBytes() const {
+  // Mirrors kiln_arena_bytes() in the runtime: sequence table, KV, activations.
+  auto act = func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
+  uint64_t seqs = alignUp((uint64_t)opts.maxSeqs * 8, 64);
+  uint64_t kv = alignUp((uint64_t)opts.maxSeqs * layers() * 2 *
+                            moduleInt("kiln.context_length") * kvWidth() * 4,
+                        64);
+  return seqs + kv + alignUp((uint64_t)act, 64);
+}
+
+bool Emitter::buildBlob(std::string &error) {
+  // Norm scales and biases are read as f32 whatever their stored type; matmul
+  // and embedding weights keep their block layout.
+  std::vector<std::pair<std::string, bool>> uses;
+  func.walk([&](Operation *op) {
+    if (auto e = dyn_cast<EmbeddingOp>(op))
+      uses.push_back({e.getTable().str(), false});
+    else if (auto m = dyn_cast<MatMulOp>(op)) {
+      uses.push_back({m.getWeight().str(), false});
+      if (m.getBias())
+        uses.push_back({m.getBias()->str(), true});
+    } else if (auto r = dyn_cast<RMSNormOp>(op))
+      uses.push_back({r.getWeight().str(), true});
+  });
+  for (auto &[sym, asF32] : uses) {
+    if (blob.offsets.count({sym, asF32}))
+      continue;
+    auto w = module.lookupSymbol<WeightOp>(sym);
+    if (asF32) {
+      std::vector<float> values;
+      if (!store.dequantized(w, values, error))
+        return false;
+      blob.add(sym, true, reinterpret_cast<const uint8_t *>(values.data()),
+               values.size() * sizeof(float));
+    } else {
+      const uint8_t *data = store.bytes(w, error);
+      if (!data)
+        return false;
+      blob.add(sym, false, data, (size_t)weightBytes(w.getTensorType()));
+    }
+  }
+  blob.finish();
+  return true;
+}
+
+std::string Emitter::generateHeader() {
+  const std::string &N = opts.name, U = upper(opts.name);
+  auto logits = func.getFunctionType().getResult(0).cast<RankedTensorType>();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "/* " << N << ".h - generated by kilnc from "
+     << module->getAttrOfType<StringAttr>("kiln.source").getValue()
+     << " for target " << opts.target << ". Do not edit. */\n"
+     << "#ifndef " << U << "_KILN_MODEL_H\n#define " << U
+     << "_KILN_MODEL_H\n\n"
+     << embeddedSource("kiln.h") << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "/* Bytes of arena " << N << "_init needs, aligned to KILN_ARENA_ALIGN. */\n"
+     << "#define " << U << "_ARENA_BYTES ((size_t)" << arenaBytes() << "u)\n"
+     << "#define " << U << "_VOCAB_SIZE " << logits.getDimSize(1) << "\n"
+     << "#define " << U << "_CONTEXT_LENGTH " << moduleInt("kiln.context_length") << "\n"
+     << "#define " << U << "_MAX_SEQS " << opts.maxSeqs << "\n"
+     << "#define " << U << "_MAX_BATCH " << opts.maxBatch << "\n"
+     << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
+  if (opts.externalWeights)
+    os << "/* Size of " << N << ".weights, which the caller maps and passes to "
+       << N << "_set_weights. */\n#define " << U << "_WEIGHTS_BYTES ((size_t)"
+       << blob.bytes.size() << "u)\n";
+  os << "\n/* Lays out the arena (sequence table, KV cache, activations). */\n"
+     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n";
+  if (opts.externalWeights)
+    os << "/* Checks and attaches the contents of " << N
+       << ".weights (must outlive ctx). */\n"
+       << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes);\n";
+  os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq);\n"
+     << "kiln_status " << N << "_seq_close(kiln_ctx *ctx, int32_t seq);\n"
+     << "/* Appends n tokens to seq; writes the last token's " << U
+     << "_VOCAB_SIZE logits\n   to `logits` unless it is NULL. On error nothing changes. */\n"
+     << "kiln_status " << N << "_prefill(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
+     << "    size_t n, float *logits);\n"
+     << "/* Appends one token; same contract as " << N << "_prefill. */\n"
+     << "kiln_status " << N << "_decode(kiln_ctx *ctx, int32_t seq, int32_t token, float *logits);\n"
+     << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
+  return s;
+}
+
+bool Emitter::generateSource(std::string &source, std::string &error) {
+  const std::string &N = opts.name;
+  auto logits = func.getFunctionType().getResult(0).cast<RankedTensorType>();
+  int64_t vocab = logits.getDimSize(1);
+  std::string body;
+  for (Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      body += "  if (logits)\n    for (int i = 0; i < " + std::to_string(vocab) +
+              "; ++i)\n      logits[i] = " + value(ret.getOperand(0)) + "[i];\n";
+      continue;
+    }
+    std::string loc;
+    if (auto nl = op.getLoc().dyn_cast<NameLoc>())
+      loc = nl.getName().str();
+    body += "  /* " + loc + ": " + op.getName().getStringRef().str() + " */\n";
+    if (!target.emitOp(&op, *this, body, error))
+      return false;
+  }
+
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "/* " << N << ".c - generated by kilnc for target " << opts.target
+     << ". Do not edit. */\n#include \"" << N << ".h\"\n\n"
+     << target.kernelSource() << "\n";
+  if (!opts.externalWeights)
+    os << "extern const uint8_t " << N << "_weights_blob[];\n";
+  os << "static const kiln_layout " << N << "_layout = {KILN_ABI_VERSION, "
+     << "sizeof(kiln_layout), " << layers() << "u, " << kvWidth() << "u, "
+     << moduleInt("kiln.context_length") << "u, " << opts.maxSeqs << "u, "
+     << func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt() << "u};\n\n"
+     << "static int " << N << "_check_blob(const uint8_t *b, size_t bytes) {\n"
+     << "  static const uint8_t magic[8] = {'K','I','L','N','W','T','0','1'};\n"
+     << "  uint64_t payload = 0, print = 0;\n"
+     << "  if (bytes != " << blob.bytes.size() << "u) return 0;\n"
+     << "  for (int i = 0; i < 8; ++i) {\n"
+     << "    if (b[i] != magic[i]) return 0;\n"
+     << "    payload |= (uint64_t)b[8 + i] << (8 * i);\n"
+     << "    print |= (uint64_t)b[16 + i] << (8 * i);\n  }\n"
+     << "  return payload == " << blob.bytes.size() - kBlobHeader
+     << "u && print == " << hex(blob.fingerprint) << ";\n}\n\n"
+     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes) {\n"
+     << "  kiln_status s = kiln_ctx_init(ctx, &" << N << "_layout, arena, arena_bytes);\n"
+     << "  if (s != KILN_OK) return s;\n";
+  if (!opts.externalWeights)
+    os << "  if (!" << N << "_check_blob(" << N << "_weights_blob, "
+       << blob.bytes.size() << "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
+       << "  ctx->weights = " << N << "_weights_blob + " << kBlobHeader << ";\n";
+  os << "  return KILN_OK;\n}\n\n";
+  if (opts.externalWeights)
+    os << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes) {\n"
+       << "  if (!ctx || !weights) return KILN_ERR_INVALID_ARGUMENT;\n"
+       << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
+       << "  if ((uintptr_t)weights % KILN_ARENA_ALIGN != 0 || !" << N
+       << "_check_blob((const uint8_t *)weights, bytes)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
+       << "  ctx->weights = (const uint8_t *)weights + " << kBlobHeader << ";\n"
+       << "  return KILN_OK;\n}\n\n";
+  os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq) {\n"
+     << "  return kiln_seq_open(ctx, seq);\n}\n\n"
+     << "kiln_status " << N << "_seq_close(kiln_ctx *ctx, int32_t seq) {\n"
+     << "  return kiln_seq_close(ctx, seq);\n}\n\n"
+     << "/* One forward call over n <= " << opts.maxBatch << " tokens. */\n"
+     << "static void " << N << "_forward(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
+     << "    int n, float *logits) {\n"
+     << "  uint8_t *const act = ctx->activations;\n"
+     << "  const uint8_t *const wts = ctx->weights;\n"
+     << "  const uint32_t pos0 = ctx->seqs[seq].length;\n"
+     << "  (void)pos0;\n"
+     << body
+     << "  ctx->seqs[seq].length += (uint32_t)n;\n}\n\n"
+     << "kiln_status " << N << "_prefill(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
+     << "    size_t n, float *logits) {\n"
+     << "  if (!ctx || (!tokens && n)) return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "  if (n == 0) return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "  kiln_status s = kiln_seq_reserve(ctx, seq, n);\n"
+     << "  if (s != KILN_OK) return s;\n"
+     << "  if (!ctx->weights) return KILN_ERR_WEIGHTS_MISSING;\n"
+     << "  for (size_t i = 0; i < n; ++i)\n"
+     << "    if (tokens[i] < 0 || tokens[i] >= " << vocab << ")\n"
+     << "      return KILN_ERR_TOKEN_OUT_OF_RANGE;\n"
+     << "  for (size_t i = 0; i < n; i += " << opts.maxBatch << ") {\n"
+     << "    size_t c = n - i < " << opts.maxBatch << " ? n - i : " << opts.maxBatch << ";\n"
+     << "    " << N << "_forward(ctx, seq, tokens + i, (int)c, i + c == n ? logits : 0);\n"
+     << "  }\n  return KILN_OK;\n}\n\n"
+     << "kiln_status " << N << "_decode(kiln_ctx *ctx, int32_t seq, int32_t token, float *logits) {\n"
+     << "  return " << N << "_prefill(ctx, seq, &token, 1, logits);\n}\n";
+  source = std::move(s);
+  return true;
+}
+
+bool writeFile(const std::string &path, const void *data, size_t size,
+               std::string &error) {
+  FILE *f = fopen(path.c_str(), "wb");
+  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
+    error = "cannot write " + path + ": " + strerror(errno);
+    if (f)
+      fclose(f);
+    return false;
+  }
+  return true;
+}
+
+bool writeText(const std::string &path, const std::string &text,
+               std::string &error) {
+  return writeFile(path, text.data(), text.size(), error);
+}
+
+/// Removes a directory tree it made, on every exit path.
+struct TempDir {
+  std::string path;
+  ~TempDir() {
+    if (!path.empty())
+      llvm::sys::fs::remove_directories(path);
+  }
+};
+} // namespace
+
+bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
+                        const CompileOptions &opts, std::string &error) {
+  auto target = createTarget(opts.target, error);
+  if (!target)
+    return false;
+  auto func = module.lookupSymbol<func::FuncOp>("forward");
+  if (!func || !func->hasAttr("kiln.arena_bytes")) {
+    error = "module has not been through memory planning";
+    return false;
+  }
+  Emitter emitter(module, func, store, opts, *target);
+  std::string source;
+  if (!emitter.buildBlob(error) || !emitter.generateSource(source, error))
+    return false;
+  std::string header = emitter.generateHeader();
+
+  if (auto ec = llvm::sys::fs::create_directories(opts.outDir)) {
+    error = "cannot create output directory " + opts.outDir + ": " + ec.message();
+    return false;
+  }
+  // Build in a private directory inside OUTDIR and move the results in at the
+  // end, so a failure leaves no partial output behind.
+  llvm::SmallString<256> tmpl(opts.outDir);
+  llvm::sys::path::append(tmpl, ".kilnc-XXXXXX");
+  std::string tmplStr = tmpl.str().str();
+  if (!mkdtemp(tmplStr.data())) {
+    error = "cannot create a temporary directory in " + opts.outDir + ": " +
+            strerror(errno);
+    return false;
+  }
+  TempDir tmp{tmplStr};
+  const std::string &N = opts.name;
+  auto in = [&](const std::string &f) { return tmp.path + "/" + f; };
+  llvm::sys::fs::create_directories(in("kiln"));
+  const auto &blob = emitter.weightBlob();
+  if (!writeText(in(N + ".c"), source, error) ||
+      !writeText(in(N + ".h"), header, error) ||
+      !writeText(in("kiln/kiln.h"), embeddedSource("kiln.h"), error) ||
+      !writeText(in("kiln_runtime.c"), embeddedSource("kiln_runtime.c"), error))
+    return false;
+  std::vector<std::string> objects = {N + ".o", "kiln_runtime.o"};
+  if (opts.externalWeights) {
+    if (!writeFile(in(N + ".weights"), blob.bytes.data(), blob.bytes.size(), error))
+      return false;
+  } else {
+    if (!writeFile(in(N + "_weights.bin"), blob.bytes.data(), blob.bytes.size(), error))
+      return false;
+    std::string sym = N + "_weights_blob";
+    std::string asmText = "  .section .rodata." + sym + ",\"a\"\n  .balign 64\n  .globl " +
+                          sym + "\n  .type " + sym + ", %object\n" + sym +
+                          ":\n  .incbin \"" + N + "_weights.bin\"\n  .size " + sym +
+                          ", " + std::to_string(blob.bytes.size()) + "\n" +
+                          "  .section .note.GNU-stack,\"\",%progbits\n";
+    if (!writeText(in(N + "_weights.S"), asmText, error))
+      return false;
+    objects.push_back(N + "_weights.o");
+  }
+
+  std::string cc = opts.cc.empty() ? KILN_DEFAULT_CC : opts.cc;
+  std::string ar = opts.ar.empty() ? KILN_DEFAULT_AR : opts.ar;
+  auto compile = [&](const std::string &src, const std::string &obj) {
+    std::vector<std::string> argv = {cc};
+    for (const std::string &f : target->cflags())
+      argv.push_back(f);
+    argv.insert(argv.end(), {"-I.", "-c", src, "-o", obj});
+    std::string output;
+    if (runProgram(argv, tmp.path, output) != 0) {
+      error = "C compiler failed: " + joinCommand(argv) + "\n" + output;
+      return false;
+    }
+    return true;
+  };
+  if (!compile(N + ".c", N + ".o") ||
+      !compile("kiln_runtime.c", "kiln_runtime.o") ||
+      (!opts.externalWeights && !compile(N + "_weights.S", N + "_weights.o")))
+    return false;
+  std::vector<std::string> arArgs = {ar, "rcsD", "lib" + N + ".a"};
+  arArgs.insert(arArgs.end(), objects.begin(), objects.end());
+  std::string output;
+  if (runProgram(arArgs, tmp.path, output) != 0) {
+    error = "archiver failed: " + joinCommand(arArgs) + "\n" + output;
+    return false;
+  }
+  std::vector<std::string> results = {"lib" + N + ".a", N + ".h"};
+  if (opts.externalWeights)
+    results.push_back(N + ".weights");
+  for (const std::string &f : results) {
+    std::string dest = opts.outDir + "/" + f;
+    if (auto ec = llvm::sys::fs::rename(in(f), dest)) {
+      error = "cannot move " + f + " into " + opts.outDir + ": " + ec.message();
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,83 @@
+//===- Process.cpp - running the C toolchain and generated programs -------===//
+#include "compiler/targets/common/Process.h"
+#include "compiler/targets/common/Embedded.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kiln;
+
+std::string kiln::embeddedSource(const std::string &name) {
+  for (size_t i = 0; i < kEmbeddedSources_count; ++i)
+    if (name == kEmbeddedSources[i].name)
+      return std::string(kEmbeddedSources[i].text, kEmbeddedSources[i].size);
+  fprintf(stderr, "kiln internal error: no embedded source '%s'\n",
+          name.c_str());
+  abort();
+}
+
+int kiln::runProgram(const std::vector<std::string> &argv,
+                     const std::string &cwd, std::string &output) {
+  output.clear();
+  int fds[2];
+  if (pipe(fds) != 0) {
+    output = std::string("pipe: ") + strerror(errno);
+    return 127;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    output = std::string("fork: ") + strerror(errno);
+    close(fds[0]);
+    close(fds[1]);
+    return 127;
+  }
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0)
+      dup2(devnull, 0);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
+      fprintf(stderr, "cannot enter %s: %s\n", cwd.c_str(), strerror(errno));
+      _exit(127);
+    }
+    std::vector<char *> args;
+    for (const std::string &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    fprintf(stderr, "cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  char buf[4096];
+  ssize_t got;
+  while ((got = read(fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
+    if (got > 0)
+      output.append(buf, (size_t)got);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    return 128 + WTERMSIG(status);
+  return 127;
+}
+
+std::string kiln::joinCommand(const std::vector<std::string> &argv) {
+  std::string s;
+  for (const std::string &a : argv) {
+    if (!s.empty())
+      s += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t'\"\\$;&|<>()*?") == std::string::npos;
+    s += plain ? a : "'" + a + "'";
+  }
+  return s;
+}

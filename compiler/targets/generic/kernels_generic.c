@@ -1,0 +1,284 @@
+/* kernels_generic.c - portable C11 kernels of the generic target.
+ *
+ * Each kernel is named after the `kiln.kernel` that kiln-select-kernels writes
+ * into the IR. kilnc pastes this file into every generated NAME.c, so each kernel is a
+ * static function the C compiler specialises for the constant shapes at its
+ * call sites. Weights are read in GGML block layout; all math is f32.
+ */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+#include <math.h>
+#include <stdint.h>
+
+#define KILN_G_MAX_BLOCK 256
+
+static float kiln_g_f16(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31;
+  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { /* subnormal: renormalise */
+      exp = 127 - 15 + 1;
+      while (!(man & 0x400)) {
+        man <<= 1;
+        --exp;
+      }
+      bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  }
+  union { uint32_t u; float f; } v = {bits};
+  return v.f;
+}
+
+static float kiln_g_bf16(uint16_t h) {
+  union { uint32_t u; float f; } v = {(uint32_t)h << 16};
+  return v.f;
+}
+
+static uint16_t kiln_g_u16(const uint8_t *p) {
+  return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+/* Block dequantizers: one block of GGML data -> f32. */
+static void kiln_g_deq_f32(const uint8_t *b, float *y) {
+  union { uint32_t u; float f; } v;
+  v.u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+        (uint32_t)b[3] << 24;
+  y[0] = v.f;
+}
+static void kiln_g_deq_f16(const uint8_t *b, float *y) {
+  y[0] = kiln_g_f16(kiln_g_u16(b));
+}
+static void kiln_g_deq_bf16(const uint8_t *b, float *y) {
+  y[0] = kiln_g_bf16(kiln_g_u16(b));
+}
+static void kiln_g_deq_q8_0(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b));
+  const int8_t *q = (const int8_t *)(b + 2);
+  for (int j = 0; j < 32; ++j)
+    y[j] = d * (float)q[j];
+}
+static void kiln_g_deq_q4_0(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b));
+  const uint8_t *q = b + 2;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * (float)((q[j] & 0xf) - 8);
+    y[j + 16] = d * (float)((q[j] >> 4) - 8);
+  }
+}
+static void kiln_g_deq_q4_1(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b)), m = kiln_g_f16(kiln_g_u16(b + 2));
+  const uint8_t *q = b + 4;
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * (float)(q[j] & 0xf) + m;
+    y[j + 16] = d * (float)(q[j] >> 4) + m;
+  }
+}
+/* Q4_K: 8 sub-blocks of 32 with 6-bit scales and mins packed in 12 bytes. */
+static void kiln_g_scale_min_k4(int j, const uint8_t *s, int *sc, int *m) {
+  if (j < 4) {
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
+  } else {
+    *sc = (s[j + 4] & 0xf) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+static void kiln_g_deq_q4_k(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b)), dmin = kiln_g_f16(kiln_g_u16(b + 2));
+  const uint8_t *scales = b + 4, *q = b + 16;
+  for (int j = 0, is = 0; j < 256; j += 64, is += 2, q += 32) {
+    int sc, m;
+    kiln_g_scale_min_k4(is, scales, &sc, &m);
+    float d1 = d * (float)sc, m1 = dmin * (float)m;
+    kiln_g_scale_min_k4(is + 1, scales, &sc, &m);
+    float d2 = d * (float)sc, m2 = dmin * (float)m;
+    for (int l = 0; l < 32; ++l) {
+      y[j + l] = d1 * (float)(q[l] & 0xf) - m1;
+      y[j + 32 + l] = d2 * (float)(q[l] >> 4) - m2;
+    }
+  }
+}
+/* Q6_K: 16 sub-blocks of 16 with int8 scales; 4 low bits in ql, 2 high in qh. */
+static void kiln_g_deq_q6_k(const uint8_t *b, float *y) {
+  const uint8_t *ql = b, *qh = b + 128;
+  const int8_t *sc = (const int8_t *)(b + 192);
+  float d = kiln_g_f16(kiln_g_u16(b + 208));
+  for (int n = 0; n < 256; n += 128, ql += 64, qh += 32, sc += 8) {
+    for (int l = 0; l < 32; ++l) {
+      int is = l / 16;
+      int q1 = (int)((ql[l] & 0xf) | (((qh[l] >> 0) & 3) << 4)) - 32;
+      int q2 = (int)((ql[l + 32] & 0xf) | (((qh[l] >> 2) & 3) << 4)) - 32;
+      int q3 = (int)((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+      int q4 = (int)((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+      y[n + l] = d * (float)sc[is + 0] * (float)q1;
+      y[n + l + 32] = d * (float)sc[is + 2] * (float)q2;
+      y[n + l + 64] = d * (float)sc[is + 4] * (float)q3;
+      y[n + l + 96] = d * (float)sc[is + 6] * (float)q4;
+    }
+  }
+}
+
+/* One kernel pair per weight type: embedding row lookup and matmul.
+ * matmul: y[r][j] = sum_k x[r][k] * W[j][k] (+ bias[j]) for r < rows. */
+#define KILN_G_WEIGHT_KERNELS(T, BS, BB)                                       \
+  static void kiln_embedding_##T##_generic(const uint8_t *table, const int32_t *tok,  \
+                                   int rows, int width, float *out) {         \
+    const int64_t row_bytes = (int64_t)width / BS * BB;                        \
+    for (int r = 0; r < rows; ++r) {                                           \
+      const uint8_t *src = table + (int64_t)tok[r] * row_bytes;                \
+      for (int b = 0; b < width / BS; ++b)                                     \
+        kiln_g_deq_##T(src + (int64_t)b * BB, out + (int64_t)r * width + b * BS); \
+    }                                                                          \
+  }                                                                            \
+  static void kiln_matmul_##T##_f32_generic(const float *x, int rows, int K,               \
+                                const uint8_t *w, int N, const float *bias,    \
+                                float *y) {                                    \
+    float tmp[KILN_G_MAX_BLOCK];                                               \
+    const int64_t row_bytes = (int64_t)K / BS * BB;                            \
+    for (int j = 0; j < N; ++j) {                                              \
+      for (int r = 0; r < rows; ++r)                                           \
+        y[(int64_t)r * N + j] = 0.0f;                                          \
+      const uint8_t *wr = w + (int64_t)j * row_bytes;                          \
+      for (int b = 0; b < K / BS; ++b) {                                       \
+        kiln_g_deq_##T(wr + (int64_t)b * BB, tmp);                             \
+        for (int r = 0; r < rows; ++r) {                                       \
+          const float *xr = x + (int64_t)r * K + b * BS;                       \
+          float acc = 0.0f;                                                    \
+          for (int e = 0; e < BS; ++e)                                         \
+            acc += tmp[e] * xr[e];                                             \
+          y[(int64_t)r * N + j] += acc;                                        \
+        }                                                                      \
+      }                                                                        \
+      if (bias)                                                                \
+        for (int r = 0; r < rows; ++r)                                         \
+          y[(int64_t)r * N + j] += bias[j];                                    \
+    }                                                                          \
+  }
+
+KILN_G_WEIGHT_KERNELS(f32, 1, 4)
+KILN_G_WEIGHT_KERNELS(f16, 1, 2)
+KILN_G_WEIGHT_KERNELS(bf16, 1, 2)
+KILN_G_WEIGHT_KERNELS(q8_0, 32, 34)
+KILN_G_WEIGHT_KERNELS(q4_0, 32, 18)
+KILN_G_WEIGHT_KERNELS(q4_1, 32, 20)
+KILN_G_WEIGHT_KERNELS(q4_k, 256, 144)
+KILN_G_WEIGHT_KERNELS(q6_k, 256, 210)
+
+static void kiln_rms_norm_f32_generic(const float *x, int rows, int width,
+                            const float *w, float eps, float *y) {
+  for (int r = 0; r < rows; ++r) {
+    const float *xr = x + (int64_t)r * width;
+    float ss = 0.0f;
+    for (int i = 0; i < width; ++i)
+      ss += xr[i] * xr[i];
+    float scale = 1.0f / sqrtf(ss / (float)width + eps);
+    for (int i = 0; i < width; ++i)
+      y[(int64_t)r * width + i] = xr[i] * scale * w[i];
+  }
+}
+
+/* neox = 0: rotate pairs (2i, 2i+1); neox = 1: pairs (i, i + head_dim/2). */
+static void kiln_g_rope(const float *x, int rows, int width, int head_dim,
+                        uint32_t pos0, float theta, int neox, float *y) {
+  const int half = head_dim / 2;
+  for (int r = 0; r < rows; ++r) {
+    const float pos = (float)(pos0 + (uint32_t)r);
+    for (int h = 0; h < width / head_dim; ++h) {
+      const float *xh = x + (int64_t)r * width + h * head_dim;
+      float *yh = y + (int64_t)r * width + h * head_dim;
+      for (int i = 0; i < half; ++i) {
+        float freq = powf(theta, -2.0f * (float)i / (float)head_dim);
+        float c = cosf(pos * freq), s = sinf(pos * freq);
+        int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
+        float x0 = xh[a], x1 = xh[b];
+        yh[a] = x0 * c - x1 * s;
+        yh[b] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+static void kiln_rope_adjacent_f32_generic(const float *x, int rows, int width,
+                                           int head_dim, uint32_t pos0,
+                                           float theta, float *y) {
+  kiln_g_rope(x, rows, width, head_dim, pos0, theta, 0, y);
+}
+
+static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
+                                       int head_dim, uint32_t pos0, float theta,
+                                       float *y) {
+  kiln_g_rope(x, rows, width, head_dim, pos0, theta, 1, y);
+}
+
+static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
+                             uint32_t pos0, const float *q, const float *k,
+                             const float *v, int rows, int heads, int kv_heads,
+                             int head_dim, float *out, float *scores) {
+  const int kvw = kv_heads * head_dim, qw = heads * head_dim;
+  const int group = heads / kv_heads;
+  const float scale = 1.0f / sqrtf((float)head_dim);
+  for (int r = 0; r < rows; ++r) {
+    float *kd = kiln_kv_row(ctx, seq, layer, 0, pos0 + (uint32_t)r);
+    float *vd = kiln_kv_row(ctx, seq, layer, 1, pos0 + (uint32_t)r);
+    for (int i = 0; i < kvw; ++i) {
+      kd[i] = k[(int64_t)r * kvw + i];
+      vd[i] = v[(int64_t)r * kvw + i];
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    const uint32_t len = pos0 + (uint32_t)r + 1;
+    for (int h = 0; h < heads; ++h) {
+      const float *qh = q + (int64_t)r * qw + h * head_dim;
+      const int kh = h / group;
+      float mx = -INFINITY;
+      for (uint32_t t = 0; t < len; ++t) {
+        const float *kt = kiln_kv_row(ctx, seq, layer, 0, t) + kh * head_dim;
+        float s = 0.0f;
+        for (int d = 0; d < head_dim; ++d)
+          s += qh[d] * kt[d];
+        s *= scale;
+        scores[t] = s;
+        mx = s > mx ? s : mx;
+      }
+      float sum = 0.0f;
+      for (uint32_t t = 0; t < len; ++t) {
+        scores[t] = expf(scores[t] - mx);
+        sum += scores[t];
+      }
+      float *oh = out + (int64_t)r * qw + h * head_dim;
+      for (int d = 0; d < head_dim; ++d)
+        oh[d] = 0.0f;
+      for (uint32_t t = 0; t < len; ++t) {
+        const float *vt = kiln_kv_row(ctx, seq, layer, 1, t) + kh * head_dim;
+        const float p = scores[t] / sum;
+        for (int d = 0; d < head_dim; ++d)
+          oh[d] += p * vt[d];
+      }
+    }
+  }
+}
+
+static void kiln_silu_mul_f32_generic(const float *g, const float *u, int64_t n,
+                            float *y) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+}
+
+static void kiln_add_f32_generic(const float *a, const float *b, int64_t n, float *y) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a[i] + b[i];
+}
+
+static void kiln_last_token_f32_generic(const float *x, int rows, int width,
+                                        float *y) {
+  const float *last = x + (int64_t)(rows - 1) * width;
+  for (int i = 0; i < width; ++i)
+    y[i] = last[i];
+}

@@ -1,0 +1,84 @@
+/* kiln.h - the Kiln runtime ABI shared by the compiler and generated libraries.
+ *
+ * Standalone (only <stddef.h> and <stdint.h>), C11, no allocator: every byte the
+ * runtime touches lives in the caller's arena. Each generated model header
+ * embeds this file, so two models' headers can be included together.
+ */
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_ABI_VERSION 1u
+/* Arena and every region in it are aligned to this many bytes. */
+#define KILN_ARENA_ALIGN 64u
+
+typedef enum kiln_status {
+  KILN_OK = 0,
+  KILN_ERR_INVALID_ARGUMENT = 1,  /* a NULL pointer, zero count or bad handle */
+  KILN_ERR_ARENA_TOO_SMALL = 2,   /* arena smaller than NAME_ARENA_BYTES */
+  KILN_ERR_ARENA_MISALIGNED = 3,  /* arena not aligned to KILN_ARENA_ALIGN */
+  KILN_ERR_NOT_INITIALIZED = 4,   /* context not initialised, or ABI mismatch */
+  KILN_ERR_NO_FREE_SEQUENCE = 5,  /* all NAME_MAX_SEQS sequences are open */
+  KILN_ERR_BAD_SEQUENCE = 6,      /* sequence id not open */
+  KILN_ERR_CONTEXT_FULL = 7,      /* the tokens do not fit in the context */
+  KILN_ERR_TOKEN_OUT_OF_RANGE = 8,/* a token id >= the vocabulary size */
+  KILN_ERR_WEIGHTS_MISSING = 9,   /* external weights not set */
+  KILN_ERR_WEIGHTS_MISMATCH = 10  /* weights blob of another compile */
+} kiln_status;
+
+/* A short, static, human-readable description of a status. */
+const char *kiln_status_string(kiln_status status);
+
+/* Shape of a model's KV cache and activations, filled in by generated code. */
+typedef struct kiln_layout {
+  uint32_t abi_version;
+  uint32_t struct_size;       /* sizeof(kiln_layout) */
+  uint32_t n_layers;
+  uint32_t kv_width;          /* num_kv_heads * head_dim */
+  uint32_t context;           /* tokens per sequence */
+  uint32_t max_seqs;          /* sequences open at once */
+  uint64_t activation_bytes;  /* planned arena of one forward call */
+} kiln_layout;
+_Static_assert(sizeof(kiln_layout) == 32, "kiln_layout ABI");
+
+typedef struct kiln_seq {
+  uint32_t open;
+  uint32_t length;            /* tokens in the KV cache */
+} kiln_seq;
+
+/* Run-time state; caller-owned storage, initialised by NAME_init. */
+typedef struct kiln_ctx {
+  uint32_t abi_version;
+  uint32_t magic;
+  kiln_layout layout;
+  uint8_t *arena;
+  size_t arena_bytes;
+  const uint8_t *weights;     /* NULL until weights are set */
+  kiln_seq *seqs;             /* max_seqs entries, in the arena */
+  float *kv;                  /* contiguous per sequence, in the arena */
+  uint8_t *activations;       /* planned intermediates, in the arena */
+} kiln_ctx;
+
+/* Bytes of arena a layout needs (before alignment slack: none needed). */
+size_t kiln_arena_bytes(const kiln_layout *layout);
+/* Splits the arena into sequence table, KV cache and activations. */
+kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
+                          void *arena, size_t arena_bytes);
+kiln_status kiln_seq_open(kiln_ctx *ctx, int32_t *seq);
+kiln_status kiln_seq_close(kiln_ctx *ctx, int32_t seq);
+/* Checks that `seq` is open and can take `n` more tokens. */
+kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n);
+/* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`. */
+float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
+                   uint32_t which, uint32_t pos);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KILN_KILN_H */

@@ -1,0 +1,133 @@
+// Every verifier of the kiln dialect rejects what it must, with its message.
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @below {{innermost dimension 48 is not a multiple of the 32-element block}}
+kiln.weight @w : tensor<4x48x!kiln.q4_0> {source = "w"}
+
+// -----
+
+// expected-error @below {{type must be a statically shaped tensor}}
+kiln.weight @w : tensor<?x64xf32> {source = "w"}
+
+// -----
+
+// expected-error @below {{unsupported weight element type 'i8'}}
+kiln.weight @w : tensor<4x64xi8> {source = "w"}
+
+// -----
+
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{weight @missing does not name a kiln.weight}}
+  %y = kiln.matmul %x, @missing : tensor<?x64xf32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+kiln.weight @w : tensor<128x32xf32> {source = "w"}
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x128xf32> {
+  // expected-error @below {{input width 64 does not match weight K 32}}
+  %y = kiln.matmul %x, @w : tensor<?x64xf32> -> tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
+}
+
+// -----
+
+kiln.weight @w : tensor<128x64xf32> {source = "w"}
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x96xf32> {
+  // expected-error @below {{result width 96 does not match weight N 128}}
+  %y = kiln.matmul %x, @w : tensor<?x64xf32> -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}
+
+// -----
+
+kiln.weight @w : tensor<128x64xf32> {source = "w"}
+kiln.weight @b : tensor<64xf32> {source = "b"}
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x128xf32> {
+  // expected-error @below {{bias must be a float vector of length 128}}
+  %y = kiln.matmul %x, @w bias @b : tensor<?x64xf32> -> tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
+}
+
+// -----
+
+kiln.weight @n : tensor<32xf32> {source = "n"}
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{weight must be a float vector of the input width 64}}
+  %y = kiln.rms_norm %x, @n {epsilon = 1.0e-5 : f32} : tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+kiln.weight @e : tensor<300x32xf32> {source = "e"}
+func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
+  // expected-error @below {{result width 64 does not match table width 32}}
+  %y = kiln.embedding @e, %t : tensor<?xi32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{head_dim must be positive and even, got 15}}
+  %y = kiln.rope %x {head_dim = 15 : i64, theta = 1.0e4 : f32, style = "neox"} : tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{style must be "adjacent" or "neox", got "gptj"}}
+  %y = kiln.rope %x {head_dim = 16 : i64, theta = 1.0e4 : f32, style = "gptj"} : tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{input width 64 is not a multiple of head_dim 24}}
+  %y = kiln.rope %x {head_dim = 24 : i64, theta = 1.0e4 : f32, style = "neox"} : tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<?x64xf32>, %k: tensor<?x32xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{num_heads 4 is not a multiple of num_kv_heads 3}}
+  %y = kiln.attention %q, %k, %k {layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 3 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<?x64xf32>, %k: tensor<?x32xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{key and value width must be num_kv_heads * head_dim = 64}}
+  %y = kiln.attention %q, %k, %k {layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%q: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{query width 64 != num_heads * head_dim = 128}}
+  %y = kiln.attention %q, %q, %q {layer = 0 : i64, num_heads = 8 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<?x64xf32>) -> tensor<2x64xf32> {
+  // expected-error @below {{result must have exactly one row}}
+  %y = kiln.last_token %x : tensor<?x64xf32> -> tensor<2x64xf32>
+  return %y : tensor<2x64xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<?x64xf32>, %y: tensor<?x32xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{requires the same type for all operands and results}}
+  %z = "kiln.add"(%x, %y) : (tensor<?x64xf32>, tensor<?x32xf32>) -> tensor<?x64xf32>
+  return %z : tensor<?x64xf32>
+}

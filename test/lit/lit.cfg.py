@@ -1,0 +1,16 @@
+# lit configuration of Kiln's IR and tool tests.
+import os
+import lit.formats
+
+config.name = "Kiln"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test", ".c"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_bin_dir, "..", "test", "lit-out")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%cc", config.kiln_cc))
+config.substitutions.append(("%nm", config.kiln_nm))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

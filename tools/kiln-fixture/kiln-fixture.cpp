@@ -1,0 +1,242 @@
+//===- kiln-fixture.cpp - small random-weight GGUF models for tests -------===//
+//
+// Writes llama or qwen2 GGUFs with deterministic random weights, in any weight
+// type Kiln reads, with an SPM vocabulary (<unk>, <s>, </s>, the 256 byte
+// tokens, then filler pieces) so other GGUF readers accept the files too.
+//
+#include "compiler/frontend/gguf/GGUFWriter.h"
+#include "compiler/frontend/gguf/Quant.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace kiln::gguf;
+
+namespace {
+struct Config {
+  std::string arch = "llama", out;
+  int64_t width = 64, layers = 2, heads = 4, kvHeads = 2, ffn = 128,
+          vocab = 320, context = 256;
+  GGMLType type = GGMLType::F32, embdType = GGMLType::F32;
+  GGMLType outType = GGMLType::F32;
+  bool tied = false, u64Keys = false, outTypeSet = false;
+  // Fault injection for tests of the importer's error messages.
+  std::vector<std::string> dropKeys, dropTensors;
+  std::string setArch;
+  uint32_t version = 3;
+  uint64_t seed = 1;
+  float ropeTheta = 10000.0f, eps = 1e-5f;
+};
+
+// splitmix64: the same stream on every platform, unlike <random>'s
+// distributions.
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  float uniform() { return (float)((next() >> 11) * (1.0 / 9007199254740992.0)); }
+  // Sum of uniforms: close enough to normal for weights, and deterministic.
+  float normal() {
+    float s = 0;
+    for (int i = 0; i < 4; ++i)
+      s += uniform();
+    return (s - 2.0f) * 1.7320508f;
+  }
+};
+
+void usage() {
+  fprintf(stderr,
+          "usage: kiln-fixture -o OUT.gguf [options]\n"
+          "  --arch=llama|qwen2     architecture (default llama)\n"
+          "  --width=N --layers=N --heads=N --kv-heads=N --ffn=N --vocab=N\n"
+          "  --context=N            context_length key (default 256)\n"
+          "  --type=T               matmul weight type: f32 f16 bf16 q8_0 q4_0 "
+          "q4_1 q4_k q6_k\n"
+          "  --embd-type=T          token_embd type (default f32)\n"
+          "  --output-type=T        output.weight type (default: --type)\n"
+          "  --tied                 no output.weight (tied to token_embd)\n"
+          "  --rope-theta=F --seed=N --version=2|3\n"
+          "  --u64-keys             store hyperparameters as UINT64\n"
+          "fault injection (for tests of error messages):\n"
+          "  --drop-key=KEY --drop-tensor=NAME (repeatable) --set-arch=NAME\n");
+}
+
+bool parseType(const char *s, GGMLType &t) {
+  auto v = typeFromName(s);
+  if (!v) {
+    fprintf(stderr, "kiln-fixture: error: unknown type '%s'\n", s);
+    return false;
+  }
+  t = *v;
+  return true;
+}
+
+std::vector<std::string> droppedTensors;
+
+void addTensor(Writer &w, Rng &rng, const std::string &name,
+               std::vector<uint64_t> dims, GGMLType type, float scale,
+               float offset = 0.0f) {
+  uint64_t n = 1;
+  for (uint64_t d : dims)
+    n *= d;
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = offset + scale * rng.normal();
+  std::vector<uint8_t> bytes(rowBytes(type, (int64_t)n));
+  quantize(type, v.data(), bytes.data(), (int64_t)n);
+  for (const std::string &d : droppedTensors)
+    if (d == name)
+      return; // the random stream advances as if it were written
+  w.addTensor(name, std::move(dims), type, bytes.data(), bytes.size());
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto val = [&](const char *flag) -> const char * {
+      size_t n = strlen(flag);
+      return a.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
+    };
+    const char *v;
+    if (a == "-o" && i + 1 < argc) c.out = argv[++i];
+    else if ((v = val("--arch="))) c.arch = v;
+    else if ((v = val("--width="))) c.width = atoll(v);
+    else if ((v = val("--layers="))) c.layers = atoll(v);
+    else if ((v = val("--heads="))) c.heads = atoll(v);
+    else if ((v = val("--kv-heads="))) c.kvHeads = atoll(v);
+    else if ((v = val("--ffn="))) c.ffn = atoll(v);
+    else if ((v = val("--vocab="))) c.vocab = atoll(v);
+    else if ((v = val("--context="))) c.context = atoll(v);
+    else if ((v = val("--type="))) { if (!parseType(v, c.type)) return 2; }
+    else if ((v = val("--embd-type="))) { if (!parseType(v, c.embdType)) return 2; }
+    else if ((v = val("--output-type="))) { if (!parseType(v, c.outType)) return 2; c.outTypeSet = true; }
+    else if ((v = val("--rope-theta="))) c.ropeTheta = (float)atof(v);
+    else if ((v = val("--seed="))) c.seed = strtoull(v, nullptr, 10);
+    else if ((v = val("--version="))) c.version = (uint32_t)atoi(v);
+    else if ((v = val("--drop-key="))) c.dropKeys.push_back(v);
+    else if ((v = val("--drop-tensor="))) c.dropTensors.push_back(v);
+    else if ((v = val("--set-arch="))) c.setArch = v;
+    else if (a == "--tied") c.tied = true;
+    else if (a == "--u64-keys") c.u64Keys = true;
+    else if (a == "--help" || a == "-h") { usage(); return 0; }
+    else {
+      fprintf(stderr, "kiln-fixture: error: unknown option '%s'\n", argv[i]);
+      usage();
+      return 2;
+    }
+  }
+  if (!c.outTypeSet)
+    c.outType = c.type;
+  if (c.out.empty()) {
+    usage();
+    return 2;
+  }
+  if (c.arch != "llama" && c.arch != "qwen2") {
+    fprintf(stderr, "kiln-fixture: error: --arch must be llama or qwen2\n");
+    return 2;
+  }
+  if (c.vocab < 259 || c.heads % c.kvHeads || c.width % c.heads) {
+    fprintf(stderr, "kiln-fixture: error: need vocab >= 259, heads a multiple "
+                    "of kv-heads, width a multiple of heads\n");
+    return 2;
+  }
+  const int64_t headDim = c.width / c.heads;
+  Writer w(c.version);
+  const std::string p = c.arch + ".";
+  auto dropped = [&](const std::string &k) {
+    for (const std::string &d : c.dropKeys)
+      if (d == k)
+        return true;
+    return false;
+  };
+  auto key = [&](const std::string &k, uint64_t v) {
+    if (dropped(p + k))
+      return;
+    if (c.u64Keys)
+      w.addUInt64(p + k, v);
+    else
+      w.addUInt32(p + k, (uint32_t)v);
+  };
+  w.addString("general.architecture", c.setArch.empty() ? c.arch : c.setArch);
+  w.addString("general.name", "kiln-fixture");
+  key("context_length", (uint64_t)c.context);
+  key("embedding_length", (uint64_t)c.width);
+  key("block_count", (uint64_t)c.layers);
+  key("feed_forward_length", (uint64_t)c.ffn);
+  key("attention.head_count", (uint64_t)c.heads);
+  key("attention.head_count_kv", (uint64_t)c.kvHeads);
+  key("rope.dimension_count", (uint64_t)headDim);
+  if (!dropped(p + "attention.layer_norm_rms_epsilon"))
+    w.addFloat32(p + "attention.layer_norm_rms_epsilon", c.eps);
+  if (!dropped(p + "rope.freq_base"))
+    w.addFloat32(p + "rope.freq_base", c.ropeTheta);
+
+  // SentencePiece-style vocabulary: <unk> <s> </s>, 256 byte tokens, filler.
+  std::vector<std::string> pieces = {"<unk>", "<s>", "</s>"};
+  std::vector<int32_t> types = {2, 3, 3};
+  for (int b = 0; b < 256; ++b) {
+    char buf[8];
+    snprintf(buf, sizeof buf, "<0x%02X>", b);
+    pieces.push_back(buf);
+    types.push_back(6);
+  }
+  for (int64_t i = (int64_t)pieces.size(); i < c.vocab; ++i) {
+    pieces.push_back("\xe2\x96\x81t" + std::to_string(i));
+    types.push_back(1);
+  }
+  std::vector<float> scores(pieces.size());
+  for (size_t i = 0; i < scores.size(); ++i)
+    scores[i] = -(float)i;
+  w.addString("tokenizer.ggml.model", "llama");
+  w.addStringArray("tokenizer.ggml.tokens", pieces);
+  w.addFloat32Array("tokenizer.ggml.scores", scores);
+  w.addInt32Array("tokenizer.ggml.token_type", types);
+  w.addUInt32("tokenizer.ggml.unknown_token_id", 0);
+  w.addUInt32("tokenizer.ggml.bos_token_id", 1);
+  w.addUInt32("tokenizer.ggml.eos_token_id", 2);
+
+  // Scales keep activations O(1) through the layers so that logits spread
+  // widely: greedy decoding then has clear winners to compare.
+  Rng rng{c.seed};
+  droppedTensors = c.dropTensors;
+  const uint64_t D = c.width, F = c.ffn, V = c.vocab, Q = c.heads * headDim,
+                 KV = c.kvHeads * headDim;
+  const float sD = 1.0f / std::sqrt((float)D), sF = 1.0f / std::sqrt((float)F);
+  addTensor(w, rng, "token_embd.weight", {D, V}, c.embdType, 1.0f);
+  for (int64_t l = 0; l < c.layers; ++l) {
+    std::string b = "blk." + std::to_string(l) + ".";
+    addTensor(w, rng, b + "attn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
+    addTensor(w, rng, b + "attn_q.weight", {D, Q}, c.type, sD);
+    addTensor(w, rng, b + "attn_k.weight", {D, KV}, c.type, sD);
+    addTensor(w, rng, b + "attn_v.weight", {D, KV}, c.type, sD);
+    if (c.arch == "qwen2") {
+      addTensor(w, rng, b + "attn_q.bias", {Q}, GGMLType::F32, 0.1f);
+      addTensor(w, rng, b + "attn_k.bias", {KV}, GGMLType::F32, 0.1f);
+      addTensor(w, rng, b + "attn_v.bias", {KV}, GGMLType::F32, 0.1f);
+    }
+    addTensor(w, rng, b + "attn_output.weight", {Q, D}, c.type, sD);
+    addTensor(w, rng, b + "ffn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
+    addTensor(w, rng, b + "ffn_gate.weight", {D, F}, c.type, sD);
+    addTensor(w, rng, b + "ffn_up.weight", {D, F}, c.type, sD);
+    addTensor(w, rng, b + "ffn_down.weight", {F, D}, c.type, sF);
+  }
+  addTensor(w, rng, "output_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
+  if (!c.tied)
+    addTensor(w, rng, "output.weight", {D, V}, c.outType, sD * 2.0f);
+  std::string error;
+  if (!w.write(c.out, error)) {
+    fprintf(stderr, "kiln-fixture: error: %s\n", error.c_str());
+    return 1;
+  }
+  return 0;
+}

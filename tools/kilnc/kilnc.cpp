@@ -1,0 +1,142 @@
+//===- kilnc.cpp - the Kiln compiler driver -------------------------------===//
+//
+//   kilnc MODEL --target=T -o OUTDIR [--name=NAME]   -> OUTDIR/libNAME.a, NAME.h
+//   kilnc MODEL --emit=mlir [--stop-after=PASS]      -> IR on stdout
+//
+#include "compiler/targets/common/Compile.h"
+#include "compiler/targets/common/Target.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace kiln;
+
+static cl::OptionCategory cat("kilnc options");
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
+                                      cl::Required, cl::cat(cat));
+static cl::opt<std::string>
+    target("target", cl::desc("Instruction set to compile for: generic"),
+           cl::init("generic"), cl::cat(cat));
+static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
+                                   cl::value_desc("dir"), cl::cat(cat));
+static cl::opt<std::string>
+    name("name",
+         cl::desc("C identifier prefixing the generated API (default: made "
+                  "from the model's file name)"),
+         cl::cat(cat));
+static cl::opt<std::string>
+    emit("emit", cl::desc("What to produce: lib (libNAME.a + NAME.h, the "
+                          "default) or mlir (the IR, on stdout)"),
+         cl::init("lib"), cl::cat(cat));
+// libLLVM registers its own global "stop-after" (for codegen), so kilnc's is
+// taken out of argv before LLVM's parser sees it and documented in the overview.
+static std::string stopAfter;
+static cl::opt<std::string> weights(
+    "weights",
+    cl::desc("embedded (default): weights inside the archive; external: "
+             "written to OUTDIR/NAME.weights for NAME_set_weights"),
+    cl::init("embedded"), cl::cat(cat));
+static cl::opt<int64_t>
+    context("context",
+            cl::desc("Tokens per sequence (default: the model's context "
+                     "length); sizes the KV cache in the arena"),
+            cl::init(0), cl::cat(cat));
+static cl::opt<int64_t> maxBatch(
+    "max-batch",
+    cl::desc("Tokens per forward call; longer prompts are prefilled in chunks "
+             "(default 32)"),
+    cl::init(32), cl::cat(cat));
+static cl::opt<int64_t> maxSeqs("max-seqs",
+                                cl::desc("Sequences open at once (default 1)"),
+                                cl::init(1), cl::cat(cat));
+static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
+                               cl::cat(cat));
+static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
+                               cl::cat(cat));
+
+static int fail(const std::string &msg) {
+  errs() << "kilnc: error: " << msg << "\n";
+  return 1;
+}
+
+static bool isCIdentifier(const std::string &s) {
+  if (s.empty() || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(isalnum((unsigned char)c) || c == '_'))
+      return false;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    StringRef a(argv[i]);
+    if (a.consume_front("--stop-after=") || a.consume_front("-stop-after="))
+      stopAfter = a.str();
+    else
+      args.push_back(argv[i]);
+  }
+  argc = (int)args.size();
+  argv = args.data();
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kilnc: compile a model into a static library and C header\n\n"
+      "  kilnc MODEL --target=generic -o OUTDIR [--name=NAME]\n"
+      "  kilnc MODEL --emit=mlir [--stop-after=PASS]\n\n"
+      "  --stop-after=PASS with --emit=mlir: print the IR after this stage\n"
+      "                    (import, kiln-select-kernels, kiln-plan-memory)\n");
+
+  CompileOptions opts;
+  opts.target = target;
+  opts.outDir = outDir;
+  opts.name = name.empty() ? defaultModelName(modelPath) : name.getValue();
+  opts.context = context;
+  opts.maxBatch = maxBatch;
+  opts.maxSeqs = maxSeqs;
+  opts.cc = cc;
+  opts.ar = ar;
+  opts.stopAfter = stopAfter;
+  if (emit != "lib" && emit != "mlir")
+    return fail("--emit=" + emit + ": expected lib or mlir");
+  if (weights != "embedded" && weights != "external")
+    return fail("--weights=" + weights + ": expected embedded or external");
+  opts.externalWeights = weights == "external";
+  if (!isCIdentifier(opts.name))
+    return fail("--name=" + opts.name + ": not a C identifier");
+  if (maxBatch < 1 || maxBatch > 4096)
+    return fail("--max-batch=" + std::to_string(maxBatch) +
+                ": expected 1 to 4096");
+  if (maxSeqs < 1 || maxSeqs > 1024)
+    return fail("--max-seqs=" + std::to_string(maxSeqs) +
+                ": expected 1 to 1024");
+  if (context < 0)
+    return fail("--context must be positive");
+  if (emit == "lib" && outDir.empty())
+    return fail("-o OUTDIR is required with --emit=lib");
+  if (emit == "lib" && !stopAfter.empty())
+    return fail("--stop-after only goes with --emit=mlir");
+  std::string error;
+  if (!createTarget(opts.target, error))
+    return fail("--target=" + opts.target + ": " + error);
+
+  mlir::MLIRContext ctx;
+  LoadedModel model;
+  if (!loadModel(ctx, modelPath, model, error))
+    return fail(error);
+  if (!runPipeline(*model.module, opts, error))
+    return fail(error);
+  if (emit == "mlir") {
+    model.module->print(outs());
+    outs() << "\n";
+    return 0;
+  }
+  if (!writeLibrary(*model.module, *model.weights, opts, error))
+    return fail(error);
+  return 0;
+}
