@@ -1,0 +1,44 @@
+// RUN: kiln-opt %s -split-input-file --kiln-plan-memory | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --kiln-plan-memory=max-batch=2 | FileCheck %s --check-prefix=B2
+
+// A chain x -> g, u -> s -> y: x (1 KiB at 4 rows) lives until y; at s, x, g,
+// u and s (1 + 2 + 2 + 2 KiB) are live at once, so 7 KiB is both the lower
+// bound and what the planner reaches; without reuse it would be 9.25 KiB.
+module attributes {kiln.max_batch = 4 : i64, kiln.context_length = 100 : i64} {
+  kiln.weight @e : tensor<320x64xf32> {source = "e"}
+  kiln.weight @w : tensor<128x64xf32> {source = "w"}
+  kiln.weight @d : tensor<64x128xf32> {source = "d"}
+  // CHECK-LABEL: func.func @chain
+  // CHECK-SAME: kiln.arena_bytes = 7168 : i64, kiln.arena_lower_bound = 7168 : i64, kiln.arena_no_reuse = 9472 : i64
+  // B2-LABEL: func.func @chain
+  // B2-SAME: kiln.arena_bytes = 3584 : i64
+  func.func @chain(%t: tensor<?xi32>) -> tensor<1x64xf32> {
+    // CHECK: kiln.embedding {{.*}}{kiln.bytes = 1024 : i64, kiln.offset = [[X:[0-9]+]] : i64}
+    %x = kiln.embedding @e, %t : tensor<?xi32> -> tensor<?x64xf32>
+    // CHECK: kiln.matmul {{.*}}{kiln.bytes = 2048 : i64, kiln.offset = [[G:[0-9]+]] : i64}
+    %g = kiln.matmul %x, @w : tensor<?x64xf32> -> tensor<?x128xf32>
+    // CHECK: kiln.matmul {{.*}}{kiln.bytes = 2048 : i64, kiln.offset = [[U:[0-9]+]] : i64}
+    %u = kiln.matmul %x, @w : tensor<?x64xf32> -> tensor<?x128xf32>
+    // s may not overlap g or u (its inputs) nor x (still live).
+    // CHECK: kiln.silu_mul {{.*}}{kiln.bytes = 2048 : i64
+    %s = kiln.silu_mul %g, %u : tensor<?x128xf32>
+    // y reuses g's or u's space: both are dead by now.
+    // CHECK: kiln.matmul {{.*}}{kiln.bytes = 1024 : i64, kiln.offset = {{0|1024|2048|3072}} : i64}
+    %d = kiln.matmul %s, @d : tensor<?x128xf32> -> tensor<?x64xf32>
+    %y = kiln.add %x, %d : tensor<?x64xf32>
+    %l = kiln.last_token %y : tensor<?x64xf32> -> tensor<1x64xf32>
+    return %l : tensor<1x64xf32>
+  }
+}
+
+// -----
+
+// Attention gets a scratch row of context floats, live only during the op.
+module attributes {kiln.max_batch = 1 : i64, kiln.context_length = 100 : i64} {
+  // CHECK-LABEL: func.func @attn
+  func.func @attn(%q: tensor<?x64xf32>) -> tensor<?x64xf32> {
+    // CHECK: kiln.attention {{.*}}kiln.scratch_bytes = 448 : i64
+    %a = kiln.attention %q, %q, %q {layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+    return %a : tensor<?x64xf32>
+  }
+}
