@@ -17,6 +17,7 @@ def Kiln_Dialect : Dialect {
     sequence has already consumed.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useFoldAPI = kEmitFoldAdaptorFolder;
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
