@@ -5,7 +5,7 @@
 include "mlir/Pass/PassBase.td"
 
 def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
-  let summary = "Assign every intermediate an offset in one arena";
+  let summary = "Assign every intermediate and scratch an offset in one arena";
   let description = [{
     Computes each value's live range over the op order, then places values
     largest first at the lowest offset that does not overlap a placed value
@@ -24,12 +24,19 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
   let summary = "Choose the kernel that implements each op on the target";
   let description = [{
     Annotates each compute op with `kiln.kernel`, the name of the kernel the
-    emitter calls (for example `matmul_q4_0_generic`). Fails on an op the target
-    has no kernel for, naming the op and the weight type.
+    emitter calls (for example `matmul_q4_0_f32_generic`). A matmul whose
+    kernel quantizes its activations also gets `kiln.activation = "q8_0"`
+    (the reference evaluator follows it) and `kiln.scratch_per_row`, the
+    scratch bytes it needs per input row. Fails on an op the target has no
+    kernel for, naming the op and the weight type.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"generic\"",
            "instruction set to select kernels for">,
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "CPU or feature level within the target (as kilnc --cpu)">,
+    Option<"sveBits", "sve-bits", "int64_t", /*default=*/"0",
+           "SVE vector length to fix (as kilnc --sve-bits)">,
   ];
 }
 

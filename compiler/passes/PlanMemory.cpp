@@ -79,6 +79,13 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
         last = std::max(last, isa<func::ReturnOp>(top) ? n : index[top]);
       }
       buffers.push_back({&op, false, bytes, index[&op], last});
+      // Kernels that quantize their input ask for scratch per input row.
+      if (auto perRow = op.getAttrOfType<IntegerAttr>("kiln.scratch_per_row")) {
+        auto in = op.getOperand(0).getType().cast<RankedTensorType>();
+        int64_t inRows = in.isDynamicDim(0) ? rows : in.getDimSize(0);
+        buffers.push_back({&op, true, alignUp(perRow.getInt() * inRows),
+                           index[&op], index[&op]});
+      }
       if (isa<AttentionOp>(op)) {
         if (context <= 0) {
           op.emitOpError("needs module attribute kiln.context_length to size "

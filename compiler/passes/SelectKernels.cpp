@@ -1,12 +1,12 @@
 //===- SelectKernels.cpp - annotate each op with the kernel that runs it --===//
 //
 // Kernel choice is the last decision before emission, so it is written into the
-// IR (`kiln.kernel`) where lit tests and reviewers can see it.
+// IR (`kiln.kernel`, and the numerics it implies) where lit tests and reviewers
+// can see it. The target decides; this pass records.
 //
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
-
-#include "llvm/ADT/StringSet.h"
+#include "compiler/targets/common/Target.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_SELECTKERNELS
@@ -17,22 +17,18 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-// Weight element types the portable C kernels of each target can read.
-const llvm::StringSet<> &supportedWeightTypes(StringRef target) {
-  static const llvm::StringSet<> generic = {"f32",  "f16",  "bf16", "q8_0",
-                                            "q4_0", "q4_1", "q4_k", "q6_k"};
-  static const llvm::StringSet<> none;
-  return target == "generic" ? generic : none;
-}
-
 struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
   using SelectKernelsBase::SelectKernelsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (target != "generic") {
-      module.emitError() << "kiln-select-kernels: unknown target '" << target
-                         << "' (supported: generic)";
+    TargetOptions options;
+    options.cpu = cpu;
+    options.sveBits = sveBits;
+    std::string error;
+    auto t = createTarget(target, options, error);
+    if (!t) {
+      module.emitError() << "kiln-select-kernels: " << error;
       return signalPassFailure();
     }
     SymbolTableCollection symbols;
@@ -40,31 +36,26 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       auto w = symbols.lookupNearestSymbolFrom<WeightOp>(op, sym);
       return w ? weightTypeName(w.getTensorType().getElementType()) : "";
     };
-    const auto &types = supportedWeightTypes(target);
+    Builder b(module.getContext());
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
-      std::string kernel;
-      if (auto e = dyn_cast<EmbeddingOp>(op)) {
-        StringRef t = weightType(op, e.getTableAttr());
-        if (!types.contains(t))
-          return op->emitOpError() << "no " << target
-                                   << " kernel reads embedding tables of type '"
-                                   << t << "'";
-        kernel = ("embedding_" + t + "_" + target).str();
-      } else if (auto m = dyn_cast<MatMulOp>(op)) {
-        StringRef t = weightType(op, m.getWeightAttr());
-        if (!types.contains(t))
-          return op->emitOpError() << "no " << target
-                                   << " kernel multiplies by weights of type '"
-                                   << t << "'";
-        kernel = ("matmul_" + t + "_f32_" + target).str();
-      } else if (auto r = dyn_cast<RoPEOp>(op)) {
-        kernel = ("rope_" + r.getStyle() + "_f32_" + target).str();
-      } else if (isa<RMSNormOp, AttentionOp, SiluMulOp, AddOp, LastTokenOp>(op)) {
-        kernel = (op->getName().stripDialect() + "_f32_" + target).str();
-      } else {
+      if (op->getDialect() != op->getContext()->getLoadedDialect<KilnDialect>() ||
+          isa<WeightOp>(op))
         return WalkResult::advance();
-      }
-      op->setAttr("kiln.kernel", StringAttr::get(op->getContext(), kernel));
+      StringRef wt;
+      if (auto e = dyn_cast<EmbeddingOp>(op))
+        wt = weightType(op, e.getTableAttr());
+      else if (auto m = dyn_cast<MatMulOp>(op))
+        wt = weightType(op, m.getWeightAttr());
+      std::string why;
+      KernelChoice choice = t->selectKernel(op, wt, why);
+      if (choice.kernel.empty())
+        return op->emitOpError() << "no " << target << " kernel: " << why;
+      op->setAttr("kiln.kernel", b.getStringAttr(choice.kernel));
+      if (!choice.activation.empty())
+        op->setAttr("kiln.activation", b.getStringAttr(choice.activation));
+      if (choice.scratchPerRow)
+        op->setAttr("kiln.scratch_per_row",
+                    b.getI64IntegerAttr(choice.scratchPerRow));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -1,6 +1,8 @@
 //===- Evaluator.cpp - the reference evaluator: plain f32 over kiln IR ----===//
 #include "compiler/reference/Evaluator.h"
 
+#include "compiler/frontend/gguf/Quant.h"
+
 #include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
@@ -14,6 +16,23 @@ struct Tensor {
   std::vector<float> data;
   float *row(int64_t r) { return data.data() + r * width; }
 };
+
+/// Kernels that say kiln.activation = "q8_0" see their input rounded to Q8_0
+/// blocks (fp16 scale amax/127, int8 round-half-away); so does the oracle.
+void roundToQ8_0(std::vector<float> &row) {
+  for (size_t b = 0; b + 32 <= row.size(); b += 32) {
+    float amax = 0.0f;
+    for (size_t j = 0; j < 32; ++j)
+      amax = std::max(amax, std::fabs(row[b + j]));
+    const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    const float dq = gguf::fp16ToFp32(gguf::fp32ToFp16(d));
+    for (size_t j = 0; j < 32; ++j) {
+      float v = row[b + j] * id;
+      int q = (int)(v >= 0.0f ? v + 0.5f : v - 0.5f);
+      row[b + j] = dq * (float)q;
+    }
+  }
+}
 
 int64_t widthOf(Value v) {
   return v.getType().cast<RankedTensorType>().getDimSize(1);
@@ -95,13 +114,24 @@ bool Evaluator::run(llvm::ArrayRef<int32_t> tokens, std::vector<float> &logits,
       const std::vector<float> *bias =
           m.getBiasAttr() ? &W(m.getBiasAttr()) : nullptr;
       const int64_t K = x.width;
-      for (int64_t r = 0; r < x.rows; ++r)
+      auto act = m->getAttrOfType<StringAttr>("kiln.activation");
+      if (act && act.getValue() != "q8_0") {
+        error = "reference evaluator: unknown kiln.activation '" +
+                act.getValue().str() + "'";
+        return false;
+      }
+      std::vector<float> in;
+      for (int64_t r = 0; r < x.rows; ++r) {
+        in.assign(x.row(r), x.row(r) + K);
+        if (act)
+          roundToQ8_0(in);
         for (int64_t j = 0; j < out.width; ++j) {
           double acc = bias ? (*bias)[j] : 0.0;
           for (int64_t k = 0; k < K; ++k)
-            acc += (double)x.row(r)[k] * w[j * K + k];
+            acc += (double)in[k] * w[j * K + k];
           out.row(r)[j] = (float)acc;
         }
+      }
     } else if (auto m = dyn_cast<RoPEOp>(op)) {
       Tensor &x = env[m.getInput()];
       out.data = x.data;

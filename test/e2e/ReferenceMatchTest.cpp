@@ -6,17 +6,18 @@
 //   - the logits after a 16-token prompt,
 //   - the logits after 16 greedily decoded tokens,
 //   - 32 greedy tokens (must be identical).
-// Tolerance: max |compiled - reference| <= kRelTol * (max - min of reference
-// logits). The generic target computes in f32 on the same dequantized weights
-// the reference uses (in f64 accumulation), so the error is rounding only.
+// Errors are max |compiled - reference| relative to the range (max - min) of
+// the reference logits; the tolerances, with their reasons, are stated below.
 //
-// The list of targets grows as targets land; every configuration runs on each.
+// Every configuration runs on every target: natively for generic and x86,
+// under qemu-user for the others (SVE and RVV at 128, 256 and 512 bits).
 //
 #include "compiler/targets/common/Process.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -27,8 +28,6 @@
 using namespace kiln;
 
 namespace {
-constexpr double kRelTol = 1e-4;
-
 struct Fixture {
   const char *name;
   std::vector<std::string> flags; // kiln-fixture flags
@@ -56,8 +55,22 @@ const std::vector<Fixture> &fixtures() {
   return list;
 }
 
-const std::vector<std::string> &targets() {
-  static const std::vector<std::string> list = {"generic"};
+struct TargetConfig {
+  const char *name;
+  int vectorBits; // qemu's SVE vector length / RVV VLEN; 0 = n/a
+};
+
+void PrintTo(const TargetConfig &t, std::ostream *os) {
+  *os << t.name;
+  if (t.vectorBits)
+    *os << t.vectorBits;
+}
+
+// Every target, and SVE and RVV at three vector lengths each.
+const std::vector<TargetConfig> &targets() {
+  static const std::vector<TargetConfig> list = {
+      {"generic", 0}, {"x86", 0},   {"neon", 0}, {"sve", 128}, {"sve", 256},
+      {"sve", 512},   {"rvv", 128}, {"rvv", 256}, {"rvv", 512}, {"hvx", 0}};
   return list;
 }
 
@@ -74,17 +87,37 @@ std::string prompt16() {
   return s;
 }
 
-std::vector<double> parseNumbers(const std::string &text) {
-  std::vector<double> v;
+/// kiln-run --logits-at output: the tokens and the logits at each step.
+struct RunResult {
+  std::vector<int> tokens;
+  std::map<int, std::vector<double>> logits;
+};
+
+bool parseRun(const std::string &text, RunResult &run) {
   std::istringstream in(text);
-  double x;
-  while (in >> x)
-    v.push_back(x);
-  return v;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "tokens") {
+      int t;
+      while (ls >> t)
+        run.tokens.push_back(t);
+    } else if (tag.rfind("logits@", 0) == 0) {
+      int step = std::stoi(tag.substr(7));
+      double v;
+      while (ls >> v)
+        run.logits[step].push_back(v);
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 class ReferenceMatch
-    : public ::testing::TestWithParam<std::tuple<Fixture, std::string>> {
+    : public ::testing::TestWithParam<std::tuple<Fixture, TargetConfig>> {
 protected:
   void SetUp() override {
     char tmpl[] = "/tmp/kiln-e2e-XXXXXX";
@@ -102,66 +135,119 @@ protected:
     runProgram({"rm", "-rf", dir}, "", out);
   }
 
-  // Runs kiln-run and returns its stdout; fails the test on a non-zero exit.
-  std::string run(const std::string &target, int generate, bool logits,
-                  int maxBatch = 0) {
+  /// Prefill the 16-token prompt, decode 32 tokens greedily, keep the logits
+  /// after the prompt and after 16 decoded tokens.
+  RunResult run(const std::string &target, std::vector<std::string> extra = {}) {
     std::vector<std::string> argv = {tool("kiln-run"), model,
                                      "--target=" + target,
-                                     "--tokens=" + prompt16(),
-                                     "--generate=" + std::to_string(generate)};
-    if (maxBatch)
-      argv.push_back("--max-batch=" + std::to_string(maxBatch));
-    if (logits)
-      argv.push_back("--logits");
+                                     "--tokens=" + prompt16(), "--generate=32",
+                                     "--logits-at=0,16"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
     std::string out;
     int rc = runProgram(argv, "", out);
     EXPECT_EQ(rc, 0) << joinCommand(argv) << "\n" << out;
-    return out;
+    RunResult r;
+    EXPECT_TRUE(parseRun(out, r)) << joinCommand(argv) << "\n" << out;
+    return r;
   }
 
-  void compareLogits(int generate, int maxBatch = 0) {
-    const std::string &target = std::get<1>(GetParam());
-    auto want = parseNumbers(run("reference", generate, true));
-    auto got = parseNumbers(run(target, generate, true, maxBatch));
-    ASSERT_EQ(got.size(), want.size());
-    ASSERT_GT(want.size(), 258u);
-    double lo = *std::min_element(want.begin(), want.end());
-    double hi = *std::max_element(want.begin(), want.end());
-    double maxErr = 0;
-    for (size_t i = 0; i < want.size(); ++i)
-      maxErr = std::max(maxErr, std::fabs(got[i] - want[i]));
-    EXPECT_GT(hi - lo, 1e-3) << "degenerate logits prove nothing";
-    EXPECT_LE(maxErr, kRelTol * (hi - lo))
-        << "max abs error " << maxErr << " over logit range " << (hi - lo)
-        << " after " << generate << " decoded tokens";
+  RunResult runTarget(std::vector<std::string> extra = {}) {
+    const TargetConfig &t = std::get<1>(GetParam());
+    if (t.vectorBits)
+      extra.push_back("--vector-bits=" + std::to_string(t.vectorBits));
+    return run(t.name, extra);
+  }
+
+  /// max |got - want| over the logits at `step`, relative to want's range.
+  static double relError(const RunResult &got, const RunResult &want, int step) {
+    auto g = got.logits.find(step), w = want.logits.find(step);
+    if (g == got.logits.end() || w == want.logits.end() ||
+        g->second.size() != w->second.size() || w->second.size() < 259)
+      return INFINITY;
+    double lo = *std::min_element(w->second.begin(), w->second.end());
+    double hi = *std::max_element(w->second.begin(), w->second.end());
+    if (hi - lo < 1e-3) // degenerate logits prove nothing
+      return INFINITY;
+    double err = 0;
+    for (size_t i = 0; i < w->second.size(); ++i)
+      err = std::max(err, std::fabs(g->second[i] - w->second[i]));
+    return err / (hi - lo);
   }
 
   std::string dir, model;
 };
 
-TEST_P(ReferenceMatch, LogitsAfterPrompt) { compareLogits(0); }
+// The generic target computes in f32 on the dequantized weights the reference
+// uses (accumulating in f64): rounding only.
+constexpr double kGenericTol = 1e-4;
+// ISA targets quantize activations to Q8_0 (kiln.activation in the IR); the
+// reference evaluator applies the same rounding on its f64 activations. Most
+// logits then agree to ~1e-7 of the range, but an activation whose x/d lies
+// within float rounding of a half rounds to the neighbouring int8 on one side
+// only, and one such flip moves the logits by up to ~1% of their range
+// (measured: 0.73% worst over these fixtures). The microkernels' own unit tests
+// hold them to the scalar kernels exactly; this bounds the whole model.
+constexpr double kIsaTol = 2e-2;
+// Against the plain f32 reference, after the same prompt, the Q8_0
+// activations themselves cost up to a few percent of the logit range.
+constexpr double kIsaVsF32Tol = 5e-2;
 
-TEST_P(ReferenceMatch, LogitsAfter16DecodedTokens) { compareLogits(16); }
-
-// A prompt longer than --max-batch is prefilled in chunks (5 + 5 + 5 + 1).
-TEST_P(ReferenceMatch, LogitsAfterPromptInChunks) { compareLogits(0, 5); }
-
-TEST_P(ReferenceMatch, Greedy32TokensIdentical) {
-  const std::string &target = std::get<1>(GetParam());
-  std::string want = run("reference", 32, false);
-  std::string got = run(target, 32, false);
-  EXPECT_EQ(parseNumbers(want).size(), 32u) << want;
-  EXPECT_EQ(got, want);
+TEST_P(ReferenceMatch, LogitsAndGreedyTokensMatchTheReference) {
+  const std::string target = std::get<1>(GetParam()).name;
+  RunResult f32 = run("reference");
+  RunResult got = runTarget();
+  ASSERT_EQ(f32.tokens.size(), 32u);
+  if (target == "generic") {
+    for (int step : {0, 16})
+      EXPECT_LE(relError(got, f32, step), kGenericTol) << "step " << step;
+    EXPECT_EQ(got.tokens, f32.tokens) << "greedy tokens";
+    return;
+  }
+  // The oracle for an ISA target: the reference evaluator on the IR as
+  // compiled for that target, so with its activation quantization.
+  RunResult q8 = run(target, {"--reference"});
+  for (int step : {0, 16})
+    EXPECT_LE(relError(got, q8, step), kIsaTol) << "step " << step;
+  EXPECT_EQ(got.tokens, q8.tokens) << "greedy tokens";
+  // After the prompt both saw the same input; after decoding, only if the f32
+  // reference chose the same tokens.
+  EXPECT_LE(relError(got, f32, 0), kIsaVsF32Tol) << "vs f32 after the prompt";
+  if (std::equal(f32.tokens.begin(), f32.tokens.begin() + 16, got.tokens.begin()))
+    EXPECT_LE(relError(got, f32, 16), kIsaVsF32Tol) << "vs f32 at step 16";
 }
+
+// A prompt longer than --max-batch is prefilled in chunks (5 + 5 + 5 + 1);
+// rows are independent, so the result is the same as in one call. Chunking is
+// target-independent code: checked on the native targets.
+class ChunkedPrefill : public ReferenceMatch {};
+
+TEST_P(ChunkedPrefill, MatchesOneCall) {
+  RunResult whole = runTarget();
+  RunResult chunked = runTarget({"--max-batch=5"});
+  for (int step : {0, 16})
+    EXPECT_LE(relError(chunked, whole, step), 1e-5) << "step " << step;
+  EXPECT_EQ(chunked.tokens, whole.tokens);
+}
+
+std::string testName(
+    const ::testing::TestParamInfo<std::tuple<Fixture, TargetConfig>> &info) {
+  const TargetConfig &t = std::get<1>(info.param);
+  return std::string(std::get<0>(info.param).name) + "_" + t.name +
+         (t.vectorBits ? std::to_string(t.vectorBits) : "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Native, ChunkedPrefill,
+    ::testing::Combine(::testing::ValuesIn(fixtures()),
+                       ::testing::Values(TargetConfig{"generic", 0},
+                                         TargetConfig{"x86", 0})),
+    testName);
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, ReferenceMatch,
     ::testing::Combine(::testing::ValuesIn(fixtures()),
                        ::testing::ValuesIn(targets())),
-    [](const auto &info) {
-      return std::string(std::get<0>(info.param).name) + "_" +
-             std::get<1>(info.param);
-    });
+    testName);
 } // namespace
 
 int main(int argc, char **argv) {

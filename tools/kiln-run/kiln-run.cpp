@@ -3,23 +3,26 @@
 //   kiln-run MODEL --target=T --tokens=1,5,9 --generate=N [--logits]
 //
 // Compiles MODEL exactly as kilnc does, links a small C program against the
-// library, prefills the tokens, greedily decodes N tokens and prints them on
-// one line. --logits prints the logits after the last step instead (one per
-// line). --target=reference runs the reference evaluator in-process instead.
+// library, runs it (natively, or under qemu-user for a foreign ISA), prefills
+// the tokens, greedily decodes N tokens and prints them on one line.
+// --logits prints the logits after the last step instead (one per line).
+// --reference runs the reference evaluator on the IR as compiled for the
+// target instead of the library; --target=reference is the f32 reference.
 //
+#include "compiler/driver/Compile.h"
 #include "compiler/reference/Evaluator.h"
-#include "compiler/targets/common/Compile.h"
 #include "compiler/targets/common/Process.h"
 #include "compiler/targets/common/Target.h"
+#include "tools/kiln-run/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace llvm;
@@ -30,8 +33,17 @@ static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
                                       cl::Required, cl::cat(cat));
 static cl::opt<std::string> target(
     "target",
-    cl::desc("generic, or reference (the reference evaluator, no compile)"),
+    cl::desc("generic, x86, neon, sve, rvv, hvx; or reference (the f32 "
+             "reference evaluator, no compile)"),
     cl::init("generic"), cl::cat(cat));
+static cl::opt<std::string> cpu("cpu", cl::desc("As kilnc --cpu"),
+                                cl::cat(cat));
+static cl::opt<int64_t> sveBits("sve-bits", cl::desc("As kilnc --sve-bits"),
+                                cl::init(0), cl::cat(cat));
+static cl::opt<int64_t> vectorBits(
+    "vector-bits",
+    cl::desc("SVE vector length or RVV VLEN that qemu emulates (default 128)"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<std::string>
     tokens("tokens", cl::desc("Prompt token ids, comma-separated"),
            cl::Required, cl::cat(cat));
@@ -43,6 +55,16 @@ static cl::opt<bool>
                 cl::desc("Print the logits after the last step, one per line, "
                          "instead of the generated tokens"),
                 cl::cat(cat));
+static cl::opt<std::string> logitsAt(
+    "logits-at",
+    cl::desc("Steps (decoded tokens so far; 0 = after the prompt) whose logits "
+             "to print: 'tokens ...' then one 'logits@STEP v...' line each"),
+    cl::cat(cat));
+static cl::opt<bool> reference(
+    "reference",
+    cl::desc("Run the reference evaluator on the IR compiled for --target "
+             "(with that target's numerics) instead of the library"),
+    cl::cat(cat));
 static cl::opt<int64_t> context("context",
                                 cl::desc("As kilnc --context (default: the "
                                          "prompt plus the generated tokens)"),
@@ -63,99 +85,56 @@ static int fail(const std::string &msg) {
   return 1;
 }
 
-static const char *kRunner = R"runner(/* runner.c - written by kiln-run */
-#include "@NAME@.h"
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int check(kiln_status s, const char *what) {
-  if (s == KILN_OK) return 0;
-  fprintf(stderr, "runner: %s failed: %s\n", what, kiln_status_string(s));
-  exit(2);
-}
-
-static int argmax(const float *v, int n) {
-  int best = 0;
-  for (int i = 1; i < n; ++i)
-    if (v[i] > v[best]) best = i;
-  return best;
-}
-
-int main(int argc, char **argv) {
-  if (argc < 4) return 2;
-  size_t n = 1;
-  for (const char *p = argv[1]; *p; ++p) n += *p == ',';
-  int32_t *tokens = malloc(n * sizeof *tokens);
-  char *rest = argv[1];
-  for (size_t i = 0; i < n; ++i) tokens[i] = (int32_t)strtol(rest, &rest, 10), rest += *rest == ',';
-  int generate = atoi(argv[2]), print_logits = atoi(argv[3]);
-  size_t bytes = (@UNAME@_ARENA_BYTES + KILN_ARENA_ALIGN - 1) / KILN_ARENA_ALIGN * KILN_ARENA_ALIGN;
-  void *arena = aligned_alloc(KILN_ARENA_ALIGN, bytes ? bytes : KILN_ARENA_ALIGN);
-  kiln_ctx ctx;
-  check(@NAME@_init(&ctx, arena, bytes), "init");
-#if @UNAME@_WEIGHTS_EXTERNAL
-  FILE *wf = fopen(argv[4], "rb");
-  if (!wf) { perror(argv[4]); return 2; }
-  void *w = aligned_alloc(KILN_ARENA_ALIGN, (@UNAME@_WEIGHTS_BYTES + 63) / 64 * 64);
-  if (fread(w, 1, @UNAME@_WEIGHTS_BYTES, wf) != @UNAME@_WEIGHTS_BYTES) { fprintf(stderr, "short weights file\n"); return 2; }
-  fclose(wf);
-  check(@NAME@_set_weights(&ctx, w, @UNAME@_WEIGHTS_BYTES), "set_weights");
-#endif
-  int32_t seq;
-  check(@NAME@_seq_open(&ctx, &seq), "seq_open");
-  float *logits = malloc(@UNAME@_VOCAB_SIZE * sizeof(float));
-  check(@NAME@_prefill(&ctx, seq, tokens, n, logits), "prefill");
-  for (int g = 0; g < generate; ++g) {
-    int32_t t = argmax(logits, @UNAME@_VOCAB_SIZE);
-    if (!print_logits) printf(g ? " %d" : "%d", t);
-    check(@NAME@_decode(&ctx, seq, t, logits), "decode");
-  }
-  if (print_logits)
-    for (int i = 0; i < @UNAME@_VOCAB_SIZE; ++i) printf("%.9g\n", logits[i]);
-  else
-    printf("\n");
-  check(@NAME@_seq_close(&ctx, seq), "seq_close");
-  return 0;
-}
-)runner";
-
-static std::string replaceAll(std::string s, const std::string &from,
-                              const std::string &to) {
-  for (size_t p = s.find(from); p != std::string::npos;
-       p = s.find(from, p + to.size()))
-    s.replace(p, from.size(), to);
-  return s;
-}
-
-static int argmax(const std::vector<float> &v) {
-  int best = 0;
-  for (int i = 1; i < (int)v.size(); ++i)
-    if (v[i] > v[best])
-      best = i;
-  return best;
-}
-
-static int runReference(LoadedModel &model, const std::vector<int32_t> &prompt) {
-  Evaluator eval(*model.module, *model.weights);
-  std::string error;
-  std::vector<float> logits;
-  if (!eval.prepare(error) || !eval.run(prompt, logits, error))
-    return fail(error);
-  std::string line;
-  for (int64_t g = 0; g < generate; ++g) {
-    int32_t t = argmax(logits);
-    line += (g ? " " : "") + std::to_string(t);
-    if (!eval.run({t}, logits, error))
-      return fail(error);
-  }
+static void print(const RunOutput &r, const std::vector<int64_t> &steps) {
+  auto row = [&](int64_t step) -> const std::vector<float> * {
+    for (auto &[s, v] : r.logits)
+      if (s == step)
+        return &v;
+    return nullptr;
+  };
   if (printLogits) {
-    for (float v : logits)
-      outs() << format("%.9g\n", (double)v);
-  } else {
-    outs() << line << "\n";
+    if (auto *v = row(generate))
+      for (float f : *v)
+        outs() << format("%.9g\n", (double)f);
+    return;
   }
-  return 0;
+  std::string line;
+  for (size_t i = 0; i < r.tokens.size(); ++i)
+    line += (i ? " " : "") + std::to_string(r.tokens[i]);
+  if (steps.empty()) {
+    outs() << line << "\n";
+    return;
+  }
+  outs() << "tokens" << (line.empty() ? "" : " ") << line << "\n";
+  for (int64_t s : steps) {
+    outs() << "logits@" << s;
+    if (auto *v = row(s))
+      for (float f : *v)
+        outs() << format(" %.9g", (double)f);
+    outs() << "\n";
+  }
+}
+
+static bool runReference(LoadedModel &model, const RunPlan &plan,
+                         RunOutput &r, std::string &error) {
+  Evaluator eval(*model.module, *model.weights);
+  std::vector<float> logits;
+  if (!eval.prepare(error) || !eval.run(plan.prompt, logits, error))
+    return false;
+  auto dump = [&](int64_t step) {
+    if (std::count(plan.logitsAt.begin(), plan.logitsAt.end(), step))
+      r.logits.push_back({step, logits});
+  };
+  dump(0);
+  for (int64_t g = 0; g < plan.generate; ++g) {
+    int32_t t = (int32_t)(std::max_element(logits.begin(), logits.end()) -
+                          logits.begin());
+    r.tokens.push_back(t);
+    if (!eval.run({t}, logits, error))
+      return false;
+    dump(g + 1);
+  }
+  return true;
 }
 
 int main(int argc, char **argv) {
@@ -166,22 +145,52 @@ int main(int argc, char **argv) {
       "kiln-run: compile a model, run it on a prompt, print tokens or logits\n\n"
       "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n");
 
-  std::vector<int32_t> prompt;
+  RunPlan plan;
   for (StringRef part : split(StringRef(tokens), ',')) {
     int32_t t;
     if (part.trim().getAsInteger(10, t) || t < 0)
       return fail("--tokens: '" + part.str() +
                   "' is not a non-negative integer token id");
-    prompt.push_back(t);
+    plan.prompt.push_back(t);
   }
-  if (prompt.empty())
+  if (plan.prompt.empty())
     return fail("--tokens: no tokens given");
   if (generate < 0)
     return fail("--generate must be non-negative");
+  plan.generate = generate;
+  std::vector<int64_t> steps;
+  if (!logitsAt.empty()) {
+    if (printLogits)
+      return fail("--logits and --logits-at do not go together");
+    for (StringRef part : split(StringRef(logitsAt), ',')) {
+      int64_t s;
+      if (part.trim().getAsInteger(10, s) || s < 0 || s > generate)
+        return fail("--logits-at: '" + part.str() +
+                    "' is not a step from 0 to --generate");
+      steps.push_back(s);
+    }
+  }
+  plan.logitsAt = printLogits ? std::vector<int64_t>{generate} : steps;
+  if (weights != "embedded" && weights != "external")
+    return fail("--weights=" + weights + ": expected embedded or external");
+  plan.externalWeights = weights == "external";
+
+  bool f32Reference = target == "reference";
+  CompileOptions opts;
+  opts.target = f32Reference ? "generic" : target.getValue();
+  opts.targetOptions.cpu = cpu;
+  opts.targetOptions.sveBits = sveBits;
+  std::string error;
+  auto t = createTarget(opts.target, opts.targetOptions, error);
+  if (!t)
+    return fail(error);
+  if (plan.externalWeights && !t->hosted())
+    return fail("--weights=external needs a C library to read the file; "
+                "--target=" + target + " is freestanding");
+  plan.hosted = t->hosted();
 
   mlir::MLIRContext ctx;
   LoadedModel model;
-  std::string error;
   if (!loadModel(ctx, modelPath, model, error))
     return fail(error);
   auto vocab = model.module->lookupSymbol<mlir::func::FuncOp>("forward")
@@ -189,22 +198,12 @@ int main(int argc, char **argv) {
                    .getResult(0)
                    .cast<mlir::RankedTensorType>()
                    .getDimSize(1);
-  for (int32_t t : prompt)
-    if (t >= vocab)
-      return fail("--tokens: token id " + std::to_string(t) +
+  for (int32_t tok : plan.prompt)
+    if (tok >= vocab)
+      return fail("--tokens: token id " + std::to_string(tok) +
                   " is out of range for a vocabulary of " +
                   std::to_string(vocab));
-  if (target == "reference")
-    return runReference(model, prompt);
-
-  CompileOptions opts;
-  opts.target = target;
-  opts.name = "model";
-  opts.cc = cc;
-  opts.maxBatch = maxBatch;
-  opts.externalWeights = weights == "external";
-  int64_t needed = (int64_t)prompt.size() + generate;
-  opts.context = context ? context.getValue() : needed;
+  int64_t needed = (int64_t)plan.prompt.size() + generate;
   auto modelCtx = model.module->getOperation()
                       ->getAttrOfType<mlir::IntegerAttr>("kiln.context_length")
                       .getInt();
@@ -212,6 +211,21 @@ int main(int argc, char **argv) {
     return fail("prompt plus generated tokens (" + std::to_string(needed) +
                 ") exceed the model's context length " +
                 std::to_string(modelCtx));
+
+  opts.name = "model";
+  opts.cc = cc;
+  opts.maxBatch = maxBatch;
+  opts.externalWeights = plan.externalWeights;
+  opts.context = context ? context.getValue() : needed;
+  RunOutput result;
+  if (f32Reference || reference) {
+    if (!f32Reference && !runPipeline(*model.module, opts, error))
+      return fail(error);
+    if (!runReference(model, plan, result, error))
+      return fail(error);
+    print(result, steps);
+    return 0;
+  }
 
   // A private build directory, removed at the end unless --keep names one.
   std::string dir = keepDir;
@@ -233,29 +247,34 @@ int main(int argc, char **argv) {
       !writeLibrary(*model.module, *model.weights, opts, error))
     return fail(error);
 
-  std::string runner = replaceAll(replaceAll(kRunner, "@UNAME@", "MODEL"),
-                                  "@NAME@", "model");
   {
     std::FILE *f = std::fopen((dir + "/runner.c").c_str(), "w");
     if (!f)
       return fail("cannot write " + dir + "/runner.c");
-    std::fputs(runner.c_str(), f);
+    std::fputs(runnerSource(plan).c_str(), f);
     std::fclose(f);
   }
   std::string compiler = cc.empty() ? KILN_DEFAULT_CC : cc.getValue();
-  std::vector<std::string> link = {compiler, "-std=c11", "-O1", "runner.c",
-                                   "-I.", "libmodel.a", "-lm", "-o", "runner"};
+  std::vector<std::string> compile = {compiler};
+  for (const std::string &f : t->cflags())
+    compile.push_back(f);
+  compile.insert(compile.end(), {"-I.", "-c", "runner.c", "-o", "runner.o"});
   std::string output;
+  if (runProgram(compile, dir, output) != 0)
+    return fail("compiling the runner failed: " + joinCommand(compile) + "\n" +
+                output);
+  auto link = t->linkCommand({"runner.o", "libmodel.a"}, "runner");
   if (runProgram(link, dir, output) != 0)
     return fail("linking the runner failed: " + joinCommand(link) + "\n" +
                 output);
-  std::vector<std::string> run = {dir + "/runner", tokens,
-                                  std::to_string(generate),
-                                  printLogits ? "1" : "0", "model.weights"};
+  std::vector<std::string> run = t->runPrefix(vectorBits);
+  run.push_back(dir + "/runner");
   int rc = runProgram(run, dir, output);
+  if (!parseRunnerOutput(output, result, error))
+    return fail(error);
   if (rc != 0)
     return fail("runner exited with status " + std::to_string(rc) + ": " +
-                output);
-  outs() << output;
+                joinCommand(run) + "\n" + output.substr(0, 2000));
+  print(result, steps);
   return 0;
 }

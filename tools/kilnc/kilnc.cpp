@@ -3,7 +3,7 @@
 //   kilnc MODEL --target=T -o OUTDIR [--name=NAME]   -> OUTDIR/libNAME.a, NAME.h
 //   kilnc MODEL --emit=mlir [--stop-after=PASS]      -> IR on stdout
 //
-#include "compiler/targets/common/Compile.h"
+#include "compiler/driver/Compile.h"
 #include "compiler/targets/common/Target.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -17,9 +17,20 @@ using namespace kiln;
 static cl::OptionCategory cat("kilnc options");
 static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
                                       cl::Required, cl::cat(cat));
-static cl::opt<std::string>
-    target("target", cl::desc("Instruction set to compile for: generic"),
-           cl::init("generic"), cl::cat(cat));
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("Instruction set to compile for: generic, x86, neon, sve, rvv, hvx"),
+    cl::init("generic"), cl::cat(cat));
+static cl::opt<std::string> cpu(
+    "cpu",
+    cl::desc("CPU level within the target: x86: host (default), avx2, "
+             "avx512vnni; neon: dotprod (default), i8mm; hvx: v67"),
+    cl::cat(cat));
+static cl::opt<int64_t> sveBits(
+    "sve-bits",
+    cl::desc("SVE: fix the vector length to N bits (default: length "
+             "agnostic)"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
                                    cl::value_desc("dir"), cl::cat(cat));
 static cl::opt<std::string>
@@ -94,6 +105,8 @@ int main(int argc, char **argv) {
 
   CompileOptions opts;
   opts.target = target;
+  opts.targetOptions.cpu = cpu;
+  opts.targetOptions.sveBits = sveBits;
   opts.outDir = outDir;
   opts.name = name.empty() ? defaultModelName(modelPath) : name.getValue();
   opts.context = context;
@@ -122,7 +135,7 @@ int main(int argc, char **argv) {
   if (emit == "lib" && !stopAfter.empty())
     return fail("--stop-after only goes with --emit=mlir");
   std::string error;
-  if (!createTarget(opts.target, error))
+  if (!createTarget(opts.target, opts.targetOptions, error))
     return fail("--target=" + opts.target + ": " + error);
 
   mlir::MLIRContext ctx;

@@ -6,7 +6,7 @@
 // byte-identical for identical inputs (no paths, times or unordered maps).
 //
 #include "compiler/frontend/gguf/Quant.h"
-#include "compiler/targets/common/Compile.h"
+#include "compiler/targets/common/Emitter.h"
 #include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/Process.h"
 #include "compiler/targets/common/Target.h"
@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -89,10 +90,22 @@ public:
     return t.isDynamicDim(0) ? "n" : std::to_string(t.getDimSize(0));
   }
   std::string weight(FlatSymbolRefAttr sym, bool asF32) const override {
-    auto it = blob.offsets.find({sym.getValue().str(), asF32});
+    std::string key = sym.getValue().str();
+    if (!asF32 && !currentKernel.empty())
+      key += "@" + currentKernel;
+    auto it = blob.offsets.find({key, asF32});
     assert(it != blob.offsets.end() && "weight not in blob");
     std::string p = "(wts + " + std::to_string(it->second) + ")";
     return asF32 ? "((const float *)" + p + ")" : p;
+  }
+  std::string ropeTable(Operation *op) const override {
+    auto it = blob.offsets.find({ropeKey(cast<RoPEOp>(op)), true});
+    assert(it != blob.offsets.end() && "rope table not in blob");
+    return "((const float *)(wts + " + std::to_string(it->second) + "))";
+  }
+  static std::string ropeKey(RoPEOp r) {
+    return "rope." + std::to_string(r.getHeadDim()) + "." +
+           std::to_string(r.getTheta().bitcastToAPInt().getZExtValue());
   }
   std::string scratch(Operation *op) const override {
     auto off = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
@@ -113,6 +126,7 @@ private:
   const CompileOptions &opts;
   const Target &target;
   WeightBlob blob;
+  std::string currentKernel; // kernel of the matmul being emitted
 };
 
 int64_t Emitter::layers() const {
@@ -142,32 +156,78 @@ uint64_t Emitter::arenaBytes() const {
 bool Emitter::buildBlob(std::string &error) {
   // Norm scales and biases are read as f32 whatever their stored type; matmul
   // and embedding weights keep their block layout.
-  std::vector<std::pair<std::string, bool>> uses;
+  // Matmul weights are packed into the layout their kernel reads; a weight
+  // read by two kernels (a tied embedding and output) is stored for each.
+  struct Use {
+    std::string sym;
+    bool asF32;
+    std::string kernel; // for matmul weights
+  };
+  std::vector<Use> uses;
   func.walk([&](Operation *op) {
     if (auto e = dyn_cast<EmbeddingOp>(op))
-      uses.push_back({e.getTable().str(), false});
+      uses.push_back({e.getTable().str(), false, ""});
     else if (auto m = dyn_cast<MatMulOp>(op)) {
-      uses.push_back({m.getWeight().str(), false});
+      auto k = op->getAttrOfType<StringAttr>("kiln.kernel");
+      uses.push_back({m.getWeight().str(), false, k ? k.str() : ""});
       if (m.getBias())
-        uses.push_back({m.getBias()->str(), true});
+        uses.push_back({m.getBias()->str(), true, ""});
     } else if (auto r = dyn_cast<RMSNormOp>(op))
-      uses.push_back({r.getWeight().str(), true});
+      uses.push_back({r.getWeight().str(), true, ""});
   });
-  for (auto &[sym, asF32] : uses) {
-    if (blob.offsets.count({sym, asF32}))
+  // RoPE cos/sin tables for every position, computed once in double.
+  int64_t context = moduleInt("kiln.context_length");
+  bool ropeFailed = false;
+  func.walk([&](RoPEOp r) {
+    std::string key = ropeKey(r);
+    if (blob.offsets.count({key, true}))
+      return;
+    const int64_t half = r.getHeadDim() / 2;
+    const double theta = r.getTheta().convertToFloat();
+    std::vector<float> table((size_t)(context * half * 2));
+    for (int64_t p = 0; p < context; ++p)
+      for (int64_t i = 0; i < half; ++i) {
+        double angle = (double)p * std::pow(theta, -2.0 * (double)i /
+                                                       (double)r.getHeadDim());
+        table[(p * half + i) * 2] = (float)std::cos(angle);
+        table[(p * half + i) * 2 + 1] = (float)std::sin(angle);
+      }
+    blob.add(key, true, reinterpret_cast<const uint8_t *>(table.data()),
+             table.size() * sizeof(float));
+    ropeFailed |= context <= 0;
+  });
+  if (ropeFailed) {
+    error = "module has no kiln.context_length to size the RoPE tables";
+    return false;
+  }
+  for (auto &[sym, asF32, kernel] : uses) {
+    std::string key = kernel.empty() ? sym : sym + "@" + kernel;
+    if (blob.offsets.count({key, asF32}))
       continue;
     auto w = module.lookupSymbol<WeightOp>(sym);
+    if (!kernel.empty()) {
+      const uint8_t *data = store.bytes(w, error);
+      if (!data)
+        return false;
+      auto type = w.getTensorType();
+      std::vector<uint8_t> packed;
+      if (!target.packWeight(kernel, type.getDimSize(0), type.getDimSize(1),
+                             data, (size_t)weightBytes(type), packed, error))
+        return false;
+      blob.add(key, false, packed.data(), packed.size());
+      continue;
+    }
     if (asF32) {
       std::vector<float> values;
       if (!store.dequantized(w, values, error))
         return false;
-      blob.add(sym, true, reinterpret_cast<const uint8_t *>(values.data()),
+      blob.add(key, true, reinterpret_cast<const uint8_t *>(values.data()),
                values.size() * sizeof(float));
     } else {
       const uint8_t *data = store.bytes(w, error);
       if (!data)
         return false;
-      blob.add(sym, false, data, (size_t)weightBytes(w.getTensorType()));
+      blob.add(key, false, data, (size_t)weightBytes(w.getTensorType()));
     }
   }
   blob.finish();
@@ -229,8 +289,11 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
     if (auto nl = op.getLoc().dyn_cast<NameLoc>())
       loc = nl.getName().str();
     body += "  /* " + loc + ": " + op.getName().getStringRef().str() + " */\n";
+    auto kernel = op.getAttrOfType<StringAttr>("kiln.kernel");
+    currentKernel = isa<MatMulOp>(op) && kernel ? kernel.str() : "";
     if (!target.emitOp(&op, *this, body, error))
       return false;
+    currentKernel.clear();
   }
 
   std::string s;
@@ -332,7 +395,7 @@ struct TempDir {
 
 bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
                         const CompileOptions &opts, std::string &error) {
-  auto target = createTarget(opts.target, error);
+  auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)
     return false;
   auto func = module.lookupSymbol<func::FuncOp>("forward");
@@ -371,6 +434,11 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
       !writeText(in("kiln_runtime.c"), embeddedSource("kiln_runtime.c"), error))
     return false;
   std::vector<std::string> objects = {N + ".o", "kiln_runtime.o"};
+  if (!target->hosted()) {
+    if (!writeText(in("kiln_freestanding.c"), embeddedSource("kiln_freestanding.c"), error))
+      return false;
+    objects.push_back("kiln_freestanding.o");
+  }
   if (opts.externalWeights) {
     if (!writeFile(in(N + ".weights"), blob.bytes.data(), blob.bytes.size(), error))
       return false;
@@ -404,6 +472,7 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
   };
   if (!compile(N + ".c", N + ".o") ||
       !compile("kiln_runtime.c", "kiln_runtime.o") ||
+      (!target->hosted() && !compile("kiln_freestanding.c", "kiln_freestanding.o")) ||
       (!opts.externalWeights && !compile(N + "_weights.S", N + "_weights.o")))
     return false;
   std::vector<std::string> arArgs = {ar, "rcsD", "lib" + N + ".a"};

@@ -1,8 +1,10 @@
 //===- Target.h - what a target contributes to a generated library --------===//
 //
 // Emission is shared: the weight blob, the header, the public API and the
-// order of kernel calls. A target supplies its kernels' source, the C compiler
-// flags for its ISA, and the call statement for each op's chosen kernel.
+// order of kernel calls. A target supplies the kernel chosen for each op, the
+// kernels' source, the layout its matmul kernels read weights in, and the
+// toolchain: how to compile for its ISA, link a program and run it (natively or
+// under qemu-user).
 //
 #ifndef KILN_TARGETS_COMMON_TARGET_H
 #define KILN_TARGETS_COMMON_TARGET_H
@@ -14,6 +16,12 @@
 #include <vector>
 
 namespace kiln {
+/// Options that refine a target (kilnc --cpu=..., --sve-bits=...).
+struct TargetOptions {
+  std::string cpu;      // target-specific CPU/feature level ("" = default)
+  int64_t sveBits = 0;  // SVE: fix the vector length (0 = length agnostic)
+};
+
 /// What the emitter knows while writing the body of the forward function.
 class EmitContext {
 public:
@@ -25,29 +33,65 @@ public:
   /// C expression of type `const uint8_t *` for the bytes of weight `sym`;
   /// `asF32` selects the copy converted to f32 (norm scales, biases).
   virtual std::string weight(mlir::FlatSymbolRefAttr sym, bool asF32) const = 0;
+  /// C expression of type `const float *` for the RoPE cos/sin table of `op`.
+  virtual std::string ropeTable(mlir::Operation *op) const = 0;
   /// C expression of type `float *` for an op's planned scratch space.
   virtual std::string scratch(mlir::Operation *op) const = 0;
+};
+
+/// The kernel chosen for an op.
+struct KernelChoice {
+  std::string kernel;      // C function kiln_<kernel> in the target's source
+  std::string activation;  // "q8_0" if activations are quantized, else ""
+  int64_t scratchPerRow = 0; // bytes of scratch per input row
 };
 
 class Target {
 public:
   virtual ~Target() = default;
   virtual std::string name() const = 0;
-  /// Flags for clang when compiling generated C for this target.
-  virtual std::vector<std::string> cflags() const = 0;
+
+  // --- Kernels -------------------------------------------------------------
+  /// The kernel for `op` (an op of the kiln dialect with a result), or an
+  /// empty kernel with `error` set when the target cannot run it.
+  virtual KernelChoice selectKernel(mlir::Operation *op,
+                                    llvm::StringRef weightType,
+                                    std::string &error) const = 0;
   /// Kernel definitions pasted into the generated source.
   virtual std::string kernelSource() const = 0;
   /// Appends the C statement that runs `op` (which carries kiln.kernel).
   virtual bool emitOp(mlir::Operation *op, const EmitContext &ec,
-                      std::string &out, std::string &error) const = 0;
+                      std::string &out, std::string &error) const;
+  /// Rewrites a matmul weight ([N, K] in GGML block layout) into the layout
+  /// `kernel` reads. The default keeps the GGML layout.
+  virtual bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                          const uint8_t *ggml, size_t bytes,
+                          std::vector<uint8_t> &out, std::string &error) const;
+
+  // --- Toolchain -----------------------------------------------------------
+  /// clang flags for compiling C for this target (triple, -march, -O).
+  virtual std::vector<std::string> cflags() const = 0;
+  /// Command that links `inputs` (sources, objects, archives) into `output`.
+  virtual std::vector<std::string>
+  linkCommand(const std::vector<std::string> &inputs,
+              const std::string &output) const = 0;
+  /// Prefix that runs a linked program (qemu-user for foreign ISAs); empty
+  /// when it runs natively. `vectorBits` selects SVE/RVV vector length.
+  virtual std::vector<std::string> runPrefix(int64_t vectorBits) const {
+    return {};
+  }
+  /// Vector lengths a length-agnostic target must be tested at.
+  virtual std::vector<int64_t> testVectorBits() const { return {0}; }
+  /// False for freestanding targets (no C library: Hexagon).
+  virtual bool hosted() const { return true; }
 };
 
 /// Targets kilnc accepts, comma-separated, for messages and --help.
 const char *supportedTargets();
 /// The named target, or null with `error` listing the valid ones.
 std::unique_ptr<Target> createTarget(const std::string &name,
+                                     const TargetOptions &options,
                                      std::string &error);
-std::unique_ptr<Target> createGenericTarget();
 } // namespace kiln
 
 #endif

@@ -1,113 +1,70 @@
 //===- GenericTarget.cpp - portable C11 for any CPU with a C compiler -----===//
 //
 // The generic target is the portable baseline and the first consumer of every
-// new op: plain C kernels (kernels_generic.c) called with constant shapes.
+// new op: plain C kernels (kernels_generic.c) in f32 on dequantized weights,
+// called with constant shapes, built for the host.
 //
 #include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/Target.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace kiln;
 
 namespace {
-std::string num(int64_t v) { return std::to_string(v); }
-
-std::string floatLit(float f) {
-  char buf[64];
-  snprintf(buf, sizeof buf, "%.9gf", (double)f);
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos)
-    s.insert(s.size() - 1, ".0");
-  return s;
-}
-
-int64_t width(Value v) {
-  return v.getType().cast<RankedTensorType>().getDimSize(1);
-}
-
 class GenericTarget : public Target {
 public:
   std::string name() const override { return "generic"; }
-  std::vector<std::string> cflags() const override {
-    return {"-std=c11", "-O2", "-ffunction-sections", "-fdata-sections",
-            "-fno-math-errno"};
+  KernelChoice selectKernel(Operation *op, StringRef weightType,
+                            std::string &error) const override {
+    return selectGenericKernel(op, weightType, error);
   }
   std::string kernelSource() const override {
     return embeddedSource("kernels_generic.c");
   }
-  bool emitOp(Operation *op, const EmitContext &ec, std::string &out,
-              std::string &error) const override;
-};
+  std::vector<std::string> cflags() const override {
+    return {"-std=c11", "-O2", "-ffunction-sections", "-fdata-sections",
+            "-fno-math-errno"};
+  }
+  std::vector<std::string>
+  linkCommand(const std::vector<std::string> &inputs,
+              const std::string &output) const override {
+    std::vector<std::string> argv = {KILN_DEFAULT_CC};
+    argv.insert(argv.end(), inputs.begin(), inputs.end());
+    argv.insert(argv.end(), {"-o", output});
+    return argv;
+  }
 
-bool GenericTarget::emitOp(Operation *op, const EmitContext &ec,
-                           std::string &out, std::string &error) const {
-  auto kernelAttr = op->getAttrOfType<StringAttr>("kiln.kernel");
-  if (!kernelAttr) {
-    error = "op " + op->getName().getStringRef().str() +
-            " has no kiln.kernel; run kiln-select-kernels first";
-    return false;
+  /// The f32 kernels of kernels_generic.c, which every target can fall back on.
+  static KernelChoice selectGenericKernel(Operation *op, StringRef weightType,
+                                          std::string &error) {
+    static const llvm::StringSet<> types = {"f32",  "f16",  "bf16", "q8_0",
+                                            "q4_0", "q4_1", "q4_k", "q6_k"};
+    KernelChoice c;
+    if (isa<EmbeddingOp, MatMulOp>(op) && !types.contains(weightType)) {
+      error = "no kernel reads weights of type '" + weightType.str() + "'";
+      return c;
+    }
+    if (isa<EmbeddingOp>(op))
+      c.kernel = ("embedding_" + weightType + "_generic").str();
+    else if (isa<MatMulOp>(op))
+      c.kernel = ("matmul_" + weightType + "_f32_generic").str();
+    else if (auto r = dyn_cast<RoPEOp>(op))
+      c.kernel = ("rope_" + r.getStyle() + "_f32_generic").str();
+    else
+      c.kernel = (op->getName().stripDialect() + "_f32_generic").str();
+    return c;
   }
-  std::string k = "kiln_" + kernelAttr.str();
-  std::string call;
-  Value result = op->getNumResults() ? op->getResult(0) : Value();
-  if (auto e = dyn_cast<EmbeddingOp>(op)) {
-    call = k + "(" + ec.weight(e.getTableAttr(), false) + ", tokens, n, " +
-           num(width(result)) + ", " + ec.value(result) + ")";
-  } else if (auto m = dyn_cast<RMSNormOp>(op)) {
-    call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
-           ", " + num(width(result)) + ", " + ec.weight(m.getWeightAttr(), true) +
-           ", " + floatLit(m.getEpsilon().convertToFloat()) + ", " +
-           ec.value(result) + ")";
-  } else if (auto m = dyn_cast<MatMulOp>(op)) {
-    std::string bias = m.getBiasAttr() ? ec.weight(m.getBiasAttr(), true) : "0";
-    call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
-           ", " + num(width(m.getInput())) + ", " +
-           ec.weight(m.getWeightAttr(), false) + ", " + num(width(result)) +
-           ", " + bias + ", " + ec.value(result) + ")";
-  } else if (auto r = dyn_cast<RoPEOp>(op)) {
-    call = k + "(" + ec.value(r.getInput()) + ", " + ec.rows(r.getInput()) +
-           ", " + num(width(result)) + ", " + num(r.getHeadDim()) +
-           ", pos0, " + floatLit(r.getTheta().convertToFloat()) + ", " +
-           ec.value(result) + ")";
-  } else if (auto a = dyn_cast<AttentionOp>(op)) {
-    call = k + "(ctx, seq, " + num(a.getLayer()) + "u, pos0, " +
-           ec.value(a.getQuery()) + ", " + ec.value(a.getKey()) + ", " +
-           ec.value(a.getValue()) + ", " + ec.rows(a.getQuery()) + ", " +
-           num(a.getNumHeads()) + ", " + num(a.getNumKvHeads()) + ", " +
-           num(a.getHeadDim()) + ", " + ec.value(result) + ", " +
-           ec.scratch(op) + ")";
-  } else if (auto s = dyn_cast<SiluMulOp>(op)) {
-    call = k + "(" + ec.value(s.getGate()) + ", " + ec.value(s.getUp()) +
-           ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
-           ec.value(result) + ")";
-  } else if (auto a = dyn_cast<AddOp>(op)) {
-    call = k + "(" + ec.value(a.getLhs()) + ", " + ec.value(a.getRhs()) +
-           ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
-           ec.value(result) + ")";
-  } else if (auto l = dyn_cast<LastTokenOp>(op)) {
-    call = k + "(" + ec.value(l.getInput()) + ", " + ec.rows(l.getInput()) +
-           ", " + num(width(result)) + ", " + ec.value(result) + ")";
-  } else {
-    error = "generic target cannot emit " + op->getName().getStringRef().str();
-    return false;
-  }
-  out += "  " + call + ";\n";
-  return true;
-}
+};
 } // namespace
 
-std::unique_ptr<Target> kiln::createGenericTarget() {
+namespace kiln {
+KernelChoice selectGenericKernel(Operation *op, StringRef weightType,
+                                 std::string &error) {
+  return GenericTarget::selectGenericKernel(op, weightType, error);
+}
+std::unique_ptr<Target> createGenericTarget() {
   return std::make_unique<GenericTarget>();
 }
-
-const char *kiln::supportedTargets() { return "generic"; }
-
-std::unique_ptr<Target> kiln::createTarget(const std::string &name,
-                                           std::string &error) {
-  if (name == "generic")
-    return createGenericTarget();
-  error = "unknown target '" + name + "' (supported: " + supportedTargets() + ")";
-  return nullptr;
-}
+} // namespace kiln

@@ -8,8 +8,47 @@
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
-#include <math.h>
 #include <stdint.h>
+
+/* No libm: the same kernels serve freestanding targets (Hexagon), so the few
+ * transcendentals are computed here. RoPE needs none at run time: kilnc
+ * precomputes its cos/sin table. */
+static float kiln_g_bits_to_float(uint32_t u) {
+  union { uint32_t u; float f; } v = {u};
+  return v.f;
+}
+
+/* e^x to about 1 ulp: x = n ln2 + r, |r| <= ln2/2, e^r by a degree-6 polynomial. */
+static float kiln_g_expf(float x) {
+  if (x > 88.7f)
+    return kiln_g_bits_to_float(0x7f800000u);
+  if (x < -103.9f)
+    return 0.0f;
+  float fn = x * 1.44269504f;
+  fn = fn < 0 ? fn - 0.5f : fn + 0.5f;
+  int n = (int)fn;
+  float r = x - (float)n * 0.693145752f - (float)n * 1.42860677e-6f;
+  float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.166666672f +
+            r * (0.0416666567f + r * (0.00833336077f + r * 0.00138889043f)))));
+  /* 2^n in two steps so that n down to -150 stays representable. */
+  int n1 = n / 2, n2 = n - n1;
+  return p * kiln_g_bits_to_float((uint32_t)(n1 + 127) << 23) *
+         kiln_g_bits_to_float((uint32_t)(n2 + 127) << 23);
+}
+
+/* 1/sqrt(x) for x > 0. */
+static float kiln_g_rsqrtf(float x) {
+#if defined(__hexagon__)
+  union { float f; uint32_t u; } v = {x};
+  v.u = 0x5f375a86u - (v.u >> 1);
+  float y = v.f;
+  for (int i = 0; i < 4; ++i)
+    y = y * (1.5f - 0.5f * x * y * y);
+  return y;
+#else
+  return 1.0f / __builtin_sqrtf(x);
+#endif
+}
 
 #define KILN_G_MAX_BLOCK 256
 
@@ -178,24 +217,25 @@ static void kiln_rms_norm_f32_generic(const float *x, int rows, int width,
     float ss = 0.0f;
     for (int i = 0; i < width; ++i)
       ss += xr[i] * xr[i];
-    float scale = 1.0f / sqrtf(ss / (float)width + eps);
+    float scale = kiln_g_rsqrtf(ss / (float)width + eps);
     for (int i = 0; i < width; ++i)
       y[(int64_t)r * width + i] = xr[i] * scale * w[i];
   }
 }
 
-/* neox = 0: rotate pairs (2i, 2i+1); neox = 1: pairs (i, i + head_dim/2). */
+/* neox = 0: rotate pairs (2i, 2i+1); neox = 1: pairs (i, i + head_dim/2).
+ * table[(pos * head_dim/2 + i) * 2 + {0, 1}] = {cos, sin}(pos * theta^(-2i/d)). */
 static void kiln_g_rope(const float *x, int rows, int width, int head_dim,
-                        uint32_t pos0, float theta, int neox, float *y) {
+                        uint32_t pos0, const float *table, int neox,
+                        float *y) {
   const int half = head_dim / 2;
   for (int r = 0; r < rows; ++r) {
-    const float pos = (float)(pos0 + (uint32_t)r);
+    const float *cs = table + (int64_t)(pos0 + (uint32_t)r) * half * 2;
     for (int h = 0; h < width / head_dim; ++h) {
       const float *xh = x + (int64_t)r * width + h * head_dim;
       float *yh = y + (int64_t)r * width + h * head_dim;
       for (int i = 0; i < half; ++i) {
-        float freq = powf(theta, -2.0f * (float)i / (float)head_dim);
-        float c = cosf(pos * freq), s = sinf(pos * freq);
+        float c = cs[2 * i], s = cs[2 * i + 1];
         int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
         float x0 = xh[a], x1 = xh[b];
         yh[a] = x0 * c - x1 * s;
@@ -207,23 +247,23 @@ static void kiln_g_rope(const float *x, int rows, int width, int head_dim,
 
 static void kiln_rope_adjacent_f32_generic(const float *x, int rows, int width,
                                            int head_dim, uint32_t pos0,
-                                           float theta, float *y) {
-  kiln_g_rope(x, rows, width, head_dim, pos0, theta, 0, y);
+                                           const float *table, float *y) {
+  kiln_g_rope(x, rows, width, head_dim, pos0, table, 0, y);
 }
 
 static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
-                                       int head_dim, uint32_t pos0, float theta,
-                                       float *y) {
-  kiln_g_rope(x, rows, width, head_dim, pos0, theta, 1, y);
+                                       int head_dim, uint32_t pos0,
+                                       const float *table, float *y) {
+  kiln_g_rope(x, rows, width, head_dim, pos0, table, 1, y);
 }
 
 static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
                              uint32_t pos0, const float *q, const float *k,
                              const float *v, int rows, int heads, int kv_heads,
-                             int head_dim, float *out, float *scores) {
+                             int head_dim, float scale, float *out,
+                             float *scores) {
   const int kvw = kv_heads * head_dim, qw = heads * head_dim;
   const int group = heads / kv_heads;
-  const float scale = 1.0f / sqrtf((float)head_dim);
   for (int r = 0; r < rows; ++r) {
     float *kd = kiln_kv_row(ctx, seq, layer, 0, pos0 + (uint32_t)r);
     float *vd = kiln_kv_row(ctx, seq, layer, 1, pos0 + (uint32_t)r);
@@ -237,7 +277,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_
     for (int h = 0; h < heads; ++h) {
       const float *qh = q + (int64_t)r * qw + h * head_dim;
       const int kh = h / group;
-      float mx = -INFINITY;
+      float mx = kiln_g_bits_to_float(0xff800000u); /* -inf */
       for (uint32_t t = 0; t < len; ++t) {
         const float *kt = kiln_kv_row(ctx, seq, layer, 0, t) + kh * head_dim;
         float s = 0.0f;
@@ -249,7 +289,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_
       }
       float sum = 0.0f;
       for (uint32_t t = 0; t < len; ++t) {
-        scores[t] = expf(scores[t] - mx);
+        scores[t] = kiln_g_expf(scores[t] - mx);
         sum += scores[t];
       }
       float *oh = out + (int64_t)r * qw + h * head_dim;
@@ -268,7 +308,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_
 static void kiln_silu_mul_f32_generic(const float *g, const float *u, int64_t n,
                             float *y) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+    y[i] = g[i] / (1.0f + kiln_g_expf(-g[i])) * u[i];
 }
 
 static void kiln_add_f32_generic(const float *a, const float *b, int64_t n, float *y) {

@@ -42,3 +42,17 @@ module attributes {kiln.max_batch = 1 : i64, kiln.context_length = 100 : i64} {
     return %a : tensor<?x64xf32>
   }
 }
+
+// -----
+
+// A kernel that quantizes its input gets scratch for max_batch rows, live only
+// during the op (here 4 rows x 272 bytes = 1088, aligned to 1088).
+module attributes {kiln.max_batch = 4 : i64, kiln.context_length = 100 : i64} {
+  kiln.weight @w : tensor<64x256x!kiln.q4_0> {source = "w"}
+  // CHECK-LABEL: func.func @quantized
+  func.func @quantized(%x: tensor<?x256xf32>) -> tensor<?x64xf32> {
+    // CHECK: kiln.matmul {{.*}}kiln.scratch_bytes = 1088 : i64
+    %y = kiln.matmul %x, @w {kiln.scratch_per_row = 272 : i64} : tensor<?x256xf32> -> tensor<?x64xf32>
+    return %y : tensor<?x64xf32>
+  }
+}

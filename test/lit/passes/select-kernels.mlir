@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s -split-input-file --kiln-select-kernels | FileCheck %s
 // RUN: not kiln-opt %s --kiln-select-kernels=target=hexagon-v99 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
-// BADTARGET: unknown target 'hexagon-v99' (supported: generic)
+// BADTARGET: unknown target 'hexagon-v99' (supported: generic, x86, neon, sve, rvv, hvx)
 
 kiln.weight @e : tensor<320x64x!kiln.q8_0> {source = "e"}
 kiln.weight @n : tensor<64xf32> {source = "n"}

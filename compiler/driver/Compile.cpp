@@ -1,8 +1,7 @@
 //===- Compile.cpp - load, import and run kilnc's pipeline ----------------===//
-#include "compiler/targets/common/Compile.h"
+#include "compiler/driver/Compile.h"
 #include "compiler/frontend/gguf/Import.h"
 #include "compiler/passes/Passes.h"
-#include "compiler/targets/common/Target.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
@@ -41,7 +40,7 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
 bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
                        std::string &error) {
   std::string targetError;
-  if (!createTarget(opts.target, targetError)) {
+  if (!createTarget(opts.target, opts.targetOptions, targetError)) {
     error = targetError;
     return false;
   }
@@ -66,6 +65,8 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   };
   SelectKernelsOptions sk;
   sk.target = opts.target;
+  sk.cpu = opts.targetOptions.cpu;
+  sk.sveBits = opts.targetOptions.sveBits;
   std::vector<Step> steps = {
       {"kiln-select-kernels",
        [&](PassManager &pm) { pm.addPass(createSelectKernels(sk)); }},

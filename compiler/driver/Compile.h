@@ -1,0 +1,34 @@
+//===- Compile.h - from a model file to a static library ------------------===//
+#ifndef KILN_TARGETS_COMMON_COMPILE_H
+#define KILN_TARGETS_COMMON_COMPILE_H
+
+#include "compiler/frontend/WeightStore.h"
+#include "compiler/frontend/gguf/GGUF.h"
+#include "compiler/targets/common/Emitter.h"
+
+#include "mlir/IR/OwningOpRef.h"
+
+#include <memory>
+#include <string>
+
+namespace kiln {
+
+struct LoadedModel {
+  std::unique_ptr<gguf::File> file;
+  std::unique_ptr<WeightStore> weights;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// A C identifier made from a model path: "tiny-llama.Q4_0.gguf" ->
+/// "tiny_llama_Q4_0".
+std::string defaultModelName(const std::string &path);
+/// Maps, validates and imports a model file (GGUF).
+bool loadModel(mlir::MLIRContext &ctx, const std::string &path,
+               LoadedModel &model, std::string &error);
+/// Records the compile options in the module and runs kilnc's pipeline
+/// (kernel selection, memory planning) up to `opts.stopAfter`.
+bool runPipeline(mlir::ModuleOp module, const CompileOptions &opts,
+                 std::string &error);
+} // namespace kiln
+
+#endif

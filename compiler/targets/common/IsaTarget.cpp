@@ -1,0 +1,42 @@
+//===- IsaTarget.cpp - shared kernel selection of the ISA targets ---------===//
+#include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/common/Embedded.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace kiln;
+
+KernelChoice IsaTarget::selectKernel(Operation *op, StringRef weightType,
+                                     std::string &error) const {
+  static const llvm::StringSet<> q8Types = {"q8_0", "q4_0", "q4_k", "q6_k"};
+  auto matmul = dyn_cast<MatMulOp>(op);
+  if (!matmul || !q8Types.contains(weightType))
+    return selectGenericKernel(op, weightType, error);
+  KernelChoice c;
+  c.activation = "q8_0";
+  int64_t K = matmul.getInput().getType().cast<RankedTensorType>().getDimSize(1);
+  if (K % 32 != 0) {
+    error = "K = " + std::to_string(K) + " is not a multiple of 32";
+    return {};
+  }
+  c.scratchPerRow = K / 32 * 34;
+  std::string own = isaMatMulKernel(weightType);
+  c.kernel = !own.empty() ? own : ("matmul_" + weightType + "_q8_0_generic").str();
+  return c;
+}
+
+std::string IsaTarget::kernelSource() const {
+  return embeddedSource("kernels_generic.c") + "\n" +
+         embeddedSource("kernels_q8.c") + "\n" + isaKernelSource();
+}
+
+std::vector<std::string>
+kiln::crossGccLink(const std::string &gcc,
+                   const std::vector<std::string> &inputs,
+                   const std::string &output) {
+  std::vector<std::string> argv = {gcc};
+  argv.insert(argv.end(), inputs.begin(), inputs.end());
+  argv.insert(argv.end(), {"-lm", "-o", output});
+  return argv;
+}

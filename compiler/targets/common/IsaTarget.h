@@ -1,0 +1,45 @@
+//===- IsaTarget.h - shared kernel selection of the ISA targets -----------===//
+//
+// x86, NEON, SVE, RVV and HVX share one policy: matmuls over Q8_0, Q4_0, Q4_K
+// and Q6_K weights quantize their activations to Q8_0 blocks and use integer
+// dot products (the ISA's microkernel where it has one, else the portable
+// kernels_q8.c); every other op and weight type uses the portable f32 kernels.
+//
+#ifndef KILN_TARGETS_COMMON_ISATARGET_H
+#define KILN_TARGETS_COMMON_ISATARGET_H
+
+#include "compiler/targets/common/Target.h"
+
+namespace kiln {
+KernelChoice selectGenericKernel(mlir::Operation *op, llvm::StringRef weightType,
+                                 std::string &error);
+
+class IsaTarget : public Target {
+public:
+  KernelChoice selectKernel(mlir::Operation *op, llvm::StringRef weightType,
+                            std::string &error) const override;
+  std::string kernelSource() const override;
+
+protected:
+  /// The ISA's own matmul kernel for weights of `weightType` with Q8_0
+  /// activations, or "" to use the portable one.
+  virtual std::string isaMatMulKernel(llvm::StringRef weightType) const {
+    return "";
+  }
+  /// Source of the ISA's microkernels (after the portable kernels).
+  virtual std::string isaKernelSource() const { return ""; }
+};
+
+std::unique_ptr<Target> createX86Target(const TargetOptions &, std::string &);
+std::unique_ptr<Target> createNeonTarget(const TargetOptions &, std::string &);
+std::unique_ptr<Target> createSveTarget(const TargetOptions &, std::string &);
+std::unique_ptr<Target> createRvvTarget(const TargetOptions &, std::string &);
+std::unique_ptr<Target> createHvxTarget(const TargetOptions &, std::string &);
+
+/// Link command of a Linux target through its Debian cross gcc.
+std::vector<std::string> crossGccLink(const std::string &gcc,
+                                      const std::vector<std::string> &inputs,
+                                      const std::string &output);
+} // namespace kiln
+
+#endif

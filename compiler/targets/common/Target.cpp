@@ -1,0 +1,127 @@
+//===- Target.cpp - shared emission of kernel calls, the target registry --===//
+#include "compiler/targets/common/Target.h"
+#include "compiler/targets/common/IsaTarget.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string floatLit(double f) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.9gf", f);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos)
+    s.insert(s.size() - 1, ".0");
+  return s;
+}
+
+int64_t width(Value v) {
+  return v.getType().cast<RankedTensorType>().getDimSize(1);
+}
+} // namespace
+
+// Every target's kernels share one signature per op, so one emitter serves all.
+bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
+                    std::string &error) const {
+  auto kernelAttr = op->getAttrOfType<StringAttr>("kiln.kernel");
+  if (!kernelAttr) {
+    error = "op " + op->getName().getStringRef().str() +
+            " has no kiln.kernel; run kiln-select-kernels first";
+    return false;
+  }
+  std::string k = "kiln_" + kernelAttr.str();
+  std::string call;
+  Value result = op->getNumResults() ? op->getResult(0) : Value();
+  if (auto e = dyn_cast<EmbeddingOp>(op)) {
+    call = k + "(" + ec.weight(e.getTableAttr(), false) + ", tokens, n, " +
+           num(width(result)) + ", " + ec.value(result) + ")";
+  } else if (auto m = dyn_cast<RMSNormOp>(op)) {
+    call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
+           ", " + num(width(result)) + ", " + ec.weight(m.getWeightAttr(), true) +
+           ", " + floatLit(m.getEpsilon().convertToFloat()) + ", " +
+           ec.value(result) + ")";
+  } else if (auto m = dyn_cast<MatMulOp>(op)) {
+    std::string bias = m.getBiasAttr() ? ec.weight(m.getBiasAttr(), true) : "0";
+    call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
+           ", " + num(width(m.getInput())) + ", " +
+           ec.weight(m.getWeightAttr(), false) + ", " + num(width(result)) +
+           ", " + bias + ", " + ec.value(result);
+    if (op->hasAttr("kiln.activation"))
+      call += ", " + ec.scratch(op);
+    call += ")";
+  } else if (auto r = dyn_cast<RoPEOp>(op)) {
+    call = k + "(" + ec.value(r.getInput()) + ", " + ec.rows(r.getInput()) +
+           ", " + num(width(result)) + ", " + num(r.getHeadDim()) +
+           ", pos0, " + ec.ropeTable(op) + ", " + ec.value(result) + ")";
+  } else if (auto a = dyn_cast<AttentionOp>(op)) {
+    call = k + "(ctx, seq, " + num(a.getLayer()) + "u, pos0, " +
+           ec.value(a.getQuery()) + ", " + ec.value(a.getKey()) + ", " +
+           ec.value(a.getValue()) + ", " + ec.rows(a.getQuery()) + ", " +
+           num(a.getNumHeads()) + ", " + num(a.getNumKvHeads()) + ", " +
+           num(a.getHeadDim()) + ", " +
+           floatLit(1.0 / std::sqrt((double)a.getHeadDim())) + ", " +
+           ec.value(result) + ", " + ec.scratch(op) + ")";
+  } else if (auto s = dyn_cast<SiluMulOp>(op)) {
+    call = k + "(" + ec.value(s.getGate()) + ", " + ec.value(s.getUp()) +
+           ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
+           ec.value(result) + ")";
+  } else if (auto a = dyn_cast<AddOp>(op)) {
+    call = k + "(" + ec.value(a.getLhs()) + ", " + ec.value(a.getRhs()) +
+           ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
+           ec.value(result) + ")";
+  } else if (auto l = dyn_cast<LastTokenOp>(op)) {
+    call = k + "(" + ec.value(l.getInput()) + ", " + ec.rows(l.getInput()) +
+           ", " + num(width(result)) + ", " + ec.value(result) + ")";
+  } else {
+    error = name() + " target cannot emit " + op->getName().getStringRef().str();
+    return false;
+  }
+  out += "  " + call + ";\n";
+  return true;
+}
+
+bool Target::packWeight(StringRef kernel, int64_t N, int64_t K,
+                        const uint8_t *ggml, size_t bytes,
+                        std::vector<uint8_t> &out, std::string &error) const {
+  out.assign(ggml, ggml + bytes);
+  return true;
+}
+
+namespace kiln {
+std::unique_ptr<Target> createGenericTarget();
+} // namespace kiln
+
+const char *kiln::supportedTargets() { return "generic, x86, neon, sve, rvv, hvx"; }
+
+std::unique_ptr<Target> kiln::createTarget(const std::string &name,
+                                           const TargetOptions &options,
+                                           std::string &error) {
+  if (name != "sve" && options.sveBits) {
+    error = "--sve-bits only applies to --target=sve";
+    return nullptr;
+  }
+  if (name == "generic") {
+    if (!options.cpu.empty()) {
+      error = "--cpu does not apply to --target=generic";
+      return nullptr;
+    }
+    return createGenericTarget();
+  }
+  if (name == "x86")
+    return createX86Target(options, error);
+  if (name == "neon")
+    return createNeonTarget(options, error);
+  if (name == "sve")
+    return createSveTarget(options, error);
+  if (name == "rvv")
+    return createRvvTarget(options, error);
+  if (name == "hvx")
+    return createHvxTarget(options, error);
+  error = "unknown target '" + name + "' (supported: " + supportedTargets() + ")";
+  return nullptr;
+}

@@ -1,0 +1,164 @@
+/* kernels_q8.c - portable matmuls with activations quantized on the fly.
+ *
+ * ISA targets multiply quantized weights by activations quantized to 8 bits
+ * per 32-element block (ggml's Q8_0: an fp16 scale d = amax/127 and
+ * q = round(x/d)), so the inner products are integer and results track
+ * llama.cpp. These scalar kernels define those numerics: every ISA
+ * microkernel is tested against them, and a target uses them for the weight
+ * types it has no microkernel for. The reference evaluator mirrors the
+ * quantization (kiln.activation = "q8_0" in the IR).
+ */
+#include <stdint.h>
+
+typedef struct kiln_q8_block {
+  uint16_t d;     /* fp16 scale */
+  int8_t qs[32];
+} kiln_q8_block;
+_Static_assert(sizeof(kiln_q8_block) == 34, "kiln_q8_block is ggml's block_q8_0");
+
+/* fp32 -> fp16, round to nearest even (subnormals, overflow to inf). */
+static uint16_t kiln_q_fp16(float f) {
+  union { float f; uint32_t u; } v = {f};
+  uint32_t x = v.u & 0x7fffffffu, sign = (v.u >> 16) & 0x8000u;
+  if (x >= 0x7f800000u)
+    return (uint16_t)(sign | 0x7c00u | (x > 0x7f800000u ? 0x200u : 0u));
+  if (x >= 0x477ff000u)
+    return (uint16_t)(sign | 0x7c00u);
+  if (x < 0x38800000u) {
+    if (x < 0x33000000u)
+      return (uint16_t)sign;
+    uint32_t m = (x & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126u - (x >> 23);
+    uint32_t q = m >> shift, rem = m & ((1u << shift) - 1u),
+             half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+      ++q;
+    return (uint16_t)(sign | q);
+  }
+  uint32_t h = (x >> 13) - (112u << 10), rem = x & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+    ++h;
+  return (uint16_t)(sign | h);
+}
+
+/* Round half away from zero, as roundf does, without libm. */
+static int kiln_q_round(float v) {
+  return (int)(v >= 0.0f ? v + 0.5f : v - 0.5f);
+}
+
+/* One row of K floats -> K/32 blocks. */
+static void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
+  for (int b = 0; b < K / 32; ++b) {
+    const float *xb = x + b * 32;
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) {
+      float a = xb[j] < 0 ? -xb[j] : xb[j];
+      amax = a > amax ? a : amax;
+    }
+    const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    y[b].d = kiln_q_fp16(d);
+    for (int j = 0; j < 32; ++j)
+      y[b].qs[j] = (int8_t)kiln_q_round(xb[j] * id);
+  }
+}
+
+/* Quantizes `rows` rows of x into scratch; returns the blocks. */
+static const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
+                                         void *scratch) {
+  kiln_q8_block *q = (kiln_q8_block *)scratch;
+  for (int r = 0; r < rows; ++r)
+    kiln_quantize_row_q8_0(x + (int64_t)r * K, K, q + (int64_t)r * (K / 32));
+  return q;
+}
+
+/* Dot of one weight row (GGML blocks) with one quantized activation row. */
+static float kiln_dot_q8_0_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int b = 0; b < K / 32; ++b, w += 34) {
+    const int8_t *q = (const int8_t *)(w + 2);
+    int32_t isum = 0;
+    for (int j = 0; j < 32; ++j)
+      isum += (int32_t)q[j] * a[b].qs[j];
+    sum += (float)isum * (kiln_g_f16(kiln_g_u16(w)) * kiln_g_f16(a[b].d));
+  }
+  return sum;
+}
+
+static float kiln_dot_q4_0_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int b = 0; b < K / 32; ++b, w += 18) {
+    const uint8_t *q = w + 2;
+    int32_t isum = 0;
+    for (int j = 0; j < 16; ++j)
+      isum += ((q[j] & 0xf) - 8) * a[b].qs[j] + ((q[j] >> 4) - 8) * a[b].qs[j + 16];
+    sum += (float)isum * (kiln_g_f16(kiln_g_u16(w)) * kiln_g_f16(a[b].d));
+  }
+  return sum;
+}
+
+/* Q4_K: each 32-element activation block meets one sub-block (scale, min). */
+static float kiln_dot_q4_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 144, a += 8) {
+    const float d = kiln_g_f16(kiln_g_u16(w)), dmin = kiln_g_f16(kiln_g_u16(w + 2));
+    const uint8_t *scales = w + 4, *qs = w + 16;
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      kiln_g_scale_min_k4(j, scales, &sc, &m);
+      const uint8_t *q = qs + (j / 2) * 32;
+      const int shift = (j % 2) * 4;
+      int32_t isum = 0, asum = 0;
+      for (int l = 0; l < 32; ++l) {
+        isum += ((q[l] >> shift) & 0xf) * a[j].qs[l];
+        asum += a[j].qs[l];
+      }
+      const float da = kiln_g_f16(a[j].d);
+      sum += da * (d * (float)sc * (float)isum - dmin * (float)m * (float)asum);
+    }
+  }
+  return sum;
+}
+
+/* Q6_K: each 32-element activation block meets two 16-element sub-blocks. */
+static float kiln_dot_q6_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 210, a += 8) {
+    const uint8_t *ql = w, *qh = w + 128;
+    const int8_t *sc = (const int8_t *)(w + 192);
+    const float d = kiln_g_f16(kiln_g_u16(w + 208));
+    for (int b = 0; b < 8; ++b) {
+      const int half = b / 4, quad = b % 4;
+      const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
+      const uint8_t *h2 = qh + half * 32;
+      const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+      int32_t part[2] = {0, 0};
+      for (int l = 0; l < 32; ++l) {
+        int q = (int)(((l4[l] >> lowShift) & 0xf) | (((h2[l] >> highShift) & 3) << 4)) - 32;
+        part[l / 16] += q * a[b].qs[l];
+      }
+      const int si = half * 8 + quad * 2;
+      sum += kiln_g_f16(a[b].d) * d *
+             (float)(sc[si] * part[0] + sc[si + 1] * part[1]);
+    }
+  }
+  return sum;
+}
+
+#define KILN_Q8_MATMUL(T, BS, BB)                                              \
+  static void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K,  \
+                                             const uint8_t *w, int N,          \
+                                             const float *bias, float *y,      \
+                                             void *scratch) {                  \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int64_t row_bytes = (int64_t)K / BS * BB;                            \
+    for (int j = 0; j < N; ++j)                                                \
+      for (int r = 0; r < rows; ++r)                                           \
+        y[(int64_t)r * N + j] =                                                \
+            kiln_dot_##T##_q8(w + j * row_bytes, a + (int64_t)r * (K / 32), K) + \
+            (bias ? bias[j] : 0.0f);                                           \
+  }
+
+KILN_Q8_MATMUL(q8_0, 32, 34)
+KILN_Q8_MATMUL(q4_0, 32, 18)
+KILN_Q8_MATMUL(q4_k, 256, 144)
+KILN_Q8_MATMUL(q6_k, 256, 210)
