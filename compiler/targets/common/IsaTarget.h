@@ -20,12 +20,15 @@ public:
                             std::string &error) const override;
   std::string kernelSource() const override;
 
-protected:
   /// The ISA's own matmul kernel for weights of `weightType` with Q8_0
-  /// activations, or "" to use the portable one.
+  /// activations, or "" to use the portable one. Its C signature is that of
+  /// kiln_matmul_<type>_q8_0_generic (kernels_q8.c), reading weights in the
+  /// layout packWeight() writes for it.
   virtual std::string isaMatMulKernel(llvm::StringRef weightType) const {
     return "";
   }
+
+protected:
   /// Source of the ISA's microkernels (after the portable kernels).
   virtual std::string isaKernelSource() const { return ""; }
 };

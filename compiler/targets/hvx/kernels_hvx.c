@@ -1,0 +1,1 @@
+/* kernels_hvx.c - hvx microkernels (none yet: the portable kernels serve). */

@@ -1,0 +1,1 @@
+/* kernels_neon.c - neon microkernels (none yet: the portable kernels serve). */

@@ -1,0 +1,1 @@
+/* kernels_rvv.c - rvv microkernels (none yet: the portable kernels serve). */

@@ -1,0 +1,1 @@
+/* kernels_sve.c - sve microkernels (none yet: the portable kernels serve). */

@@ -1,0 +1,261 @@
+//===- MicrokernelTest.cpp - ISA microkernels against the scalar kernels --===//
+//
+// For every (target, weight type) with an ISA matmul microkernel: quantize
+// random weights, pack them with the target's packWeight, and build one program
+// for the target that runs both the microkernel and the portable scalar kernel
+// (kernels_q8.c, on the unpacked GGML weights) over awkward shapes: one row,
+// N not a multiple of any tile, K of one block, an all-zero activation block.
+// The program runs natively or under qemu-user at each vector length the
+// target is tested at. Integer products are exact, so the only difference is
+// the order of float sums: max |isa - scalar| <= 1e-5 * max |scalar|.
+//
+#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/targets/common/Embedded.h"
+#include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/common/Process.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <unistd.h>
+
+using namespace kiln;
+
+namespace {
+constexpr double kTol = 1e-5;
+
+struct Param {
+  std::string target, type, kernel;
+};
+
+void PrintTo(const Param &p, std::ostream *os) { *os << p.kernel; }
+
+std::vector<Param> params() {
+  std::vector<Param> list;
+  for (const char *t : {"x86", "neon", "sve", "rvv", "hvx"}) {
+    std::string error;
+    TargetOptions o;
+    if (std::string(t) == "x86")
+      o.cpu = "avx2";
+    auto target = createTarget(t, o, error);
+    auto *isa = dynamic_cast<IsaTarget *>(target.get());
+    if (!isa)
+      continue;
+    for (const char *type : {"q8_0", "q4_0", "q4_k", "q6_k"}) {
+      std::string k = isa->isaMatMulKernel(type);
+      if (!k.empty())
+        list.push_back({t, type, k});
+    }
+  }
+  // x86 at AVX-512 VNNI too, when this host can run it.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512vnni")) {
+    std::string error;
+    TargetOptions o;
+    o.cpu = "avx512vnni";
+    auto target = createTarget("x86", o, error);
+    if (auto *isa = dynamic_cast<IsaTarget *>(target.get()))
+      for (const char *type : {"q8_0", "q4_0", "q4_k", "q6_k"}) {
+        std::string k = isa->isaMatMulKernel(type);
+        if (!k.empty())
+          list.push_back({"x86:avx512vnni", type, k});
+      }
+  }
+  return list;
+}
+
+struct Shape {
+  int rows, N, K;
+};
+
+uint64_t rng = 88172645463325252ull;
+float uniform() {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (float)((rng >> 11) * (1.0 / 9007199254740992.0)) * 2.0f - 1.0f;
+}
+
+template <typename T> void hexArray(std::ostream &os, const char *ctype,
+                                    const std::string &name,
+                                    const std::vector<T> &v) {
+  os << "static const " << ctype << " " << name << "[] = {";
+  for (size_t i = 0; i < v.size(); ++i)
+    os << (i % 16 ? "" : "\n  ") << "0x" << std::hex << (uint64_t)v[i]
+       << std::dec << "u,";
+  if (v.empty())
+    os << "0";
+  os << "};\n";
+}
+
+class Microkernel : public ::testing::TestWithParam<Param> {};
+
+TEST_P(Microkernel, MatchesScalarKernel) {
+  const Param &p = GetParam();
+  std::string targetName = p.target.substr(0, p.target.find(':'));
+  TargetOptions options;
+  if (p.target.find(':') != std::string::npos)
+    options.cpu = p.target.substr(p.target.find(':') + 1);
+  else if (targetName == "x86")
+    options.cpu = "avx2";
+  std::string error;
+  auto target = createTarget(targetName, options, error);
+  ASSERT_TRUE(target) << error;
+  auto type = gguf::typeFromName(p.type);
+  ASSERT_TRUE(type);
+  const bool kquant = p.type == "q4_k" || p.type == "q6_k";
+  std::vector<Shape> shapes =
+      kquant ? std::vector<Shape>{{1, 1, 256}, {1, 33, 512}, {3, 7, 256},
+                                  {5, 16, 256}, {2, 17, 512}, {4, 64, 256}}
+             : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
+                                  {5, 16, 256}, {2, 17, 512}, {4, 64, 64}};
+
+  std::ostringstream os;
+  os << "#include \"kiln/kiln.h\"\n" << target->kernelSource() << "\n";
+  size_t maxOut = 0, maxScratch = 0;
+  for (size_t c = 0; c < shapes.size(); ++c) {
+    const Shape &s = shapes[c];
+    std::vector<float> wf((size_t)s.N * s.K), x((size_t)s.rows * s.K), bias(s.N);
+    for (float &v : wf)
+      v = uniform();
+    for (float &v : x)
+      v = 4.0f * uniform();
+    if (c == 2) // an all-zero activation block: d = 0
+      std::fill(x.begin(), x.begin() + 32, 0.0f);
+    for (float &v : bias)
+      v = uniform();
+    std::vector<uint8_t> ggml(gguf::rowBytes(*type, (int64_t)wf.size()));
+    gguf::quantize(*type, wf.data(), ggml.data(), (int64_t)wf.size());
+    std::vector<uint8_t> packed;
+    ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
+                                   packed, error))
+        << error;
+    std::vector<uint32_t> xbits(x.size()), bbits(bias.size());
+    std::memcpy(xbits.data(), x.data(), x.size() * 4);
+    std::memcpy(bbits.data(), bias.data(), bias.size() * 4);
+    std::string n = std::to_string(c);
+    hexArray(os, "uint8_t", "w_ggml" + n, ggml);
+    hexArray(os, "uint8_t", "w_packed" + n, packed);
+    hexArray(os, "uint32_t", "x_bits" + n, xbits);
+    hexArray(os, "uint32_t", "b_bits" + n, bbits);
+    maxOut = std::max(maxOut, (size_t)s.rows * s.N);
+    maxScratch = std::max(maxScratch, (size_t)s.rows * s.K / 32 * 34);
+  }
+  os << "static float xf[" << 5 * 512 << "], bf[64], y_ref[" << maxOut
+     << "], y_isa[" << maxOut << "];\n"
+     << "static _Alignas(64) uint8_t scratch[" << maxScratch + 64 << "];\n"
+     << "static _Alignas(64) uint8_t wcopy[" << 64 * 512 / 32 * 34 << "];\n";
+  if (target->hosted())
+    os << "#include <stdio.h>\nstatic void out(const char *s, unsigned long n) "
+          "{ fwrite(s, 1, n, stdout); }\n";
+  else
+    os << R"c(static long sys3(long nr, long a, long b, long c) {
+  register long r0 __asm__("r0") = a;
+  register long r1 __asm__("r1") = b;
+  register long r2 __asm__("r2") = c;
+  register long r6 __asm__("r6") = nr;
+  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
+  return r0;
+}
+static void out(const char *s, unsigned long n) { sys3(64, 1, (long)s, (long)n); }
+)c";
+  os << R"c(static void put_hex(uint32_t v) {
+  char t[9];
+  for (int i = 0; i < 8; ++i) t[i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
+  t[8] = ' ';
+  out(t, 9);
+}
+static void put_float(float f) { union { float f; uint32_t u; } v = {f}; put_hex(v.u); }
+static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
+                  const uint8_t *wp, unsigned long wp_bytes, int rows, int N, int K) {
+  for (int i = 0; i < rows * K; ++i) { union { uint32_t u; float f; } v = {xb[i]}; xf[i] = v.f; }
+  for (int i = 0; i < N; ++i) { union { uint32_t u; float f; } v = {bb[i]}; bf[i] = v.f; }
+  /* Packed weights are read from 64-byte aligned memory, as in the blob. */
+  for (unsigned long i = 0; i < wp_bytes; ++i) wcopy[i] = wp[i];
+)c";
+  os << "  kiln_matmul_" << p.type << "_q8_0_generic(xf, rows, K, wg, N, bf, y_ref, scratch);\n"
+     << "  kiln_" << p.kernel << "(xf, rows, K, wcopy, N, bf, y_isa, scratch);\n"
+     << R"c(  float diff = 0, mag = 0;
+  for (int i = 0; i < rows * N; ++i) {
+    float d = y_isa[i] - y_ref[i], m = y_ref[i];
+    d = d < 0 ? -d : d; m = m < 0 ? -m : m;
+    if (!(d <= diff)) diff = d;  /* NaN propagates */
+    if (m > mag) mag = m;
+  }
+  put_float(diff); put_float(mag); out("\n", 1);
+}
+static int run(void) {
+)c";
+  for (size_t c = 0; c < shapes.size(); ++c) {
+    std::string n = std::to_string(c);
+    os << "  check(x_bits" << n << ", b_bits" << n << ", w_ggml" << n
+       << ", w_packed" << n << ", sizeof w_packed" << n << ", " << shapes[c].rows
+       << ", " << shapes[c].N << ", " << shapes[c].K << ");\n";
+  }
+  os << "  return 0;\n}\n";
+  if (target->hosted())
+    os << "int main(void) { int rc = run(); fflush(stdout); return rc; }\n";
+  else
+    os << "void _start(void) { run(); sys3(93, 0, 0, 0); for (;;) {} }\n";
+
+  char tmpl[] = "/tmp/kiln-ukernel-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  std::string out;
+  runProgram({"mkdir", "-p", dir + "/kiln"}, "", out);
+  {
+    FILE *f = fopen((dir + "/check.c").c_str(), "w");
+    fputs(os.str().c_str(), f);
+    fclose(f);
+    f = fopen((dir + "/kiln/kiln.h").c_str(), "w");
+    fputs(embeddedSource("kiln.h").c_str(), f);
+    fclose(f);
+  }
+  std::vector<std::string> cc = {KILN_DEFAULT_CC};
+  for (const auto &f : target->cflags())
+    cc.push_back(f);
+  cc.insert(cc.end(), {"-I.", "-c", "check.c", "-o", "check.o"});
+  ASSERT_EQ(runProgram(cc, dir, out), 0) << joinCommand(cc) << "\n" << out;
+  auto link = target->linkCommand({"check.o"}, "check");
+  ASSERT_EQ(runProgram(link, dir, out), 0) << joinCommand(link) << "\n" << out;
+  for (int64_t bits : target->testVectorBits()) {
+    auto run = target->runPrefix(bits);
+    run.push_back(dir + "/check");
+    ASSERT_EQ(runProgram(run, dir, out), 0) << joinCommand(run) << "\n" << out;
+    std::istringstream in(out);
+    for (size_t c = 0; c < shapes.size(); ++c) {
+      std::string d, m;
+      ASSERT_TRUE(in >> d >> m) << out;
+      uint32_t db = std::stoul(d, nullptr, 16), mb = std::stoul(m, nullptr, 16);
+      float diff, mag;
+      std::memcpy(&diff, &db, 4);
+      std::memcpy(&mag, &mb, 4);
+      EXPECT_GT(mag, 0.0f);
+      EXPECT_LE(diff, kTol * mag)
+          << p.kernel << " rows=" << shapes[c].rows << " N=" << shapes[c].N
+          << " K=" << shapes[c].K << " vector bits " << bits;
+    }
+  }
+  runProgram({"rm", "-rf", dir}, "", out);
+}
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Microkernel);
+INSTANTIATE_TEST_SUITE_P(Isa, Microkernel, ::testing::ValuesIn(params()),
+                         [](const auto &info) {
+                           std::string n = info.param.target + "_" +
+                                           info.param.type + "_" +
+                                           info.param.kernel;
+                           for (char &c : n)
+                             if (!isalnum((unsigned char)c))
+                               c = '_';
+                           return n;
+                         });
+} // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
