@@ -1,4 +1,4 @@
-/* kiln_runtime.c - arena layout, sequences and the contiguous KV cache. */
+/* kiln_runtime.c - arena layout, sequences and the paged KV cache. */
 #include "kiln/kiln.h"
 
 #define KILN_CTX_MAGIC 0x4b494c4eu /* "KILN" */
@@ -20,33 +20,53 @@ const char *kiln_status_string(kiln_status status) {
   case KILN_ERR_TOKEN_OUT_OF_RANGE: return "token id out of range";
   case KILN_ERR_WEIGHTS_MISSING: return "weights not set";
   case KILN_ERR_WEIGHTS_MISMATCH: return "weights do not belong to this model";
+  case KILN_ERR_KV_POOL_EXHAUSTED: return "KV block pool exhausted";
   }
   return "unknown status";
 }
 
-static size_t seq_table_bytes(const kiln_layout *l) {
-  return align_up((size_t)l->max_seqs * sizeof(kiln_seq));
+/* The arena, in order: sequence table, block tables, reference counts, free
+ * stack, block pool, activations; each region aligned. */
+typedef struct regions {
+  size_t tables, refs, free_list, pool, activations, end;
+} regions;
+
+static uint32_t blocks_per_seq(const kiln_layout *l) {
+  return (l->context + l->kv_block - 1) / l->kv_block;
 }
 
-static size_t kv_bytes(const kiln_layout *l) {
-  return align_up((size_t)l->max_seqs * l->n_layers * 2u * l->context *
-                  l->kv_width * sizeof(float));
+static int layout_ok(const kiln_layout *l) {
+  return l && l->abi_version == KILN_ABI_VERSION &&
+         l->struct_size == sizeof(kiln_layout) && l->kv_block > 0 &&
+         l->kv_block <= l->context && l->max_seqs > 0 && l->kv_blocks > 0;
+}
+
+static regions layout_regions(const kiln_layout *l) {
+  regions r;
+  r.tables = align_up((size_t)l->max_seqs * sizeof(kiln_seq));
+  r.refs = r.tables + align_up((size_t)l->max_seqs * blocks_per_seq(l) * sizeof(int32_t));
+  r.free_list = r.refs + align_up((size_t)l->kv_blocks * sizeof(uint32_t));
+  r.pool = r.free_list + align_up((size_t)l->kv_blocks * sizeof(int32_t));
+  r.activations = r.pool + align_up((size_t)l->kv_blocks * l->n_layers * 2u *
+                                    l->kv_block * l->kv_width * sizeof(float));
+  r.end = r.activations + align_up(l->activation_bytes);
+  return r;
 }
 
 size_t kiln_arena_bytes(const kiln_layout *l) {
-  return seq_table_bytes(l) + kv_bytes(l) + align_up(l->activation_bytes);
+  return layout_ok(l) ? layout_regions(l).end : 0;
 }
 
 kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
                           void *arena, size_t arena_bytes) {
   if (!ctx || !layout || !arena)
     return KILN_ERR_INVALID_ARGUMENT;
-  if (layout->abi_version != KILN_ABI_VERSION ||
-      layout->struct_size != sizeof(kiln_layout))
+  if (!layout_ok(layout))
     return KILN_ERR_NOT_INITIALIZED;
   if ((uintptr_t)arena % KILN_ARENA_ALIGN != 0)
     return KILN_ERR_ARENA_MISALIGNED;
-  if (arena_bytes < kiln_arena_bytes(layout))
+  regions r = layout_regions(layout);
+  if (arena_bytes < r.end)
     return KILN_ERR_ARENA_TOO_SMALL;
   uint8_t *base = (uint8_t *)arena;
   ctx->abi_version = KILN_ABI_VERSION;
@@ -56,11 +76,21 @@ kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
   ctx->arena_bytes = arena_bytes;
   ctx->weights = 0;
   ctx->seqs = (kiln_seq *)base;
-  ctx->kv = (float *)(base + seq_table_bytes(layout));
-  ctx->activations = base + seq_table_bytes(layout) + kv_bytes(layout);
+  ctx->block_tables = (int32_t *)(base + r.tables);
+  ctx->block_refs = (uint32_t *)(base + r.refs);
+  ctx->free_blocks = (int32_t *)(base + r.free_list);
+  ctx->blocks_per_seq = blocks_per_seq(layout);
+  ctx->kv = (float *)(base + r.pool);
+  ctx->activations = base + r.activations;
   for (uint32_t i = 0; i < layout->max_seqs; ++i) {
-    ctx->seqs[i].open = 0;
-    ctx->seqs[i].length = 0;
+    kiln_seq empty = {0, 0, 0, 0};
+    ctx->seqs[i] = empty;
+  }
+  /* Pop order 0, 1, 2, ...: the stack holds the highest id at the bottom. */
+  ctx->n_free = layout->kv_blocks;
+  for (uint32_t i = 0; i < layout->kv_blocks; ++i) {
+    ctx->free_blocks[i] = (int32_t)(layout->kv_blocks - 1 - i);
+    ctx->block_refs[i] = 0;
   }
   return KILN_OK;
 }
@@ -70,25 +100,55 @@ static int ctx_ok(const kiln_ctx *ctx) {
          ctx->abi_version == KILN_ABI_VERSION;
 }
 
+static int seq_ok(const kiln_ctx *ctx, int32_t seq) {
+  return seq >= 0 && (uint32_t)seq < ctx->layout.max_seqs &&
+         ctx->seqs[seq].open;
+}
+
+static int32_t *table_of(const kiln_ctx *ctx, int32_t seq) {
+  return ctx->block_tables + (size_t)seq * ctx->blocks_per_seq;
+}
+
+static int32_t find_closed(const kiln_ctx *ctx) {
+  for (uint32_t i = 0; i < ctx->layout.max_seqs; ++i)
+    if (!ctx->seqs[i].open)
+      return (int32_t)i;
+  return -1;
+}
+
 kiln_status kiln_seq_open(kiln_ctx *ctx, int32_t *seq) {
   if (!seq)
     return KILN_ERR_INVALID_ARGUMENT;
   if (!ctx_ok(ctx))
     return KILN_ERR_NOT_INITIALIZED;
-  for (uint32_t i = 0; i < ctx->layout.max_seqs; ++i) {
-    if (!ctx->seqs[i].open) {
-      ctx->seqs[i].open = 1;
-      ctx->seqs[i].length = 0;
-      *seq = (int32_t)i;
-      return KILN_OK;
-    }
-  }
-  return KILN_ERR_NO_FREE_SEQUENCE;
+  int32_t s = find_closed(ctx);
+  if (s < 0)
+    return KILN_ERR_NO_FREE_SEQUENCE;
+  kiln_seq fresh = {1, 0, 0, 0};
+  ctx->seqs[s] = fresh;
+  *seq = s;
+  return KILN_OK;
 }
 
-static int seq_ok(const kiln_ctx *ctx, int32_t seq) {
-  return seq >= 0 && (uint32_t)seq < ctx->layout.max_seqs &&
-         ctx->seqs[seq].open;
+kiln_status kiln_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child) {
+  if (!child)
+    return KILN_ERR_INVALID_ARGUMENT;
+  if (!ctx_ok(ctx))
+    return KILN_ERR_NOT_INITIALIZED;
+  if (!seq_ok(ctx, parent))
+    return KILN_ERR_BAD_SEQUENCE;
+  int32_t c = find_closed(ctx);
+  if (c < 0)
+    return KILN_ERR_NO_FREE_SEQUENCE;
+  ctx->seqs[c] = ctx->seqs[parent];
+  const int32_t *from = table_of(ctx, parent);
+  int32_t *to = table_of(ctx, c);
+  for (uint32_t i = 0; i < ctx->seqs[parent].n_blocks; ++i) {
+    to[i] = from[i];
+    ++ctx->block_refs[from[i]];
+  }
+  *child = c;
+  return KILN_OK;
 }
 
 kiln_status kiln_seq_close(kiln_ctx *ctx, int32_t seq) {
@@ -96,9 +156,25 @@ kiln_status kiln_seq_close(kiln_ctx *ctx, int32_t seq) {
     return KILN_ERR_NOT_INITIALIZED;
   if (!seq_ok(ctx, seq))
     return KILN_ERR_BAD_SEQUENCE;
-  ctx->seqs[seq].open = 0;
-  ctx->seqs[seq].length = 0;
+  int32_t *table = table_of(ctx, seq);
+  for (uint32_t i = 0; i < ctx->seqs[seq].n_blocks; ++i)
+    if (--ctx->block_refs[table[i]] == 0)
+      ctx->free_blocks[ctx->n_free++] = table[i];
+  kiln_seq closed = {0, 0, 0, 0};
+  ctx->seqs[seq] = closed;
   return KILN_OK;
+}
+
+/* Blocks `seq` must take from the pool to hold `n` more tokens. */
+static uint32_t blocks_needed(const kiln_ctx *ctx, int32_t seq, size_t n) {
+  const kiln_seq *s = &ctx->seqs[seq];
+  const uint32_t B = ctx->layout.kv_block;
+  uint32_t need = (uint32_t)((s->length + n + B - 1) / B) - s->n_blocks;
+  /* A partly filled last block that others share is copied before writing. */
+  if (n > 0 && s->length % B != 0 &&
+      ctx->block_refs[table_of(ctx, seq)[s->n_blocks - 1]] > 1)
+    ++need;
+  return need;
 }
 
 kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n) {
@@ -108,12 +184,51 @@ kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n) {
     return KILN_ERR_BAD_SEQUENCE;
   if (n > (size_t)(ctx->layout.context - ctx->seqs[seq].length))
     return KILN_ERR_CONTEXT_FULL;
+  if (blocks_needed(ctx, seq, n) > ctx->n_free)
+    return KILN_ERR_KV_POOL_EXHAUSTED;
   return KILN_OK;
+}
+
+static float *block_base(const kiln_ctx *ctx, int32_t block) {
+  const kiln_layout *l = &ctx->layout;
+  return ctx->kv + (size_t)block * l->n_layers * 2u * l->kv_block * l->kv_width;
+}
+
+void kiln_seq_grow(kiln_ctx *ctx, int32_t seq, size_t n) {
+  kiln_seq *s = &ctx->seqs[seq];
+  int32_t *table = table_of(ctx, seq);
+  const uint32_t B = ctx->layout.kv_block;
+  if (n > 0 && s->length % B != 0) {
+    int32_t last = table[s->n_blocks - 1];
+    if (ctx->block_refs[last] > 1) {
+      int32_t copy = ctx->free_blocks[--ctx->n_free];
+      const float *src = block_base(ctx, last);
+      float *dst = block_base(ctx, copy);
+      size_t count = (size_t)ctx->layout.n_layers * 2u * B * ctx->layout.kv_width;
+      for (size_t i = 0; i < count; ++i)
+        dst[i] = src[i];
+      --ctx->block_refs[last];
+      ctx->block_refs[copy] = 1;
+      table[s->n_blocks - 1] = copy;
+    }
+  }
+  uint32_t want = (uint32_t)((s->length + n + B - 1) / B);
+  while (s->n_blocks < want) {
+    int32_t b = ctx->free_blocks[--ctx->n_free];
+    ctx->block_refs[b] = 1;
+    table[s->n_blocks++] = b;
+  }
+}
+
+uint32_t kiln_kv_free_blocks(const kiln_ctx *ctx) {
+  return ctx_ok(ctx) ? ctx->n_free : 0;
 }
 
 float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
                    uint32_t which, uint32_t pos) {
   const kiln_layout *l = &ctx->layout;
-  size_t plane = ((size_t)seq * l->n_layers + layer) * 2u + which;
-  return ctx->kv + (plane * l->context + pos) * l->kv_width;
+  int32_t block = table_of(ctx, seq)[pos / l->kv_block];
+  return block_base(ctx, block) +
+         (((size_t)layer * 2u + which) * l->kv_block + pos % l->kv_block) *
+             l->kv_width;
 }

@@ -71,6 +71,9 @@ static cl::opt<int64_t> context("context",
                                 cl::init(0), cl::cat(cat));
 static cl::opt<int64_t> maxBatch("max-batch", cl::desc("As kilnc --max-batch"),
                                  cl::init(32), cl::cat(cat));
+static cl::opt<std::string> kvBlock("kv-block",
+                                    cl::desc("As kilnc --kv-block"),
+                                    cl::init("16"), cl::cat(cat));
 static cl::opt<std::string>
     weights("weights", cl::desc("As kilnc --weights (embedded or external)"),
             cl::init("embedded"), cl::cat(cat));
@@ -217,6 +220,10 @@ int main(int argc, char **argv) {
   opts.maxBatch = maxBatch;
   opts.externalWeights = plan.externalWeights;
   opts.context = context ? context.getValue() : needed;
+  if (kvBlock == "context")
+    opts.kvBlock = 0;
+  else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) || opts.kvBlock < 1)
+    return fail("--kv-block=" + kvBlock + ": expected a positive number or 'context'");
   RunOutput result;
   if (f32Reference || reference) {
     if (!f32Reference && !runPipeline(*model.module, opts, error))

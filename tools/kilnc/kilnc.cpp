@@ -63,6 +63,16 @@ static cl::opt<int64_t> maxBatch(
 static cl::opt<int64_t> maxSeqs("max-seqs",
                                 cl::desc("Sequences open at once (default 1)"),
                                 cl::init(1), cl::cat(cat));
+static cl::opt<std::string> kvBlock(
+    "kv-block",
+    cl::desc("Tokens per KV cache block (default 16), or 'context' for one "
+             "block per sequence (the contiguous layout)"),
+    cl::init("16"), cl::cat(cat));
+static cl::opt<int64_t> kvPoolTokens(
+    "kv-pool-tokens",
+    cl::desc("Tokens the KV block pool holds, shared by all sequences "
+             "(default: max-seqs x context)"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
@@ -130,6 +140,15 @@ int main(int argc, char **argv) {
                 ": expected 1 to 1024");
   if (context < 0)
     return fail("--context must be positive");
+  if (kvBlock == "context") {
+    opts.kvBlock = 0;
+  } else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) ||
+             opts.kvBlock < 1 || opts.kvBlock > 65536) {
+    return fail("--kv-block=" + kvBlock + ": expected 1 to 65536 or 'context'");
+  }
+  if (kvPoolTokens < 0)
+    return fail("--kv-pool-tokens must be positive");
+  opts.kvPoolTokens = kvPoolTokens;
   if (emit == "lib" && outDir.empty())
     return fail("-o OUTDIR is required with --emit=lib");
   if (emit == "lib" && !stopAfter.empty())

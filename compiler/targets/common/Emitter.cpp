@@ -6,6 +6,7 @@
 // byte-identical for identical inputs (no paths, times or unordered maps).
 //
 #include "compiler/frontend/gguf/Quant.h"
+#include "kiln/kiln.h"
 #include "compiler/targets/common/Emitter.h"
 #include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/Process.h"
@@ -78,6 +79,7 @@ public:
   std::string generateHeader();
   const WeightBlob &weightBlob() const { return blob; }
   uint64_t arenaBytes() const;
+  kiln_layout layout() const;
 
   std::string value(Value v) const override {
     if (auto arg = v.dyn_cast<BlockArgument>())
@@ -143,14 +145,31 @@ int64_t Emitter::kvWidth() const {
   return w;
 }
 
+kiln_layout Emitter::layout() const {
+  const int64_t context = moduleInt("kiln.context_length");
+  int64_t block = opts.kvBlock <= 0 ? context : std::min(opts.kvBlock, context);
+  int64_t perSeq = (context + block - 1) / block;
+  int64_t blocks = opts.kvPoolTokens > 0
+                       ? (opts.kvPoolTokens + block - 1) / block
+                       : opts.maxSeqs * perSeq;
+  kiln_layout l = {};
+  l.abi_version = KILN_ABI_VERSION;
+  l.struct_size = sizeof(kiln_layout);
+  l.n_layers = (uint32_t)layers();
+  l.kv_width = (uint32_t)kvWidth();
+  l.context = (uint32_t)context;
+  l.max_seqs = (uint32_t)opts.maxSeqs;
+  l.kv_block = (uint32_t)block;
+  l.kv_blocks = (uint32_t)blocks;
+  l.activation_bytes =
+      (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
+  return l;
+}
+
+// The runtime's own layout code, linked into the compiler, sizes the arena.
 uint64_t Emitter::arenaBytes() const {
-  // Mirrors kiln_arena_bytes() in the runtime: sequence table, KV, activations.
-  auto act = func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
-  uint64_t seqs = alignUp((uint64_t)opts.maxSeqs * 8, 64);
-  uint64_t kv = alignUp((uint64_t)opts.maxSeqs * layers() * 2 *
-                            moduleInt("kiln.context_length") * kvWidth() * 4,
-                        64);
-  return seqs + kv + alignUp((uint64_t)act, 64);
+  kiln_layout l = layout();
+  return kiln_arena_bytes(&l);
 }
 
 bool Emitter::buildBlob(std::string &error) {
@@ -251,6 +270,8 @@ std::string Emitter::generateHeader() {
      << "#define " << U << "_CONTEXT_LENGTH " << moduleInt("kiln.context_length") << "\n"
      << "#define " << U << "_MAX_SEQS " << opts.maxSeqs << "\n"
      << "#define " << U << "_MAX_BATCH " << opts.maxBatch << "\n"
+     << "#define " << U << "_KV_BLOCK " << layout().kv_block << "\n"
+     << "#define " << U << "_KV_BLOCKS " << layout().kv_blocks << "\n"
      << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
   if (opts.externalWeights)
     os << "/* Size of " << N << ".weights, which the caller maps and passes to "
@@ -263,7 +284,11 @@ std::string Emitter::generateHeader() {
        << ".weights (must outlive ctx). */\n"
        << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes);\n";
   os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq);\n"
+     << "/* Opens *child as a copy of parent that shares its KV blocks. */\n"
+     << "kiln_status " << N << "_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child);\n"
      << "kiln_status " << N << "_seq_close(kiln_ctx *ctx, int32_t seq);\n"
+     << "/* KV blocks (of " << U << "_KV_BLOCK tokens) no sequence holds. */\n"
+     << "uint32_t " << N << "_kv_free_blocks(const kiln_ctx *ctx);\n"
      << "/* Appends n tokens to seq; writes the last token's " << U
      << "_VOCAB_SIZE logits\n   to `logits` unless it is NULL. On error nothing changes. */\n"
      << "kiln_status " << N << "_prefill(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
@@ -303,10 +328,11 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << target.kernelSource() << "\n";
   if (!opts.externalWeights)
     os << "extern const uint8_t " << N << "_weights_blob[];\n";
+  kiln_layout l = layout();
   os << "static const kiln_layout " << N << "_layout = {KILN_ABI_VERSION, "
-     << "sizeof(kiln_layout), " << layers() << "u, " << kvWidth() << "u, "
-     << moduleInt("kiln.context_length") << "u, " << opts.maxSeqs << "u, "
-     << func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt() << "u};\n\n"
+     << "sizeof(kiln_layout), " << l.n_layers << "u, " << l.kv_width << "u, "
+     << l.context << "u, " << l.max_seqs << "u, " << l.kv_block << "u, "
+     << l.kv_blocks << "u, " << l.activation_bytes << "u};\n\n"
      << "static int " << N << "_check_blob(const uint8_t *b, size_t bytes) {\n"
      << "  static const uint8_t magic[8] = {'K','I','L','N','W','T','0','1'};\n"
      << "  uint64_t payload = 0, print = 0;\n"
@@ -335,8 +361,12 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
        << "  return KILN_OK;\n}\n\n";
   os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq) {\n"
      << "  return kiln_seq_open(ctx, seq);\n}\n\n"
+     << "kiln_status " << N << "_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child) {\n"
+     << "  return kiln_seq_fork(ctx, parent, child);\n}\n\n"
      << "kiln_status " << N << "_seq_close(kiln_ctx *ctx, int32_t seq) {\n"
      << "  return kiln_seq_close(ctx, seq);\n}\n\n"
+     << "uint32_t " << N << "_kv_free_blocks(const kiln_ctx *ctx) {\n"
+     << "  return kiln_kv_free_blocks(ctx);\n}\n\n"
      << "/* One forward call over n <= " << opts.maxBatch << " tokens. */\n"
      << "static void " << N << "_forward(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
      << "    int n, float *logits) {\n"
@@ -356,6 +386,7 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << "  for (size_t i = 0; i < n; ++i)\n"
      << "    if (tokens[i] < 0 || tokens[i] >= " << vocab << ")\n"
      << "      return KILN_ERR_TOKEN_OUT_OF_RANGE;\n"
+     << "  kiln_seq_grow(ctx, seq, n);\n"
      << "  for (size_t i = 0; i < n; i += " << opts.maxBatch << ") {\n"
      << "    size_t c = n - i < " << opts.maxBatch << " ? n - i : " << opts.maxBatch << ";\n"
      << "    " << N << "_forward(ctx, seq, tokens + i, (int)c, i + c == n ? logits : 0);\n"

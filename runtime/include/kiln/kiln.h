@@ -29,13 +29,17 @@ typedef enum kiln_status {
   KILN_ERR_CONTEXT_FULL = 7,      /* the tokens do not fit in the context */
   KILN_ERR_TOKEN_OUT_OF_RANGE = 8,/* a token id >= the vocabulary size */
   KILN_ERR_WEIGHTS_MISSING = 9,   /* external weights not set */
-  KILN_ERR_WEIGHTS_MISMATCH = 10  /* weights blob of another compile */
+  KILN_ERR_WEIGHTS_MISMATCH = 10, /* weights blob of another compile */
+  KILN_ERR_KV_POOL_EXHAUSTED = 11 /* the KV block pool cannot hold the tokens */
 } kiln_status;
 
 /* A short, static, human-readable description of a status. */
 const char *kiln_status_string(kiln_status status);
 
-/* Shape of a model's KV cache and activations, filled in by generated code. */
+/* Shape of a model's KV cache and activations, filled in by generated code.
+ * The KV cache is paged: a pool of kv_blocks blocks of kv_block tokens each
+ * (all layers' K and V); every sequence maps its positions to blocks through
+ * its block table. kv_block == context gives the contiguous layout. */
 typedef struct kiln_layout {
   uint32_t abi_version;
   uint32_t struct_size;       /* sizeof(kiln_layout) */
@@ -43,14 +47,19 @@ typedef struct kiln_layout {
   uint32_t kv_width;          /* num_kv_heads * head_dim */
   uint32_t context;           /* tokens per sequence */
   uint32_t max_seqs;          /* sequences open at once */
+  uint32_t kv_block;          /* tokens per KV block */
+  uint32_t kv_blocks;         /* blocks in the pool */
   uint64_t activation_bytes;  /* planned arena of one forward call */
 } kiln_layout;
-_Static_assert(sizeof(kiln_layout) == 32, "kiln_layout ABI");
+_Static_assert(sizeof(kiln_layout) == 40, "kiln_layout ABI");
 
 typedef struct kiln_seq {
   uint32_t open;
   uint32_t length;            /* tokens in the KV cache */
+  uint32_t n_blocks;          /* entries of its block table in use */
+  uint32_t reserved;
 } kiln_seq;
+_Static_assert(sizeof(kiln_seq) == 16, "kiln_seq ABI");
 
 /* Run-time state; caller-owned storage, initialised by NAME_init. */
 typedef struct kiln_ctx {
@@ -61,20 +70,39 @@ typedef struct kiln_ctx {
   size_t arena_bytes;
   const uint8_t *weights;     /* NULL until weights are set */
   kiln_seq *seqs;             /* max_seqs entries, in the arena */
-  float *kv;                  /* contiguous per sequence, in the arena */
+  int32_t *block_tables;      /* max_seqs x blocks_per_seq, in the arena */
+  uint32_t *block_refs;       /* reference count per block, in the arena */
+  int32_t *free_blocks;       /* stack of free block ids, in the arena */
+  uint32_t n_free;            /* entries on that stack */
+  uint32_t blocks_per_seq;    /* ceil(context / kv_block) */
+  float *kv;                  /* the block pool, in the arena */
   uint8_t *activations;       /* planned intermediates, in the arena */
 } kiln_ctx;
 
-/* Bytes of arena a layout needs (before alignment slack: none needed). */
+/* Bytes of arena a layout needs; 0 if the layout is invalid. */
 size_t kiln_arena_bytes(const kiln_layout *layout);
-/* Splits the arena into sequence table, KV cache and activations. */
+/* Splits the arena into sequence table, block tables, the free list, the KV
+ * block pool and activations. */
 kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
                           void *arena, size_t arena_bytes);
+/* Opens an empty sequence (it holds no blocks until tokens arrive). */
 kiln_status kiln_seq_open(kiln_ctx *ctx, int32_t *seq);
+/* Opens `child` as a copy of `parent`: it shares all of parent's blocks by
+ * reference count; whichever appends first to a shared, partly filled last
+ * block gets its own copy (copy on write). */
+kiln_status kiln_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child);
+/* Closes a sequence and returns the blocks no other sequence holds. */
 kiln_status kiln_seq_close(kiln_ctx *ctx, int32_t seq);
-/* Checks that `seq` is open and can take `n` more tokens. */
+/* Checks, changing nothing, that `seq` is open and that its context and the
+ * block pool can take `n` more tokens. */
 kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n);
-/* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`. */
+/* Makes room for `n` more tokens: copies a shared last block, takes new
+ * blocks from the pool. Call only after kiln_seq_reserve succeeded. */
+void kiln_seq_grow(kiln_ctx *ctx, int32_t seq, size_t n);
+/* Blocks in the pool no sequence holds. */
+uint32_t kiln_kv_free_blocks(const kiln_ctx *ctx);
+/* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`; the
+ * position must lie in a block the sequence holds. */
 float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
                    uint32_t which, uint32_t pos);
 
