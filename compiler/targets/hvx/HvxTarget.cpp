@@ -3,7 +3,11 @@
 // No C library exists for Hexagon here: the library is built freestanding and
 // the runtime brings the memcpy/memset the compiler may call.
 //
+#include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/rvv/QuantBlocks.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace kiln;
@@ -30,6 +34,61 @@ public:
     return {"qemu-hexagon"};
   }
   bool hosted() const override { return false; }
+
+  // Microkernels of kernels_hvx.c: 32 output rows per tile, one per word lane.
+  std::string isaMatMulKernel(llvm::StringRef weightType) const override {
+    if (weightType == "q8_0" || weightType == "q4_0" || weightType == "q4_k" ||
+        weightType == "q6_k")
+      return ("matmul_" + weightType + "_q8_0_32x_hvx").str();
+    return "";
+  }
+
+  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) const override {
+    if (!kernel.endswith("_32x_hvx"))
+      return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
+    const llvm::StringRef type = kernel.substr(7, 4); // matmul_<type>_...
+    std::vector<qblocks::Block> blocks;
+    if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
+      return false;
+    constexpr int64_t T = 32;
+    const bool nibbles = type == "q4_0" || type == "q4_k";
+    const bool twoScales = type == "q4_k" || type == "q6_k";
+    // Unsigned weight bytes: q4 nibbles as they are, q8_0 + 128, q6_k + 32.
+    const int offset = type == "q8_0" ? 128 : type == "q6_k" ? 32 : 0;
+    const int64_t groups = nibbles ? 4 : 8;
+    const int64_t bpb = groups * 4 + (twoScales ? 8 : 4); // bytes per row-block
+    const int64_t nb = K / 32;
+    // Tiles of T rows; the last one holds only its tw rows (vectors 4 * tw
+    // bytes apart), and 128 bytes of padding keep its full-vector loads in
+    // the weight.
+    out.assign((size_t)(N * nb * bpb + 128), 0);
+    for (int64_t j = 0; j < N; ++j) {
+      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      for (int64_t b = 0; b < nb; ++b) {
+        const qblocks::Block &bl = blocks[j * nb + b];
+        uint8_t *base = out.data() + t * T * nb * bpb + b * tw * bpb;
+        for (int64_t g = 0; g < groups; ++g)
+          for (int64_t e = 0; e < 4; ++e) {
+            const int64_t i = 4 * g + e;
+            base[g * tw * 4 + lane * 4 + e] =
+                nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4))
+                        : (uint8_t)(bl.q[i] + offset);
+          }
+        uint8_t *scales = base + groups * tw * 4;
+        qblocks::putFloat(scales + lane * 4, bl.s0);
+        if (twoScales)
+          qblocks::putFloat(scales + tw * 4 + lane * 4, bl.s1);
+      }
+    }
+    return true;
+  }
+
+protected:
+  std::string isaKernelSource() const override {
+    return embeddedSource("kernels_hvx.c");
+  }
 };
 } // namespace
 

@@ -1,1 +1,235 @@
-/* kernels_hvx.c - hvx microkernels (none yet: the portable kernels serve). */
+/* kernels_hvx.c - Hexagon v67 HVX (128-byte) matmul microkernels.
+ *
+ * Weights are repacked at compile time (HvxTarget.cpp) into tiles of 32
+ * output rows, one row per 32-bit lane (the last tile holds only its tw rows,
+ * vectors 4 * tw bytes apart, and the buffer ends in 128 bytes of padding): for each tile and 32-element block,
+ * vector g holds, in lane j, 4 consecutive unsigned weight bytes of row j, so
+ * that vrmpy(Vu.ub, Rt.b) with the 4 matching activation bytes in Rt adds
+ * their dot product to lane j. After the vectors come the rows' f32 scales.
+ *
+ *  q4_0: 4 vectors (lane j byte t of vector g: element 4g+t in the low nibble,
+ *        element 16+4g+t in the high one, unsigned 0..15), 32 f32 d
+ *        (640 bytes per full tile-block)
+ *  q4_k: same nibbles, 32 f32 d*sc, 32 f32 dmin*m                      (768)
+ *  q8_0: 8 vectors of q+128 (0..255; element 4g+t), 32 f32 d         (1152)
+ *  q6_k: 8 vectors of the 6-bit values (0..63), 32 f32 d*sc for
+ *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
+ *
+ * Unsigned weights times signed activations: the offsets (8, 128, 32) times
+ * the activation block sum are subtracted by starting the accumulator there.
+ * v67 HVX has no float arithmetic: the integer block sums go through a
+ * vector store to the per-row float scaling in scalar code.
+ */
+#include <hexagon_types.h>
+#include <hvx_hexagon_protos.h>
+
+#define KILN_HVX_TILE 32
+#define KILN_HVX_CHUNK 32 /* activation blocks handled per pass over a tile */
+
+typedef long kiln_hvx_vu __attribute__((__vector_size__(128), __aligned__(1)));
+
+/* Per-block activation data of one chunk. */
+typedef struct {
+  float ad[KILN_HVX_CHUNK];
+  int32_t lo[KILN_HVX_CHUNK], hi[KILN_HVX_CHUNK]; /* sums of 0..15, 16..31 */
+  int32_t aw[KILN_HVX_CHUNK][8]; /* the 32 int8 as 8 little-endian words */
+} kiln_hvx_act;
+
+static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
+  for (int b = 0; b < n; ++b) {
+    const int8_t *q = a[b].qs;
+    p->ad[b] = kiln_g_f16(a[b].d);
+    int32_t lo = 0, hi = 0;
+    for (int l = 0; l < 16; ++l) {
+      lo += q[l];
+      hi += q[l + 16];
+    }
+    p->lo[b] = lo;
+    p->hi[b] = hi;
+    for (int g = 0; g < 8; ++g)
+      p->aw[b][g] = (int32_t)((uint32_t)(uint8_t)q[4 * g] |
+                              (uint32_t)(uint8_t)q[4 * g + 1] << 8 |
+                              (uint32_t)(uint8_t)q[4 * g + 2] << 16 |
+                              (uint32_t)(uint8_t)q[4 * g + 3] << 24);
+  }
+}
+
+enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_Q6_K };
+
+static inline __attribute__((always_inline)) HVX_Vector
+kiln_hvx_ld(const uint8_t *p, const int aligned) {
+  if (aligned)
+    return *(const HVX_Vector *)p;
+  return (HVX_Vector)*(const kiln_hvx_vu *)p;
+}
+
+/* Integer block sums of one tile (tw rows; vectors tw * 4 bytes apart). */
+static inline __attribute__((always_inline)) void
+kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
+              int nc, HVX_Vector (*isum)[2], const int mode, const int aligned) {
+  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
+  const int vs = 4 * tw;
+  const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f);
+  for (int b = 0; b < nc; ++b) {
+    const uint8_t *wb = wt + (size_t)b * tb;
+    const int32_t *aw = act->aw[b];
+    if (nib) {
+      HVX_Vector acc = Q6_V_vsplat_R(
+          mode == KILN_HVX_Q4_0 ? -8 * (act->lo[b] + act->hi[b]) : 0);
+      for (int g = 0; g < 4; ++g) {
+        HVX_Vector v = kiln_hvx_ld(wb + vs * g, aligned);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(v, m0f), aw[g]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(
+            acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
+      }
+      isum[b][0] = acc;
+    } else {
+      const int off = mode == KILN_HVX_Q8_0 ? -128 : -32;
+      HVX_Vector a0 = Q6_V_vsplat_R(off * act->lo[b]);
+      HVX_Vector a1 = Q6_V_vsplat_R(off * act->hi[b]);
+      for (int g = 0; g < 4; ++g) {
+        a0 = Q6_Vw_vrmpyacc_VwVubRb(a0, kiln_hvx_ld(wb + vs * g, aligned), aw[g]);
+        a1 = Q6_Vw_vrmpyacc_VwVubRb(a1, kiln_hvx_ld(wb + vs * (g + 4), aligned),
+                                    aw[g + 4]);
+      }
+      if (mode == KILN_HVX_Q8_0) {
+        isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
+      } else {
+        isum[b][0] = a0;
+        isum[b][1] = a1;
+      }
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void
+kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
+                const float *bias, float *y, void *scratch, const int mode,
+                const int aligned) {
+  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+  const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
+  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
+  const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K;
+  const int bpb = (nib ? 16 : 32) + (two ? 8 : 4); /* bytes per row-block */
+  kiln_hvx_act act;
+  HVX_Vector isum[KILN_HVX_CHUNK][2];
+  for (int r = 0; r < rows; ++r) {
+    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    float *yr = y + (int64_t)r * N;
+    for (int c0 = 0; c0 < nb; c0 += KILN_HVX_CHUNK) {
+      const int nc = nb - c0 < KILN_HVX_CHUNK ? nb - c0 : KILN_HVX_CHUNK;
+      kiln_hvx_prep(ar + c0, nc, &act);
+      for (int t = 0; t < ntile; ++t) {
+        const int n0 = t * KILN_HVX_TILE;
+        const int nv = N - n0 < KILN_HVX_TILE ? N - n0 : KILN_HVX_TILE;
+        /* The last tile holds only its nv rows (vectors 4 * nv bytes apart). */
+        const int tb = nv * bpb, qb = nv * (nib ? 16 : 32);
+        const uint8_t *wt =
+            w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
+        if (aligned && nv == KILN_HVX_TILE)
+          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, mode, 1);
+        else
+          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, mode, 0);
+        /* Float scaling per row and block, scalar. */
+        for (int j = 0; j < nv; ++j) {
+          float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
+          const uint8_t *sp = wt + qb + 4 * j;
+          for (int b = 0; b < nc; ++b, sp += tb) {
+            const float ad = act.ad[b];
+            const float s0 = *(const float *)sp;
+            const float i0 = (float)((const int32_t *)&isum[b][0])[j];
+            if (mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0) {
+              acc += i0 * (s0 * ad);
+            } else if (mode == KILN_HVX_Q4_K) {
+              const float s1 = *(const float *)(sp + 4 * nv);
+              acc += i0 * (s0 * ad) - s1 * (ad * (float)(act.lo[b] + act.hi[b]));
+            } else {
+              const float s1 = *(const float *)(sp + 4 * nv);
+              const float i1 = (float)((const int32_t *)&isum[b][1])[j];
+              acc += ad * (s0 * i0 + s1 * i1);
+            }
+          }
+          yr[n0 + j] = acc;
+        }
+      }
+    }
+  }
+}
+
+/* Float division for kiln_q8_rows, correctly rounded, for programs linked
+ * without the runtime (kiln_freestanding.c's definition takes precedence). */
+__attribute__((weak)) float __hexagon_divsf3(float a, float b) {
+  union { float f; uint32_t u; } va = {a}, vb = {b}, r;
+  const uint32_t sign = (va.u ^ vb.u) & 0x80000000u;
+  uint32_t xa = va.u & 0x7fffffffu, xb = vb.u & 0x7fffffffu;
+  if (xa > 0x7f800000u || xb > 0x7f800000u || (xa == 0 && xb == 0) ||
+      (xa == 0x7f800000u && xb == 0x7f800000u)) {
+    r.u = 0x7fc00000u;
+    return r.f;
+  }
+  if (xa == 0x7f800000u || xb == 0) {
+    r.u = sign | 0x7f800000u;
+    return r.f;
+  }
+  if (xa == 0 || xb == 0x7f800000u) {
+    r.u = sign;
+    return r.f;
+  }
+  int ea = (int)(xa >> 23), eb = (int)(xb >> 23);
+  uint32_t ma = xa & 0x7fffffu, mb = xb & 0x7fffffu;
+  if (ea) ma |= 0x800000u; else for (ea = 1; !(ma & 0x800000u); --ea) ma <<= 1;
+  if (eb) mb |= 0x800000u; else for (eb = 1; !(mb & 0x800000u); --eb) mb <<= 1;
+  int e = ea - eb + 127;
+  if (ma < mb) {
+    ma <<= 1;
+    --e;
+  }
+  /* 26 quotient bits (1.23 + guard + round) by restoring division */
+  uint32_t q = 0, rem = ma;
+  for (int i = 0; i < 26; ++i) {
+    q <<= 1;
+    if (rem >= mb) {
+      rem -= mb;
+      q |= 1;
+    }
+    rem <<= 1;
+  }
+  uint32_t sticky = rem != 0;
+  if (e >= 255) {
+    r.u = sign | 0x7f800000u;
+    return r.f;
+  }
+  if (e <= 0) { /* subnormal result */
+    const int sh = 1 - e;
+    if (sh >= 27) {
+      sticky |= q != 0;
+      q = 0;
+    } else {
+      sticky |= (q & ((1u << sh) - 1u)) != 0;
+      q >>= sh;
+    }
+    e = 1;
+  }
+  uint32_t mant = q >> 2;
+  const uint32_t rb = (q >> 1) & 1u, st = (q & 1u) | sticky;
+  if (rb && (st || (mant & 1u)))
+    ++mant;
+  r.u = sign | (((uint32_t)(e - 1) << 23) + mant);
+  return r.f;
+}
+
+#define KILN_HVX_KERNEL(T, MODE)                                               \
+  static void kiln_matmul_##T##_q8_0_32x_hvx(const float *x, int rows, int K,  \
+                                             const uint8_t *w, int N,          \
+                                             const float *bias, float *y,      \
+                                             void *scratch) {                  \
+    if (((uintptr_t)w & 127) == 0)                                             \
+      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, 1);            \
+    else                                                                       \
+      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, 0);            \
+  }
+
+KILN_HVX_KERNEL(q4_0, KILN_HVX_Q4_0)
+KILN_HVX_KERNEL(q4_k, KILN_HVX_Q4_K)
+KILN_HVX_KERNEL(q8_0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(q6_k, KILN_HVX_Q6_K)

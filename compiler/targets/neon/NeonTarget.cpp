@@ -1,10 +1,51 @@
 //===- NeonTarget.cpp - AArch64 NEON with dot product (optionally i8mm) ---===//
 #include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/common/Embedded.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace kiln;
 
 namespace {
+/// Repacks GGML q8_0 / q4_0 rows into the 4-row tiles of kernels_neon.c: per
+/// tile, nb blocks of 4 rows' quants interleaved in 4-byte groups, then nb x 4
+/// fp16 scales. Rows past N are zero (scale 0; q4_0 nibbles 8 -> 0x88 ^ 0x88).
+bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
+                size_t bytes, std::vector<uint8_t> &out, std::string &error) {
+  const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32;
+  if (K % 32 || (size_t)(N * nb * bb) != bytes) {
+    error = "neon: unexpected weight size for packing";
+    return false;
+  }
+  const int64_t tiles = (N + 3) / 4, tileBytes = nb * (4 * qb + 8);
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t t = 0; t < tiles; ++t) {
+    uint8_t *tile = out.data() + t * tileBytes;
+    uint8_t *scales = tile + nb * 4 * qb;
+    for (int64_t i = 0; i < 4; ++i) {
+      const int64_t row = t * 4 + i;
+      for (int64_t b = 0; b < nb; ++b) {
+        uint8_t *q = tile + b * 4 * qb;
+        if (row >= N) { // padding: zero weights
+          if (q4)
+            for (int64_t v = 0; v < qb / 4; ++v)
+              std::memset(q + v * 16 + i * 4, 0x00, 4);
+          continue;
+        }
+        const uint8_t *src = ggml + (row * nb + b) * bb;
+        std::memcpy(scales + (b * 4 + i) * 2, src, 2);
+        for (int64_t v = 0; v < qb / 4; ++v)
+          for (int64_t c = 0; c < 4; ++c) {
+            uint8_t byte = src[2 + v * 4 + c];
+            q[v * 16 + i * 4 + c] = q4 ? (uint8_t)(byte ^ 0x88) : byte;
+          }
+      }
+    }
+  }
+  return true;
+}
+
 class NeonTarget : public IsaTarget {
 public:
   explicit NeonTarget(bool i8mm) : i8mm(i8mm) {}
@@ -21,6 +62,32 @@ public:
   }
   std::vector<std::string> runPrefix(int64_t) const override {
     return {"qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu"};
+  }
+
+  std::string isaMatMulKernel(llvm::StringRef type) const override {
+    if (type == "q4_0")
+      return "matmul_q4_0_q8_0_4x4_neon_dotprod";
+    if (type == "q8_0")
+      return "matmul_q8_0_q8_0_4x4_neon_dotprod";
+    if (type == "q4_k") // GGML layout: packWeight copies these
+      return "matmul_q4_k_q8_0_1x1_neon_dotprod";
+    if (type == "q6_k")
+      return "matmul_q6_k_q8_0_1x1_neon_dotprod";
+    return "";
+  }
+  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) const override {
+    if (kernel == "matmul_q4_0_q8_0_4x4_neon_dotprod")
+      return packTiles4(true, N, K, ggml, bytes, out, error);
+    if (kernel == "matmul_q8_0_q8_0_4x4_neon_dotprod")
+      return packTiles4(false, N, K, ggml, bytes, out, error);
+    return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
+  }
+
+protected:
+  std::string isaKernelSource() const override {
+    return embeddedSource("kernels_neon.c");
   }
 
 private:

@@ -1,5 +1,9 @@
 //===- RvvTarget.cpp - RISC-V RV64GCV (RVV 1.0), vector-length agnostic ---===//
+#include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/rvv/QuantBlocks.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace kiln;
@@ -25,6 +29,52 @@ public:
             "-L", "/usr/riscv64-linux-gnu"};
   }
   std::vector<int64_t> testVectorBits() const override { return {128, 256, 512}; }
+
+  // Microkernels of kernels_rvv.c: 128 output rows per tile, rows as lanes.
+  std::string isaMatMulKernel(llvm::StringRef weightType) const override {
+    if (weightType == "q8_0" || weightType == "q4_0" || weightType == "q4_k" ||
+        weightType == "q6_k")
+      return ("matmul_" + weightType + "_q8_0_128x_rvv").str();
+    return "";
+  }
+
+  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) const override {
+    if (!kernel.endswith("_128x_rvv"))
+      return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
+    const llvm::StringRef type = kernel.substr(7, 4); // matmul_<type>_...
+    std::vector<qblocks::Block> blocks;
+    if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
+      return false;
+    constexpr int64_t T = 128;
+    const bool nibbles = type == "q4_0" || type == "q4_k";
+    const bool twoScales = type == "q4_k" || type == "q6_k";
+    const int64_t qbytes = nibbles ? 16 : 32;
+    const int64_t bpb = qbytes + (twoScales ? 8 : 4); // bytes per row-block
+    const int64_t nb = K / 32;
+    // Tiles of T rows; the last one holds only its tw rows (lane stride tw).
+    out.assign((size_t)(N * nb * bpb), 0);
+    for (int64_t j = 0; j < N; ++j) {
+      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      for (int64_t b = 0; b < nb; ++b) {
+        const qblocks::Block &bl = blocks[j * nb + b];
+        uint8_t *base = out.data() + t * T * nb * bpb + b * tw * bpb;
+        for (int64_t i = 0; i < qbytes; ++i)
+          base[i * tw + lane] =
+              nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4)) : (uint8_t)bl.q[i];
+        qblocks::putFloat(base + qbytes * tw + lane * 4, bl.s0);
+        if (twoScales)
+          qblocks::putFloat(base + qbytes * tw + tw * 4 + lane * 4, bl.s1);
+      }
+    }
+    return true;
+  }
+
+protected:
+  std::string isaKernelSource() const override {
+    return embeddedSource("kernels_rvv.c");
+  }
 };
 } // namespace
 

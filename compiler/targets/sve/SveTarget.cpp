@@ -1,10 +1,44 @@
 //===- SveTarget.cpp - AArch64 SVE, vector-length agnostic by default -----===//
 #include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/common/Embedded.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace kiln;
 
 namespace {
+/// Repacks GGML q8_0 / q4_0 rows into the 16-row tiles of kernels_sve.c: per
+/// tile, nb quant blocks of 64-byte slices (slice v: for row groups g = 0..3,
+/// bytes 4v..4v+3 of rows 4g..4g+3), then nb x 16 fp16 scales. Rows past N
+/// are zero (scale 0; q4_0 bytes 0x00 = nibbles 8 after the xor with 0x88).
+bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
+                 size_t bytes, std::vector<uint8_t> &out, std::string &error) {
+  const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32;
+  if (K % 32 || (size_t)(N * nb * bb) != bytes) {
+    error = "sve: unexpected weight size for packing";
+    return false;
+  }
+  const int64_t blockBytes = 16 * qb, tiles = (N + 15) / 16,
+                tileBytes = nb * (blockBytes + 32);
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t row = 0; row < N; ++row) {
+    uint8_t *tile = out.data() + (row / 16) * tileBytes;
+    const int64_t r = row % 16, g = r / 4, i = r % 4;
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t *src = ggml + (row * nb + b) * bb;
+      std::memcpy(tile + nb * blockBytes + (b * 16 + r) * 2, src, 2);
+      uint8_t *q = tile + b * blockBytes;
+      for (int64_t v = 0; v < qb / 4; ++v)
+        for (int64_t c = 0; c < 4; ++c) {
+          uint8_t byte = src[2 + v * 4 + c];
+          q[v * 64 + g * 16 + i * 4 + c] = q4 ? (uint8_t)(byte ^ 0x88) : byte;
+        }
+    }
+  }
+  return true;
+}
+
 class SveTarget : public IsaTarget {
 public:
   explicit SveTarget(int64_t bits) : bits(bits) {}
@@ -31,6 +65,28 @@ public:
     if (bits)
       return {bits};
     return {128, 256, 512};
+  }
+
+  std::string isaMatMulKernel(llvm::StringRef type) const override {
+    if (type == "q4_0")
+      return "matmul_q4_0_q8_0_16x4_sve";
+    if (type == "q8_0")
+      return "matmul_q8_0_q8_0_16x4_sve";
+    return "";
+  }
+  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) const override {
+    if (kernel == "matmul_q4_0_q8_0_16x4_sve")
+      return packTiles16(true, N, K, ggml, bytes, out, error);
+    if (kernel == "matmul_q8_0_q8_0_16x4_sve")
+      return packTiles16(false, N, K, ggml, bytes, out, error);
+    return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
+  }
+
+protected:
+  std::string isaKernelSource() const override {
+    return embeddedSource("kernels_sve.c");
   }
 
 private:

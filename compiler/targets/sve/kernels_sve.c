@@ -1,1 +1,174 @@
-/* kernels_sve.c - sve microkernels (none yet: the portable kernels serve). */
+/* kernels_sve.c - AArch64 SVE matmul microkernels, vector-length agnostic.
+ *
+ * Activations are quantized to Q8_0 with kiln_q8_rows (kernels_q8.c), so the
+ * numerics are those of the scalar kernels; only float sums may be reordered.
+ *
+ * Weights arrive repacked by SveTarget::packWeight in 16-row tiles (N padded
+ * to a multiple of 16 with zero rows), a layout that does not depend on the
+ * vector length. A tile of nb = K/32 blocks holds nb quant blocks, then nb x 16
+ * fp16 scales (row order). A quant block is a sequence of 64-byte "slices";
+ * slice v holds, for row groups g = 0..3, 16 bytes: bytes 4v..4v+3 of rows
+ * 4g, 4g+1, 4g+2, 4g+3 (each 128-bit segment is a NEON-style 4x4 tile):
+ *
+ *   q8_0 "16x4": 8 slices (512 bytes/block).
+ *   q4_0 "16x4": 4 slices of GGML nibble bytes xor 0x88 (256 bytes/block); the
+ *                low nibble shifted left by 4 and the high nibble masked with
+ *                0xf0 are (q - 8) * 16 as int8.
+ *
+ * A vector of P = min(VL, 64) bytes covers P/4 rows of a slice: the kernel
+ * walks a tile in 64/P passes. svld1rq_s8 replicates 16 activation bytes into
+ * every segment and svdot_lane_s32 picks the 4 bytes matching slice v.
+ */
+#include <arm_sve.h>
+
+static inline float kiln_sve_h2f(uint16_t h) {
+  __fp16 f;
+  __builtin_memcpy(&f, &h, 2);
+  return (float)f;
+}
+
+/* Integer dot (x16) of a q4_0 16x4 block's pass (4 slice vectors, already
+ * split into low/high nibble vectors) with one activation block. */
+#define KILN_SVE_Q4_DOT(S, AQ)                                                 \
+  svint32_t S;                                                                 \
+  {                                                                            \
+    const svint8_t a0 = svld1rq_s8(all, (AQ)), a1 = svld1rq_s8(all, (AQ) + 16);\
+    svint32_t s0 = svdot_lane_s32(zero, l0, a0, 0);                            \
+    svint32_t s1 = svdot_lane_s32(zero, h0, a1, 0);                            \
+    s0 = svdot_lane_s32(s0, l1, a0, 1);                                        \
+    s1 = svdot_lane_s32(s1, h1, a1, 1);                                        \
+    s0 = svdot_lane_s32(s0, l2, a0, 2);                                        \
+    s1 = svdot_lane_s32(s1, h2, a1, 2);                                        \
+    s0 = svdot_lane_s32(s0, l3, a0, 3);                                        \
+    s1 = svdot_lane_s32(s1, h3, a1, 3);                                        \
+    S = svasr_n_s32_x(all, svadd_s32_x(all, s0, s1), 4);                       \
+  }
+
+#define KILN_SVE_Q8_DOT(S, AQ)                                                 \
+  svint32_t S;                                                                 \
+  {                                                                            \
+    const svint8_t a0 = svld1rq_s8(all, (AQ)), a1 = svld1rq_s8(all, (AQ) + 16);\
+    svint32_t s0 = svdot_lane_s32(zero, w0, a0, 0);                            \
+    svint32_t s1 = svdot_lane_s32(zero, w4, a1, 0);                            \
+    s0 = svdot_lane_s32(s0, w1, a0, 1);                                        \
+    s1 = svdot_lane_s32(s1, w5, a1, 1);                                        \
+    s0 = svdot_lane_s32(s0, w2, a0, 2);                                        \
+    s1 = svdot_lane_s32(s1, w6, a1, 2);                                        \
+    s0 = svdot_lane_s32(s0, w3, a0, 3);                                        \
+    s1 = svdot_lane_s32(s1, w7, a1, 3);                                        \
+    S = svadd_s32_x(all, s0, s1);                                              \
+  }
+
+/* Adds the block's scaled integer dot to accumulator F (activation row R). */
+#define KILN_SVE_ACC(R, F, DOT)                                                \
+  if ((R) < nr) {                                                              \
+    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
+    DOT(s, ab->qs)                                                             \
+    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, s),                           \
+                    svmul_n_f32_x(p32, dw, kiln_sve_h2f(ab->d)));              \
+  }
+
+#define KILN_SVE_STORE(R, F)                                                   \
+  if ((R) < nr) {                                                              \
+    svfloat32_t v = F;                                                         \
+    if (bias)                                                                  \
+      v = svadd_f32_x(pout, v, svld1_f32(pout, bias + j0));                    \
+    svst1_f32(pout, y + (int64_t)(R) * N + j0, v);                             \
+  }
+
+/* One pass (P/4 rows starting at tile row ro) of a 16-row tile against nr
+ * activation rows (1..4, constant after inlining). */
+static inline __attribute__((always_inline)) void
+kiln_sve_q4_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+                   const float *bias, float *y, int N, int j0) {
+  const svbool_t all = svptrue_b8();
+  const svint32_t zero = svdup_n_s32(0);
+  const int8_t *wq = (const int8_t *)tile + off;
+  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 256) + off / 4;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  for (int b = 0; b < nb; ++b, wq += 256) {
+    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
+                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192);
+    const svint8_t l0 = svlsl_n_s8_x(all, w0, 4), l1 = svlsl_n_s8_x(all, w1, 4),
+                   l2 = svlsl_n_s8_x(all, w2, 4), l3 = svlsl_n_s8_x(all, w3, 4);
+    const svint8_t h0 = svand_n_s8_x(all, w0, (int8_t)0xf0),
+                   h1 = svand_n_s8_x(all, w1, (int8_t)0xf0),
+                   h2 = svand_n_s8_x(all, w2, (int8_t)0xf0),
+                   h3 = svand_n_s8_x(all, w3, (int8_t)0xf0);
+    const svfloat32_t dw = svcvt_f32_f16_x(
+        p32, svreinterpret_f16_u32(svld1uh_u32(p32, ws + 16 * b)));
+    KILN_SVE_ACC(0, f0, KILN_SVE_Q4_DOT)
+    KILN_SVE_ACC(1, f1, KILN_SVE_Q4_DOT)
+    KILN_SVE_ACC(2, f2, KILN_SVE_Q4_DOT)
+    KILN_SVE_ACC(3, f3, KILN_SVE_Q4_DOT)
+  }
+  KILN_SVE_STORE(0, f0)
+  KILN_SVE_STORE(1, f1)
+  KILN_SVE_STORE(2, f2)
+  KILN_SVE_STORE(3, f3)
+}
+
+static inline __attribute__((always_inline)) void
+kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+                   const float *bias, float *y, int N, int j0) {
+  const svbool_t all = svptrue_b8();
+  const svint32_t zero = svdup_n_s32(0);
+  const int8_t *wq = (const int8_t *)tile + off;
+  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 512) + off / 4;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  for (int b = 0; b < nb; ++b, wq += 512) {
+    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
+                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
+                   w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
+                   w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+    const svfloat32_t dw = svcvt_f32_f16_x(
+        p32, svreinterpret_f16_u32(svld1uh_u32(p32, ws + 16 * b)));
+    KILN_SVE_ACC(0, f0, KILN_SVE_Q8_DOT)
+    KILN_SVE_ACC(1, f1, KILN_SVE_Q8_DOT)
+    KILN_SVE_ACC(2, f2, KILN_SVE_Q8_DOT)
+    KILN_SVE_ACC(3, f3, KILN_SVE_Q8_DOT)
+  }
+  KILN_SVE_STORE(0, f0)
+  KILN_SVE_STORE(1, f1)
+  KILN_SVE_STORE(2, f2)
+  KILN_SVE_STORE(3, f3)
+}
+
+#define KILN_SVE_MATMUL(T, BLOCK_BYTES)                                        \
+  static void kiln_matmul_##T##_q8_0_16x4_sve(                                 \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = (int64_t)nb * ((BLOCK_BYTES) + 32);            \
+    const int vb = (int)svcntb(), P = vb < 64 ? vb : 64;                       \
+    const svbool_t pb = svwhilelt_b8_s32(0, P);                                \
+    const svbool_t p32 = svwhilelt_b32_s32(0, P / 4);                          \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int t = 0; t * 16 < N; ++t) {                                       \
+        const uint8_t *tile = w + (int64_t)t * tile_bytes;                     \
+        for (int off = 0; off < 64 && t * 16 + off / 4 < N; off += P) {        \
+          const int j0 = t * 16 + off / 4;                                     \
+          const svbool_t pout = svand_b_z(p32, p32, svwhilelt_b32_s32(j0, N)); \
+          switch (nr) {                                                        \
+          case 1: kiln_sve_##T##_pass(tile, nb, off, ar, 1, pb, p32, pout,     \
+                                      bias, yr, N, j0); break;                 \
+          case 2: kiln_sve_##T##_pass(tile, nb, off, ar, 2, pb, p32, pout,     \
+                                      bias, yr, N, j0); break;                 \
+          case 3: kiln_sve_##T##_pass(tile, nb, off, ar, 3, pb, p32, pout,     \
+                                      bias, yr, N, j0); break;                 \
+          default: kiln_sve_##T##_pass(tile, nb, off, ar, 4, pb, p32, pout,    \
+                                       bias, yr, N, j0); break;                \
+          }                                                                    \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+KILN_SVE_MATMUL(q4_0, 256)
+KILN_SVE_MATMUL(q8_0, 512)

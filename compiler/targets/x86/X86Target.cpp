@@ -1,10 +1,137 @@
 //===- X86Target.cpp - x86-64 with AVX2+FMA, or AVX-512 VNNI --------------===//
 #include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/common/Embedded.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace kiln;
 
 namespace {
+// Packed layouts read by kernels_x86.c. Weight rows are taken in groups of NR
+// (8 for AVX2, 16 for AVX-512), N padded up with zero rows. Within a group,
+// quants are interleaved in 4-byte words: word (c, i) holds four consecutive
+// quants of row i, so a 32/64-byte load holds one word of every row and a
+// u8 x s8 dot product against a broadcast activation word leaves one row's
+// partial sum in each 32-bit lane (no horizontal reductions, no shuffles).
+// Each group is [metadata of all blocks, padded to 64 bytes][quants], so
+// every quant load is aligned.
+//
+//  q8_0: meta = nb x NR fp16 d; per block 8 words per row: word c =
+//        q[4c..4c+3] (xor 0x80 for the VNNI kernel: u8 = q + 128).
+//  q4_0: meta = nb x NR fp16 d; per block 4 words per row: word c = GGML
+//        bytes q[4c..4c+3] (low nibbles: elements 4c.., high: 16+4c..).
+//  q4_k: meta per super-block = NR fp16 d, NR fp16 dmin, 8 x NR u8 scale,
+//        8 x NR u8 min; quants per 32-element sub-block as q4_0 (unsigned).
+//  q6_k: meta per super-block = NR fp16 d, 16 x NR int8 scale; per 32-element
+//        block: 4 words per row of low nibbles (as q4_0), then 2 words per row
+//        of high bit pairs: word h byte t bits 2c'..2c'+1 = bits 4..5 of
+//        element 16h + 4c' + t.
+constexpr int64_t pad64(int64_t v) { return (v + 63) & ~int64_t(63); }
+
+void scaleMinK4(int j, const uint8_t *s, int &sc, int &m) {
+  if (j < 4) {
+    sc = s[j] & 63;
+    m = s[j + 4] & 63;
+  } else {
+    sc = (s[j + 4] & 0xf) | ((s[j - 4] >> 6) << 4);
+    m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
+             const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+             std::string &error) {
+  int64_t bs, bb, meta, quant; // per GGML block: elements, bytes; per group
+  if (type == "q8_0") {
+    bs = 32, bb = 34, meta = 2 * NR, quant = 32 * NR;
+  } else if (type == "q4_0") {
+    bs = 32, bb = 18, meta = 2 * NR, quant = 16 * NR;
+  } else if (type == "q4_k") {
+    bs = 256, bb = 144, meta = 20 * NR, quant = 128 * NR;
+  } else if (type == "q6_k") {
+    bs = 256, bb = 210, meta = 18 * NR, quant = 192 * NR;
+  } else {
+    error = "x86: no packed layout for " + type.str();
+    return false;
+  }
+  const int64_t nb = K / bs;
+  if (K % bs || (size_t)(N * nb * bb) != bytes) {
+    error = "x86: unexpected " + type.str() + " weight size for packing";
+    return false;
+  }
+  const int64_t metaBytes = pad64(nb * meta), groupBytes = metaBytes + nb * quant;
+  const int64_t groups = (N + NR - 1) / NR;
+  out.assign((size_t)(groups * groupBytes), 0);
+  // Writes 4-byte word `word` of row i into a block's quant area.
+  auto wordAt = [&](uint8_t *q, int64_t word, int64_t i) {
+    return q + (word * NR + i) * 4;
+  };
+  for (int64_t g = 0; g < groups; ++g) {
+    uint8_t *grp = out.data() + g * groupBytes;
+    for (int64_t i = 0; i < NR && g * NR + i < N; ++i) {
+      const uint8_t *row = ggml + (g * NR + i) * nb * bb;
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t *src = row + b * bb;
+        uint8_t *m = grp + b * meta, *q = grp + metaBytes + b * quant;
+        if (type == "q8_0" || type == "q4_0") {
+          std::memcpy(m + 2 * i, src, 2);
+          const int words = type == "q8_0" ? 8 : 4;
+          for (int c = 0; c < words; ++c)
+            for (int t = 0; t < 4; ++t)
+              wordAt(q, c, i)[t] = src[2 + 4 * c + t] ^ (xor80 ? 0x80 : 0);
+        } else if (type == "q4_k") {
+          std::memcpy(m + 2 * i, src, 2);          // d
+          std::memcpy(m + 2 * NR + 2 * i, src + 2, 2); // dmin
+          for (int j = 0; j < 8; ++j) {
+            int sc, mn;
+            scaleMinK4(j, src + 4, sc, mn);
+            m[4 * NR + j * NR + i] = (uint8_t)sc;
+            m[12 * NR + j * NR + i] = (uint8_t)mn;
+            const uint8_t *qs = src + 16 + (j / 2) * 32;
+            const int shift = (j % 2) * 4;
+            uint8_t *qj = q + j * 16 * NR;
+            for (int c = 0; c < 4; ++c)
+              for (int t = 0; t < 4; ++t) {
+                int lo = (qs[4 * c + t] >> shift) & 0xf;
+                int hi = (qs[16 + 4 * c + t] >> shift) & 0xf;
+                wordAt(qj, c, i)[t] = (uint8_t)(lo | hi << 4);
+              }
+          }
+        } else { // q6_k
+          const uint8_t *ql = src, *qh = src + 128, *sc = src + 192;
+          std::memcpy(m + 2 * i, src + 208, 2);
+          for (int s = 0; s < 16; ++s)
+            m[2 * NR + s * NR + i] = sc[s];
+          for (int blk = 0; blk < 8; ++blk) {
+            const int half = blk / 4, quad = blk % 4;
+            const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
+            const uint8_t *h2 = qh + half * 32;
+            const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+            uint8_t u[32];
+            for (int l = 0; l < 32; ++l)
+              u[l] = (uint8_t)(((l4[l] >> lowShift) & 0xf) |
+                               (((h2[l] >> highShift) & 3) << 4));
+            uint8_t *qb = q + blk * 24 * NR;
+            for (int c = 0; c < 4; ++c)
+              for (int t = 0; t < 4; ++t)
+                wordAt(qb, c, i)[t] =
+                    (uint8_t)((u[4 * c + t] & 0xf) | (u[16 + 4 * c + t] & 0xf) << 4);
+            for (int h = 0; h < 2; ++h)
+              for (int t = 0; t < 4; ++t) {
+                uint8_t v = 0;
+                for (int c = 0; c < 4; ++c)
+                  v |= (uint8_t)((u[16 * h + 4 * c + t] >> 4) << (2 * c));
+                wordAt(qb, 4 + h, i)[t] = v;
+              }
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
 class X86Target : public IsaTarget {
 public:
   explicit X86Target(std::string level) : level(std::move(level)) {}
@@ -26,6 +153,41 @@ public:
     argv.insert(argv.end(), inputs.begin(), inputs.end());
     argv.insert(argv.end(), {"-lm", "-o", output});
     return argv;
+  }
+
+  std::string isaMatMulKernel(llvm::StringRef type) const override {
+    if (level == "avx512vnni") {
+      if (type == "q8_0")
+        return "matmul_q8_0_q8_0_4x16_avx512vnni";
+      if (type == "q4_0")
+        return "matmul_q4_0_q8_0_4x16_avx512vnni";
+    }
+    if (type == "q8_0")
+      return "matmul_q8_0_q8_0_4x8_avx2";
+    if (type == "q4_0")
+      return "matmul_q4_0_q8_0_4x8_avx2";
+    if (type == "q4_k")
+      return "matmul_q4_k_q8_0_4x8_avx2";
+    if (type == "q6_k")
+      return "matmul_q6_k_q8_0_4x8_avx2";
+    return "";
+  }
+  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) const override {
+    // kernel = matmul_<type>_q8_0_<MR>x<NR>_<isa>
+    if (!kernel.startswith("matmul_") ||
+        (!kernel.endswith("_avx2") && !kernel.endswith("_avx512vnni")))
+      return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
+    llvm::StringRef type = kernel.substr(7, 4);
+    const bool vnni = kernel.endswith("avx512vnni");
+    return packX86(type, vnni ? 16 : 8, vnni && type == "q8_0", N, K, ggml,
+                   bytes, out, error);
+  }
+
+protected:
+  std::string isaKernelSource() const override {
+    return embeddedSource("kernels_x86.c");
   }
 
 private:

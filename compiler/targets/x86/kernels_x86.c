@@ -1,1 +1,390 @@
-/* kernels_x86.c - x86 microkernels (none yet: the portable kernels serve). */
+/* kernels_x86.c - x86 matmul microkernels: Q8_0 activations times Q8_0, Q4_0,
+ * Q4_K and Q6_K weights, AVX2 (x86-64-v3) and AVX-512 VNNI.
+ *
+ * Weights arrive packed by X86Target::packWeight: groups of NR rows (8 for
+ * AVX2, 16 for AVX-512), each group [metadata of all blocks, padded to 64
+ * bytes][quants]. Quants are interleaved in 4-byte words, one word per row in
+ * each 32/64-byte vector, so a u8 x s8 dot product of a weight vector with a
+ * broadcast 4-byte activation word leaves row i's partial sum in 32-bit lane
+ * i: the accumulators hold NR outputs each, without horizontal reductions.
+ * A tile is up to 4 activation rows (MR) by NR weight rows; each weight vector
+ * is loaded once per tile and used for every activation row.
+ *
+ * Activations are quantized by kiln_q8_rows (the numerics of kernels_q8.c);
+ * integer block sums are exact, so results differ from the scalar kernels only
+ * in the rounding of the float accumulation.
+ *
+ * Unsigned weights (Q4_0 nibbles, Q4_K, VNNI Q8_0 stored as q + 128) use
+ * u8 x s8 products and subtract offset x (sum of the activation block);
+ * signed weights under AVX2 (Q8_0, Q6_K) use |w| x sign(a, w).
+ */
+#include <immintrin.h>
+
+#define KILN_X86_MR 4
+
+static inline int32_t kiln_x86_ld32(const void *p) {
+  int32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+
+/* Scales (f32) and element sums of `rows` rows of quantized activations. */
+static void kiln_x86_prep(const kiln_q8_block *a, int rows, int nb, float *da,
+                          int32_t *as) {
+  for (int64_t i = 0; i < (int64_t)rows * nb; ++i) {
+    da[i] = kiln_g_f16(a[i].d);
+    int32_t s = 0;
+    for (int j = 0; j < 32; ++j)
+      s += a[i].qs[j];
+    as[i] = s;
+  }
+}
+
+/* Rows of activations whose scales and sums are prepared at once: all of them
+ * unless K is large (the arrays live on the stack). */
+static int kiln_x86_panel(int rows, int nb) {
+  int p = 4096 / nb;
+  p = p < KILN_X86_MR ? KILN_X86_MR : p - p % KILN_X86_MR;
+  return p < rows ? p : rows;
+}
+
+/* The driver shared by all kernels: quantize, then for each panel of rows,
+ * each group of NR weight rows, each tile of up to 4 activation rows, run
+ * TILE(group, metaBytes, nb, activations, da, as, MR, acc) and store. */
+#define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE)         \
+  static void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w,   \
+                          int N, const float *bias, float *y, void *scratch) { \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32, nsb = K / (BS);                                     \
+    const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
+    const int64_t groupBytes = metaBytes + (int64_t)nsb * (QUANT);             \
+    const int panel = kiln_x86_panel(rows, nb);                                \
+    float da[(int64_t)panel * nb];                                             \
+    int32_t as[(int64_t)panel * nb];                                           \
+    for (int p0 = 0; p0 < rows; p0 += panel) {                                 \
+      const int pr = rows - p0 < panel ? rows - p0 : panel;                    \
+      kiln_x86_prep(a + (int64_t)p0 * nb, pr, nb, da, as);                     \
+      for (int j0 = 0; j0 < N; j0 += (NR)) {                                   \
+        const uint8_t *grp = w + (int64_t)(j0 / (NR)) * groupBytes;            \
+        const int n = N - j0 < (NR) ? N - j0 : (NR);                           \
+        for (int r0 = 0; r0 < pr; r0 += KILN_X86_MR) {                         \
+          const int rt = pr - r0 < KILN_X86_MR ? pr - r0 : KILN_X86_MR;        \
+          const kiln_q8_block *ar = a + (int64_t)(p0 + r0) * nb;               \
+          const float *dar = da + (int64_t)r0 * nb;                            \
+          const int32_t *asr = as + (int64_t)r0 * nb;                          \
+          ACC_T acc[KILN_X86_MR];                                              \
+          switch (rt) {                                                        \
+          case 4: TILE(grp, metaBytes, nb, ar, dar, asr, 4, acc); break;       \
+          case 3: TILE(grp, metaBytes, nb, ar, dar, asr, 3, acc); break;       \
+          case 2: TILE(grp, metaBytes, nb, ar, dar, asr, 2, acc); break;       \
+          default: TILE(grp, metaBytes, nb, ar, dar, asr, 1, acc); break;      \
+          }                                                                    \
+          for (int r = 0; r < rt; ++r)                                         \
+            STORE(y + (int64_t)(p0 + r0 + r) * N + j0, acc[r],                 \
+                  bias ? bias + j0 : (const float *)0, n);                     \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+#define KILN_X86_INLINE static inline __attribute__((always_inline))
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+/* ------------------------------------------------------------------ AVX2 */
+
+KILN_X86_INLINE void kiln_x86_store8(float *y, __m256 acc, const float *bias,
+                                     int n) {
+  if (n == 8) {
+    if (bias)
+      acc = _mm256_add_ps(acc, _mm256_loadu_ps(bias));
+    _mm256_storeu_ps(y, acc);
+    return;
+  }
+  float t[8];
+  _mm256_storeu_ps(t, acc);
+  for (int i = 0; i < n; ++i)
+    y[i] = t[i] + (bias ? bias[i] : 0.0f);
+}
+
+#define KILN_X86_BC(p) _mm256_set1_epi32(kiln_x86_ld32(p))
+
+/* Sum over one 32-element block of unsigned nibbles (lo: elements 4c..4c+3,
+ * hi: 16+4c..) times activations q: int16 pairs per lane (<= 8*2*15*127). */
+KILN_X86_INLINE __m256i kiln_x86_dot_u4_avx2(const __m256i lo[4],
+                                             const __m256i hi[4],
+                                             const int8_t *q) {
+  __m256i s = _mm256_maddubs_epi16(lo[0], KILN_X86_BC(q));
+  s = _mm256_add_epi16(s, _mm256_maddubs_epi16(hi[0], KILN_X86_BC(q + 16)));
+  for (int c = 1; c < 4; ++c) {
+    s = _mm256_add_epi16(s, _mm256_maddubs_epi16(lo[c], KILN_X86_BC(q + 4 * c)));
+    s = _mm256_add_epi16(s,
+                         _mm256_maddubs_epi16(hi[c], KILN_X86_BC(q + 16 + 4 * c)));
+  }
+  return s;
+}
+
+KILN_X86_INLINE void kiln_x86_split_u4_avx2(const uint8_t *p, __m256i lo[4],
+                                            __m256i hi[4]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0f);
+  for (int c = 0; c < 4; ++c) {
+    __m256i v = _mm256_load_si256((const __m256i *)(p + 32 * c));
+    lo[c] = _mm256_and_si256(v, m4);
+    hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+  }
+}
+
+/* Q4_0: meta nb x 8 fp16; quants 128 bytes per block. */
+KILN_X86_INLINE void kiln_x86_tile_q4_0_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 128) {
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
+    __m256i lo[4], hi[4];
+    kiln_x86_split_u4_avx2(qp, lo, hi);
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      __m256i s = kiln_x86_dot_u4_avx2(lo, hi, a[i].qs);
+      __m256i d = _mm256_sub_epi32(_mm256_madd_epi16(s, ones),
+                                   _mm256_set1_epi32(8 * as[i]));
+      acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d),
+                               _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
+    }
+  }
+}
+
+/* Q8_0: meta nb x 8 fp16; quants 256 bytes per block, signed. */
+KILN_X86_INLINE void kiln_x86_tile_q8_0_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 256) {
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
+    __m256i wv[8], aw[8];
+    for (int c = 0; c < 8; ++c) {
+      wv[c] = _mm256_load_si256((const __m256i *)(qp + 32 * c));
+      aw[c] = _mm256_abs_epi8(wv[c]);
+    }
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      const int8_t *q = a[i].qs;
+      __m256i s0 = _mm256_madd_epi16(
+          _mm256_maddubs_epi16(aw[0], _mm256_sign_epi8(KILN_X86_BC(q), wv[0])), ones);
+      __m256i s1 = _mm256_madd_epi16(
+          _mm256_maddubs_epi16(aw[1], _mm256_sign_epi8(KILN_X86_BC(q + 4), wv[1])), ones);
+      for (int c = 2; c < 8; c += 2) {
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(
+            aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), wv[c])), ones));
+        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(
+            aw[c + 1], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c + 4), wv[c + 1])), ones));
+      }
+      acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)),
+                               _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
+    }
+  }
+  (void)as;
+}
+
+/* Q4_K: meta per super-block 8 d, 8 dmin (fp16), 8x8 scales, 8x8 mins (u8);
+ * quants 128 bytes per 32-element sub-block. */
+KILN_X86_INLINE void kiln_x86_tile_q4_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int sb = 0; sb < nb / 8; ++sb) {
+    const uint8_t *m = grp + 160 * sb;
+    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
+    for (int j = 0; j < 8; ++j, qp += 128) {
+      const __m256 ds = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                             _mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
+      const __m256 dm = _mm256_mul_ps(dmin, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                               _mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
+      __m256i lo[4], hi[4];
+      kiln_x86_split_u4_avx2(qp, lo, hi);
+      for (int r = 0; r < MR; ++r) {
+        const int64_t i = (int64_t)r * nb + sb * 8 + j;
+        __m256i s = _mm256_madd_epi16(kiln_x86_dot_u4_avx2(lo, hi, a[i].qs), ones);
+        const __m256 dav = _mm256_set1_ps(da[i]);
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, dav), acc[r]);
+        acc[r] = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da[i] * (float)as[i]), acc[r]);
+      }
+    }
+  }
+}
+
+/* Bits 4..5 of element 4c'+t (byte t of each word holds c' = 0..3 at 2c'). */
+KILN_X86_INLINE __m256i kiln_x86_hbits_avx2(__m256i h, int c) {
+  const __m256i m = _mm256_set1_epi8(0x30);
+  switch (c) {
+  case 0: return _mm256_and_si256(_mm256_slli_epi16(h, 4), m);
+  case 1: return _mm256_and_si256(_mm256_slli_epi16(h, 2), m);
+  case 2: return _mm256_and_si256(h, m);
+  default: return _mm256_and_si256(_mm256_srli_epi16(h, 2), m);
+  }
+}
+
+/* Both int16 halves of each lane = the int8 scale of that row. */
+KILN_X86_INLINE __m256i kiln_x86_scale16_avx2(const uint8_t *p) {
+  __m256i s = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
+  return _mm256_or_si256(_mm256_and_si256(s, _mm256_set1_epi32(0xffff)),
+                         _mm256_slli_epi32(s, 16));
+}
+
+/* Q6_K: meta per super-block 8 d (fp16), 16x8 scales (int8); per block 128
+ * bytes of low nibbles then 64 bytes of high bit pairs. */
+KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  const __m256i m4 = _mm256_set1_epi8(0x0f), k32 = _mm256_set1_epi8(32);
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int sb = 0; sb < nb / 8; ++sb) {
+    const uint8_t *m = grp + 144 * sb;
+    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+    for (int blk = 0; blk < 8; ++blk, qp += 192) {
+      const __m256i sc0 = kiln_x86_scale16_avx2(m + 16 + 16 * blk);
+      const __m256i sc1 = kiln_x86_scale16_avx2(m + 24 + 16 * blk);
+      const __m256i h0 = _mm256_load_si256((const __m256i *)(qp + 128));
+      const __m256i h1 = _mm256_load_si256((const __m256i *)(qp + 160));
+      __m256i wq[8], aw[8];
+      for (int c = 0; c < 4; ++c) {
+        __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
+        wq[c] = _mm256_sub_epi8(
+            _mm256_or_si256(_mm256_and_si256(v, m4), kiln_x86_hbits_avx2(h0, c)), k32);
+        wq[c + 4] = _mm256_sub_epi8(
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
+                            kiln_x86_hbits_avx2(h1, c)),
+            k32);
+      }
+      for (int c = 0; c < 8; ++c)
+        aw[c] = _mm256_abs_epi8(wq[c]);
+      for (int r = 0; r < MR; ++r) {
+        const int64_t i = (int64_t)r * nb + sb * 8 + blk;
+        const int8_t *q = a[i].qs;
+        /* |w| <= 32: four int16 pair sums stay <= 4*2*32*127 */
+        __m256i p0 = _mm256_maddubs_epi16(aw[0], _mm256_sign_epi8(KILN_X86_BC(q), wq[0]));
+        __m256i p1 = _mm256_maddubs_epi16(aw[4], _mm256_sign_epi8(KILN_X86_BC(q + 16), wq[4]));
+        for (int c = 1; c < 4; ++c) {
+          p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(
+              aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), wq[c])));
+          p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(
+              aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), wq[c + 4])));
+        }
+        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(p0, sc0), _mm256_madd_epi16(p1, sc1));
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
+                                 _mm256_mul_ps(d, _mm256_set1_ps(da[i])), acc[r]);
+      }
+    }
+  }
+  (void)as;
+}
+
+KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
+                kiln_x86_tile_q4_0_avx2, kiln_x86_store8)
+KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
+                kiln_x86_tile_q8_0_avx2, kiln_x86_store8)
+KILN_X86_MATMUL(matmul_q4_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1024,
+                kiln_x86_tile_q4_k_avx2, kiln_x86_store8)
+KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
+                kiln_x86_tile_q6_k_avx2, kiln_x86_store8)
+#endif /* AVX2 */
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+/* ------------------------------------------------------------ AVX-512 VNNI */
+
+KILN_X86_INLINE void kiln_x86_store16(float *y, __m512 acc, const float *bias,
+                                      int n) {
+  if (n == 16) {
+    if (bias)
+      acc = _mm512_add_ps(acc, _mm512_loadu_ps(bias));
+    _mm512_storeu_ps(y, acc);
+    return;
+  }
+  float t[16];
+  _mm512_storeu_ps(t, acc);
+  for (int i = 0; i < n; ++i)
+    y[i] = t[i] + (bias ? bias[i] : 0.0f);
+}
+
+#define KILN_X86_BC512(p) _mm512_set1_epi32(kiln_x86_ld32(p))
+
+/* Q4_0: meta nb x 16 fp16; quants 256 bytes per block (unsigned nibbles). */
+KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m512 *acc) {
+  const __m512i m4 = _mm512_set1_epi8(0x0f);
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm512_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 256) {
+    const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 32 * b)));
+    __m512i lo[4], hi[4];
+    for (int c = 0; c < 4; ++c) {
+      __m512i v = _mm512_load_si512((const void *)(qp + 64 * c));
+      lo[c] = _mm512_and_si512(v, m4);
+      hi[c] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+    }
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      const int8_t *q = a[i].qs;
+      __m512i s0 = _mm512_dpbusd_epi32(_mm512_set1_epi32(-8 * as[i]), lo[0], KILN_X86_BC512(q));
+      __m512i s1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi[0], KILN_X86_BC512(q + 16));
+      for (int c = 1; c < 4; ++c) {
+        s0 = _mm512_dpbusd_epi32(s0, lo[c], KILN_X86_BC512(q + 4 * c));
+        s1 = _mm512_dpbusd_epi32(s1, hi[c], KILN_X86_BC512(q + 16 + 4 * c));
+      }
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
+                               _mm512_mul_ps(dw, _mm512_set1_ps(da[i])), acc[r]);
+    }
+  }
+}
+
+/* Q8_0: meta nb x 16 fp16; quants 512 bytes per block, stored as q + 128. */
+KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m512 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm512_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 512) {
+    const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 32 * b)));
+    __m512i wv[8];
+    for (int c = 0; c < 8; ++c)
+      wv[c] = _mm512_load_si512((const void *)(qp + 64 * c));
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      const int8_t *q = a[i].qs;
+      __m512i s0 = _mm512_dpbusd_epi32(_mm512_set1_epi32(-128 * as[i]), wv[0], KILN_X86_BC512(q));
+      __m512i s1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), wv[1], KILN_X86_BC512(q + 4));
+      for (int c = 2; c < 8; c += 2) {
+        s0 = _mm512_dpbusd_epi32(s0, wv[c], KILN_X86_BC512(q + 4 * c));
+        s1 = _mm512_dpbusd_epi32(s1, wv[c + 1], KILN_X86_BC512(q + 4 * c + 4));
+      }
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
+                               _mm512_mul_ps(dw, _mm512_set1_ps(da[i])), acc[r]);
+    }
+  }
+}
+
+KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
+                kiln_x86_tile_q4_0_vnni, kiln_x86_store16)
+KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
+                kiln_x86_tile_q8_0_vnni, kiln_x86_store16)
+#endif /* AVX-512 VNNI */

@@ -1,0 +1,153 @@
+//===- QuantBlocks.h - GGML weights as 32-element integer blocks ----------===//
+//
+// Compile-time helper of the RVV and HVX weight packers: every 32-element
+// block of a Q8_0 / Q4_0 / Q4_K / Q6_K weight row becomes 32 small integers
+// and up to two float scales, in the form the microkernels multiply:
+//   q4_0: q = nibble 0..15 (value q-8),  s0 = d
+//   q4_k: q = nibble 0..15,              s0 = d*sc, s1 = dmin*m
+//   q8_0: q = int8,                      s0 = d
+//   q6_k: q = 6-bit value - 32,          s0 = d*sc (elements 0..15),
+//                                        s1 = d*sc (elements 16..31)
+// The decoding follows the scalar kernels of kernels_q8.c.
+//
+#ifndef KILN_TARGETS_RVV_QUANTBLOCKS_H
+#define KILN_TARGETS_RVV_QUANTBLOCKS_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kiln {
+namespace qblocks {
+
+struct Block {
+  int8_t q[32];
+  float s0 = 0, s1 = 0;
+};
+
+inline float f16(const uint8_t *p) {
+  uint16_t h = (uint16_t)(p[0] | (p[1] << 8));
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f,
+           man = h & 0x3ff, bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {
+      exp = 127 - 15 + 1;
+      while (!(man & 0x400)) {
+        man <<= 1;
+        --exp;
+      }
+      bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+inline void scaleMinK4(int j, const uint8_t *s, int &sc, int &m) {
+  if (j < 4) {
+    sc = s[j] & 63;
+    m = s[j + 4] & 63;
+  } else {
+    sc = (s[j + 4] & 0xf) | ((s[j - 4] >> 6) << 4);
+    m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+/// Decodes weight [N, K] into N * K/32 blocks (row-major). False with `error`
+/// for an unknown type or a size mismatch.
+inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
+                   const uint8_t *w, size_t bytes, std::vector<Block> &out,
+                   std::string &error) {
+  int64_t sb, sbBytes;
+  if (type == "q8_0")
+    sb = 32, sbBytes = 34;
+  else if (type == "q4_0")
+    sb = 32, sbBytes = 18;
+  else if (type == "q4_k")
+    sb = 256, sbBytes = 144;
+  else if (type == "q6_k")
+    sb = 256, sbBytes = 210;
+  else {
+    error = "no packed layout for weight type " + type.str();
+    return false;
+  }
+  if (K % sb != 0 || (size_t)(N * (K / sb) * sbBytes) != bytes) {
+    error = "weight of type " + type.str() + " has " + std::to_string(bytes) +
+            " bytes, expected [" + std::to_string(N) + ", " +
+            std::to_string(K) + "]";
+    return false;
+  }
+  const int64_t nb = K / 32;
+  out.assign((size_t)(N * nb), Block());
+  for (int64_t j = 0; j < N; ++j) {
+    const uint8_t *row = w + j * (K / sb) * sbBytes;
+    Block *o = out.data() + j * nb;
+    if (type == "q8_0") {
+      for (int64_t b = 0; b < nb; ++b, row += 34) {
+        o[b].s0 = f16(row);
+        std::memcpy(o[b].q, row + 2, 32);
+      }
+    } else if (type == "q4_0") {
+      for (int64_t b = 0; b < nb; ++b, row += 18) {
+        o[b].s0 = f16(row);
+        for (int i = 0; i < 16; ++i) {
+          o[b].q[i] = (int8_t)(row[2 + i] & 0xf);
+          o[b].q[i + 16] = (int8_t)(row[2 + i] >> 4);
+        }
+      }
+    } else if (type == "q4_k") {
+      for (int64_t s = 0; s < K / 256; ++s, row += 144) {
+        const float d = f16(row), dmin = f16(row + 2);
+        for (int sub = 0; sub < 8; ++sub) {
+          Block &bl = o[s * 8 + sub];
+          int sc, m;
+          scaleMinK4(sub, row + 4, sc, m);
+          bl.s0 = d * (float)sc;
+          bl.s1 = dmin * (float)m;
+          const uint8_t *q = row + 16 + (sub / 2) * 32;
+          const int shift = (sub % 2) * 4;
+          for (int l = 0; l < 32; ++l)
+            bl.q[l] = (int8_t)((q[l] >> shift) & 0xf);
+        }
+      }
+    } else { // q6_k
+      for (int64_t s = 0; s < K / 256; ++s, row += 210) {
+        const uint8_t *ql = row, *qh = row + 128;
+        const int8_t *sc = (const int8_t *)(row + 192);
+        const float d = f16(row + 208);
+        for (int b = 0; b < 8; ++b) {
+          Block &bl = o[s * 8 + b];
+          const int half = b / 4, quad = b % 4;
+          const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
+          const uint8_t *h2 = qh + half * 32;
+          const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+          for (int l = 0; l < 32; ++l)
+            bl.q[l] = (int8_t)((int)(((l4[l] >> lowShift) & 0xf) |
+                                     (((h2[l] >> highShift) & 3) << 4)) -
+                               32);
+          const int si = half * 8 + quad * 2;
+          bl.s0 = d * (float)sc[si];
+          bl.s1 = d * (float)sc[si + 1];
+        }
+      }
+    }
+  }
+  return true;
+}
+
+inline void putFloat(uint8_t *p, float f) { std::memcpy(p, &f, 4); }
+
+} // namespace qblocks
+} // namespace kiln
+
+#endif
