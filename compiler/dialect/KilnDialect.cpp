@@ -220,8 +220,8 @@ LogicalResult AttentionOp::verify() {
 
 LogicalResult LastTokenOp::verify() {
   auto out = getResult().getType().cast<RankedTensorType>();
-  if (out.getDimSize(0) != 1)
-    return emitOpError("result must have exactly one row");
+  if (out.getDimSize(0) != 1 && !out.isDynamicDim(0))
+    return emitOpError("result must have one row or a dynamic number of rows");
   if (out.getDimSize(1) != width(getInput()))
     return emitOpError("result width must equal input width");
   return success();

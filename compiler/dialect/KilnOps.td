@@ -108,7 +108,13 @@ def Kiln_AddOp : Kiln_Op<"add", [Pure, SameOperandsAndResultType]> {
 }
 
 def Kiln_LastTokenOp : Kiln_Op<"last_token", [Pure]> {
-  let summary = "the last row of a batch (the only one whose logits are needed)";
+  let summary = "the last row of each sequence in the batch";
+  let description = [{
+    A batch holds rows of one or more sequences (a prefill chunk of one
+    sequence, or one token of each of several sequences in a batched decode).
+    Only the last row of each sequence needs logits; this op gathers those
+    rows, in the order the caller asked for them.
+  }];
   let arguments = (ins Kiln_Activation:$input);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";

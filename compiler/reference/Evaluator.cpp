@@ -59,29 +59,63 @@ bool Evaluator::prepare(std::string &error) {
   return true;
 }
 
-void Evaluator::reset() {
-  keys.clear();
-  values.clear();
-  position = 0;
-}
+void Evaluator::reset() { seqs.clear(); }
 
 bool Evaluator::run(llvm::ArrayRef<int32_t> tokens, std::vector<float> &logits,
-                    std::string &error) {
+                    std::string &error, int32_t seq) {
   if (tokens.empty()) {
     error = "no tokens to evaluate";
     return false;
   }
+  std::vector<int32_t> rowSeqs(tokens.size(), seq);
+  std::vector<std::vector<float>> out;
+  if (!forwardRows(tokens, rowSeqs, {(int64_t)tokens.size() - 1}, out, error))
+    return false;
+  logits = std::move(out[0]);
+  return true;
+}
+
+bool Evaluator::runBatch(llvm::ArrayRef<int32_t> seqIds,
+                         llvm::ArrayRef<int32_t> tokens,
+                         std::vector<std::vector<float>> &logits,
+                         std::string &error) {
+  std::vector<int64_t> all;
+  for (size_t i = 0; i < tokens.size(); ++i)
+    all.push_back((int64_t)i);
+  return forwardRows(tokens, seqIds, all, logits, error);
+}
+
+bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
+                            llvm::ArrayRef<int32_t> rowSeq,
+                            llvm::ArrayRef<int64_t> outRows,
+                            std::vector<std::vector<float>> &logitsOut,
+                            std::string &error) {
   llvm::DenseMap<Value, Tensor> env;
   const int64_t n = (int64_t)tokens.size();
+  // Each row's position: its sequence's length plus the rows of the same
+  // sequence before it in this call.
+  std::vector<int64_t> rowPos(n);
+  {
+    std::map<int32_t, int64_t> next;
+    for (int64_t r = 0; r < n; ++r) {
+      auto it = next.find(rowSeq[r]);
+      if (it == next.end())
+        it = next.insert({rowSeq[r], seqs[rowSeq[r]].length}).first;
+      rowPos[r] = it->second++;
+    }
+  }
   auto W = [&](FlatSymbolRefAttr s) -> const std::vector<float> & {
     return weights[s.getValue()];
   };
   for (Operation &op : forward.getBody().front()) {
     Tensor out;
     if (op.getNumResults() == 1) {
-      out.rows = op.getResult(0).getType().cast<RankedTensorType>().isDynamicDim(0)
-                     ? n
-                     : 1;
+      // Rows: the batch, or after kiln.last_token the requested rows.
+      out.rows = n;
+      if (isa<LastTokenOp>(op))
+        out.rows = (int64_t)outRows.size();
+      else if (op.getNumOperands() > 0 && env.count(op.getOperand(0)))
+        out.rows = env[op.getOperand(0)].rows;
       out.width = widthOf(op.getResult(0));
       out.data.assign(out.rows * out.width, 0.0f);
     }
@@ -141,7 +175,7 @@ bool Evaluator::run(llvm::ArrayRef<int32_t> tokens, std::vector<float> &logits,
       for (int64_t r = 0; r < x.rows; ++r)
         for (int64_t h = 0; h < x.width / hd; ++h)
           for (int64_t i = 0; i < half; ++i) {
-            double angle = (double)(position + r) *
+            double angle = (double)rowPos[r] *
                            std::pow(theta, -2.0 * (double)i / (double)hd);
             int64_t a = h * hd + (neox ? i : 2 * i);
             int64_t b = h * hd + (neox ? i + half : 2 * i + 1);
@@ -153,16 +187,20 @@ bool Evaluator::run(llvm::ArrayRef<int32_t> tokens, std::vector<float> &logits,
       Tensor &q = env[a.getQuery()], &k = env[a.getKey()], &v = env[a.getValue()];
       const int64_t layer = a.getLayer(), H = a.getNumHeads(),
                     KVH = a.getNumKvHeads(), hd = a.getHeadDim();
-      if ((int64_t)keys.size() <= layer) {
-        keys.resize(layer + 1);
-        values.resize(layer + 1);
-      }
-      auto &K = keys[layer], &V = values[layer];
-      K.insert(K.end(), k.data.begin(), k.data.end());
-      V.insert(V.end(), v.data.begin(), v.data.end());
       const int64_t kvw = KVH * hd;
       for (int64_t r = 0; r < q.rows; ++r) {
-        const int64_t len = position + r + 1;
+        SeqState &st = seqs[rowSeq[r]];
+        if ((int64_t)st.keys.size() <= layer) {
+          st.keys.resize(layer + 1);
+          st.values.resize(layer + 1);
+        }
+        st.keys[layer].insert(st.keys[layer].end(), k.row(r), k.row(r) + kvw);
+        st.values[layer].insert(st.values[layer].end(), v.row(r), v.row(r) + kvw);
+      }
+      for (int64_t r = 0; r < q.rows; ++r) {
+        const int64_t len = rowPos[r] + 1;
+        const auto &K = seqs[rowSeq[r]].keys[layer];
+        const auto &V = seqs[rowSeq[r]].values[layer];
         for (int64_t h = 0; h < H; ++h) {
           const int64_t kh = h / (H / KVH);
           std::vector<double> s(len);
@@ -196,10 +234,15 @@ bool Evaluator::run(llvm::ArrayRef<int32_t> tokens, std::vector<float> &logits,
         out.data[i] = x.data[i] + y.data[i];
     } else if (auto m = dyn_cast<LastTokenOp>(op)) {
       Tensor &x = env[m.getInput()];
-      std::copy_n(x.row(x.rows - 1), x.width, out.row(0));
+      for (size_t o = 0; o < outRows.size(); ++o)
+        std::copy_n(x.row(outRows[o]), x.width, out.row((int64_t)o));
     } else if (auto r = dyn_cast<func::ReturnOp>(op)) {
-      logits = env[r.getOperand(0)].data;
-      position += n;
+      Tensor &l = env[r.getOperand(0)];
+      logitsOut.clear();
+      for (int64_t o = 0; o < l.rows; ++o)
+        logitsOut.emplace_back(l.row(o), l.row(o) + l.width);
+      for (int64_t row = 0; row < n; ++row)
+        ++seqs[rowSeq[row]].length;
       return true;
     } else {
       error = "reference evaluator: unsupported op " +

@@ -12,6 +12,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,13 @@ public:
 
   /// Dequantizes every weight; must succeed before run().
   bool prepare(std::string &error);
-  /// Appends `tokens` to the (single) sequence and returns the logits of the
-  /// last one. Positions continue from earlier calls until reset().
+  /// Appends `tokens` to sequence `seq` (any id; sequences start empty) and
+  /// returns the logits of the last one.
   bool run(llvm::ArrayRef<int32_t> tokens, std::vector<float> &logits,
-           std::string &error);
+           std::string &error, int32_t seq = 0);
+  /// Appends tokens[i] to seqs[i] in one batch; logits[i] for each.
+  bool runBatch(llvm::ArrayRef<int32_t> seqs, llvm::ArrayRef<int32_t> tokens,
+                std::vector<std::vector<float>> &logits, std::string &error);
   void reset();
   int64_t vocabSize() const { return vocab; }
 
@@ -35,8 +39,18 @@ private:
   const WeightStore &store;
   mlir::func::FuncOp forward;
   llvm::StringMap<std::vector<float>> weights;
-  std::vector<std::vector<float>> keys, values; // per layer, rows of kv width
-  int64_t position = 0, vocab = 0;
+  /// Rows of one forward call: token, sequence, position; the logits of the
+  /// rows in outRows are returned.
+  bool forwardRows(llvm::ArrayRef<int32_t> tokens, llvm::ArrayRef<int32_t> seqs,
+                   llvm::ArrayRef<int64_t> outRows,
+                   std::vector<std::vector<float>> &logits, std::string &error);
+
+  struct SeqState {
+    std::vector<std::vector<float>> keys, values; // per layer, rows of kv width
+    int64_t length = 0;
+  };
+  std::map<int32_t, SeqState> seqs;
+  int64_t vocab = 0;
 };
 } // namespace kiln
 

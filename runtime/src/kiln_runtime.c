@@ -177,6 +177,10 @@ static uint32_t blocks_needed(const kiln_ctx *ctx, int32_t seq, size_t n) {
   return need;
 }
 
+uint32_t kiln_seq_blocks_needed(const kiln_ctx *ctx, int32_t seq, size_t n) {
+  return ctx_ok(ctx) && seq_ok(ctx, seq) ? blocks_needed(ctx, seq, n) : 0;
+}
+
 kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n) {
   if (!ctx_ok(ctx))
     return KILN_ERR_NOT_INITIALIZED;

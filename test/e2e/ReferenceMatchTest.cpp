@@ -93,13 +93,20 @@ struct RunResult {
   std::map<int, std::vector<double>> logits;
 };
 
-bool parseRun(const std::string &text, RunResult &run) {
+/// Parses one sequence's lines; with several sequences each line starts with
+/// "seq<i> ", and `seq` selects which to read.
+bool parseRun(const std::string &text, RunResult &run, int seq = -1) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream ls(line);
     std::string tag;
     ls >> tag;
+    if (seq >= 0) {
+      if (tag != "seq" + std::to_string(seq))
+        continue;
+      ls >> tag;
+    }
     if (tag == "tokens") {
       int t;
       while (ls >> t)
@@ -148,6 +155,33 @@ protected:
     EXPECT_EQ(rc, 0) << joinCommand(argv) << "\n" << out;
     RunResult r;
     EXPECT_TRUE(parseRun(out, r)) << joinCommand(argv) << "\n" << out;
+    return r;
+  }
+
+  /// Several sequences at once: seq i gets the first i+1 prompt tokens, all
+  /// decode 6 tokens together.
+  std::vector<RunResult> runBatched(const std::string &target, int sequences,
+                                    std::vector<std::string> extra = {}) {
+    std::string prompts;
+    const std::string p = prompt16();
+    for (int s = 0; s < sequences; ++s) {
+      size_t cut = 0;
+      for (int c = 0; c <= s && cut != std::string::npos; ++c)
+        cut = p.find(',', cut + 1);
+      prompts += (s ? ";" : "") + p.substr(0, cut);
+    }
+    std::vector<std::string> argv = {tool("kiln-run"), model,
+                                     "--target=" + target,
+                                     "--sequences=" + std::to_string(sequences),
+                                     "--tokens=" + prompts, "--generate=6",
+                                     "--logits-at=0,6"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::string out;
+    int rc = runProgram(argv, "", out);
+    EXPECT_EQ(rc, 0) << joinCommand(argv) << "\n" << out;
+    std::vector<RunResult> r(sequences);
+    for (int s = 0; s < sequences; ++s)
+      EXPECT_TRUE(parseRun(out, r[s], s)) << out;
     return r;
   }
 
@@ -229,6 +263,31 @@ TEST_P(ChunkedPrefill, MatchesOneCall) {
   EXPECT_EQ(chunked.tokens, whole.tokens);
 }
 
+// Batched decode: S sequences with prompts of 1..S tokens advance together,
+// one call per step over each weight once; every sequence must get what it
+// gets decoded alone (the reference evaluator runs each alone).
+class BatchedDecode : public ReferenceMatch {};
+
+TEST_P(BatchedDecode, EachSequenceMatchesDecodingItAlone) {
+  const TargetConfig &t = std::get<1>(GetParam());
+  const std::string target = t.name;
+  std::vector<std::string> extra;
+  if (t.vectorBits)
+    extra.push_back("--vector-bits=" + std::to_string(t.vectorBits));
+  for (int sequences : {3, 8}) {
+    auto got = runBatched(target, sequences, extra);
+    auto want = runBatched(target, sequences, {"--reference"});
+    const double tol = target == "generic" ? kGenericTol : kIsaTol;
+    for (int s = 0; s < sequences; ++s) {
+      EXPECT_EQ(got[s].tokens.size(), 6u);
+      EXPECT_EQ(got[s].tokens, want[s].tokens) << "sequence " << s << " of " << sequences;
+      for (int step : {0, 6})
+        EXPECT_LE(relError(got[s], want[s], step), tol)
+            << "sequence " << s << " of " << sequences << ", step " << step;
+    }
+  }
+}
+
 std::string testName(
     const ::testing::TestParamInfo<std::tuple<Fixture, TargetConfig>> &info) {
   const TargetConfig &t = std::get<1>(info.param);
@@ -241,6 +300,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(fixtures()),
                        ::testing::Values(TargetConfig{"generic", 0},
                                          TargetConfig{"x86", 0})),
+    testName);
+
+INSTANTIATE_TEST_SUITE_P(
+    Batched, BatchedDecode,
+    ::testing::Combine(::testing::Values(fixtures()[3], fixtures()[9]),
+                       ::testing::ValuesIn(targets())),
     testName);
 
 INSTANTIATE_TEST_SUITE_P(

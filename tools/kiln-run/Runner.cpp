@@ -16,16 +16,26 @@ std::string kiln::runnerSource(const RunPlan &plan) {
   os << "/* runner.c - written by kiln-run */\n#include \"model.h\"\n";
   if (plan.hosted)
     os << "#include <stdio.h>\n#include <stdlib.h>\n";
-  os << "static const int32_t prompt[] = {";
-  for (size_t i = 0; i < plan.prompt.size(); ++i)
-    os << (i ? ", " : "") << plan.prompt[i];
-  os << "};\nstatic const int64_t logits_at[] = {";
+  const size_t S = plan.prompts.size();
+  os << "static const int32_t prompts[] = {";
+  size_t total = 0;
+  std::string offsets, lengths;
+  for (size_t s = 0; s < S; ++s) {
+    offsets += (s ? ", " : "") + std::to_string(total);
+    lengths += (s ? ", " : "") + std::to_string(plan.prompts[s].size());
+    for (int32_t t : plan.prompts[s])
+      os << (total++ ? ", " : "") << t;
+  }
+  os << "};\nstatic const int prompt_at[] = {" << offsets
+     << "};\nstatic const int prompt_len[] = {" << lengths << "};\n"
+     << "#define N_SEQ " << S << "\n";
+  os << "static const int64_t logits_at[] = {";
   for (size_t i = 0; i < plan.logitsAt.size(); ++i)
     os << (i ? ", " : "") << plan.logitsAt[i];
   if (plan.logitsAt.empty())
     os << "-1";
-  os << "};\n#define N_PROMPT " << plan.prompt.size() << "\n#define GENERATE "
-     << plan.generate << "\n#define N_AT " << plan.logitsAt.size() << "\n";
+  os << "};\n#define GENERATE " << plan.generate << "\n#define N_AT "
+     << plan.logitsAt.size() << "\n";
   if (plan.hosted) {
     os << R"c(static void out(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
 static void finish(int rc) { fflush(stdout); exit(rc); }
@@ -66,13 +76,13 @@ static void check(kiln_status s) {
   put("E "); put(kiln_status_string(s)); put("\n"); flush(); finish(2);
 }
 static _Alignas(KILN_ARENA_ALIGN) uint8_t arena[MODEL_ARENA_BYTES];
-static float logits[MODEL_VOCAB_SIZE];
-static void dump(int64_t step) {
+static float logits[N_SEQ * MODEL_VOCAB_SIZE];
+static void dump(int s, int64_t step) {
   for (int i = 0; i < N_AT; ++i) {
     if (logits_at[i] != step) continue;
-    put("L "); put_int(step);
+    put("L "); put_int(s); put(" "); put_int(step);
     for (int j = 0; j < MODEL_VOCAB_SIZE; ++j) {
-      union { float f; uint32_t u; } v = {logits[j]};
+      union { float f; uint32_t u; } v = {logits[s * MODEL_VOCAB_SIZE + j]};
       put_u32_hex(v.u);
     }
     put("\n");
@@ -91,19 +101,32 @@ static int run(void) {
   fclose(wf);
   check(model_set_weights(&ctx, weights, sizeof weights));
 )c";
-  os << R"c(  int32_t seq;
-  check(model_seq_open(&ctx, &seq));
-  check(model_prefill(&ctx, seq, prompt, N_PROMPT, logits));
-  dump(0);
-  for (int64_t g = 0; g < GENERATE; ++g) {
-    int32_t best = 0;
-    for (int32_t i = 1; i < MODEL_VOCAB_SIZE; ++i)
-      if (logits[i] > logits[best]) best = i;
-    put("T "); put_int(best); put("\n");
-    check(model_decode(&ctx, seq, best, logits));
-    dump(g + 1);
+  os << R"c(  int32_t seq[N_SEQ], next[N_SEQ];
+  for (int s = 0; s < N_SEQ; ++s) {
+    check(model_seq_open(&ctx, &seq[s]));
+    check(model_prefill(&ctx, seq[s], prompts + prompt_at[s], (size_t)prompt_len[s],
+                        logits + s * MODEL_VOCAB_SIZE));
+    dump(s, 0);
   }
-  check(model_seq_close(&ctx, seq));
+  for (int64_t g = 0; g < GENERATE; ++g) {
+    for (int s = 0; s < N_SEQ; ++s) {
+      const float *l = logits + s * MODEL_VOCAB_SIZE;
+      int32_t best = 0;
+      for (int32_t i = 1; i < MODEL_VOCAB_SIZE; ++i)
+        if (l[i] > l[best]) best = i;
+      next[s] = best;
+      put("T "); put_int(s); put(" "); put_int(best); put("\n");
+    }
+    /* Several sequences advance together, reading each weight once. */
+    if (N_SEQ == 1)
+      check(model_decode(&ctx, seq[0], next[0], logits));
+    else
+      check(model_decode_batch(&ctx, seq, next, N_SEQ, logits));
+    for (int s = 0; s < N_SEQ; ++s)
+      dump(s, g + 1);
+  }
+  for (int s = 0; s < N_SEQ; ++s)
+    check(model_seq_close(&ctx, seq[s]));
   flush();
   return 0;
 }
@@ -124,12 +147,20 @@ bool kiln::parseRunnerOutput(const std::string &text, RunOutput &out,
     std::string tag;
     ls >> tag;
     if (tag == "T") {
+      int s;
       int32_t t;
-      ls >> t;
-      out.tokens.push_back(t);
+      ls >> s >> t;
+      if (s < 0 || s > 4096) {
+        error = "bad runner output: " + line.substr(0, 200);
+        return false;
+      }
+      if ((int)out.tokens.size() <= s)
+        out.tokens.resize(s + 1);
+      out.tokens[s].push_back(t);
     } else if (tag == "L") {
+      int s;
       int64_t step;
-      ls >> step;
+      ls >> s >> step;
       std::vector<float> v;
       std::string hex;
       while (ls >> hex) {
@@ -138,7 +169,7 @@ bool kiln::parseRunnerOutput(const std::string &text, RunOutput &out,
         std::memcpy(&f, &bits, 4);
         v.push_back(f);
       }
-      out.logits.push_back({step, std::move(v)});
+      out.logits.push_back({{s, step}, std::move(v)});
     } else if (tag == "E") {
       error = "the compiled model returned an error: " + line.substr(2);
       return false;

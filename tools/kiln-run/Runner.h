@@ -8,22 +8,25 @@
 
 namespace kiln {
 struct RunPlan {
-  std::vector<int32_t> prompt;
+  std::vector<std::vector<int32_t>> prompts; // one per sequence
   int64_t generate = 0;
   std::vector<int64_t> logitsAt; // steps (decoded tokens) whose logits to dump
   bool hosted = true;            // false: freestanding (raw syscalls, _start)
   bool externalWeights = false;  // read model.weights (hosted only)
 };
 
-/// Source of a runner for the library built with --name=model. It prefills,
-/// decodes greedily and prints "T <id>" per generated token and
-/// "L <step> <hex bits>..." per requested logits dump; "E <status>" on error.
+/// Source of a runner for the library built with --name=model. It prefills
+/// each sequence, decodes greedily (all sequences in one batched call per step
+/// when there are several) and prints "T <seq> <id>" per generated token and
+/// "L <seq> <step> <hex bits>..." per requested logits dump; "E <status>" on
+/// error.
 std::string runnerSource(const RunPlan &plan);
 
 /// Parsed runner output.
 struct RunOutput {
-  std::vector<int32_t> tokens;
-  std::vector<std::pair<int64_t, std::vector<float>>> logits;
+  std::vector<std::vector<int32_t>> tokens; // per sequence
+  // (sequence, step) -> logits
+  std::vector<std::pair<std::pair<int, int64_t>, std::vector<float>>> logits;
 };
 bool parseRunnerOutput(const std::string &text, RunOutput &out,
                        std::string &error);

@@ -45,8 +45,15 @@ static cl::opt<int64_t> vectorBits(
     cl::desc("SVE vector length or RVV VLEN that qemu emulates (default 128)"),
     cl::init(0), cl::cat(cat));
 static cl::opt<std::string>
-    tokens("tokens", cl::desc("Prompt token ids, comma-separated"),
+    tokens("tokens",
+           cl::desc("Prompt token ids, comma-separated; with --sequences, "
+                    "one prompt per sequence separated by ';'"),
            cl::Required, cl::cat(cat));
+static cl::opt<int64_t> sequences(
+    "sequences",
+    cl::desc("Sequences to run at once (default 1): each is prefilled with its "
+             "prompt, then all decode together in one batched call per step"),
+    cl::init(1), cl::cat(cat));
 static cl::opt<int64_t> generate("generate",
                                  cl::desc("Tokens to decode greedily"),
                                  cl::init(0), cl::cat(cat));
@@ -88,54 +95,66 @@ static int fail(const std::string &msg) {
   return 1;
 }
 
-static void print(const RunOutput &r, const std::vector<int64_t> &steps) {
-  auto row = [&](int64_t step) -> const std::vector<float> * {
-    for (auto &[s, v] : r.logits)
-      if (s == step)
+static void print(const RunOutput &r, const std::vector<int64_t> &steps,
+                  size_t nseq) {
+  auto row = [&](int s, int64_t step) -> const std::vector<float> * {
+    for (auto &[key, v] : r.logits)
+      if (key.first == s && key.second == step)
         return &v;
     return nullptr;
   };
-  if (printLogits) {
-    if (auto *v = row(generate))
-      for (float f : *v)
-        outs() << format("%.9g\n", (double)f);
-    return;
-  }
-  std::string line;
-  for (size_t i = 0; i < r.tokens.size(); ++i)
-    line += (i ? " " : "") + std::to_string(r.tokens[i]);
-  if (steps.empty()) {
-    outs() << line << "\n";
-    return;
-  }
-  outs() << "tokens" << (line.empty() ? "" : " ") << line << "\n";
-  for (int64_t s : steps) {
-    outs() << "logits@" << s;
-    if (auto *v = row(s))
-      for (float f : *v)
-        outs() << format(" %.9g", (double)f);
-    outs() << "\n";
+  for (size_t s = 0; s < nseq; ++s) {
+    std::string prefix = nseq > 1 ? "seq" + std::to_string(s) + " " : "";
+    if (printLogits) {
+      if (auto *v = row((int)s, generate))
+        for (float f : *v)
+          outs() << format("%.9g\n", (double)f);
+      continue;
+    }
+    std::string line;
+    const std::vector<int32_t> none;
+    const auto &toks = s < r.tokens.size() ? r.tokens[s] : none;
+    for (size_t i = 0; i < toks.size(); ++i)
+      line += (i ? " " : "") + std::to_string(toks[i]);
+    if (steps.empty()) {
+      outs() << prefix << line << "\n";
+      continue;
+    }
+    outs() << prefix << "tokens" << (line.empty() ? "" : " ") << line << "\n";
+    for (int64_t st : steps) {
+      outs() << prefix << "logits@" << st;
+      if (auto *v = row((int)s, st))
+        for (float f : *v)
+          outs() << format(" %.9g", (double)f);
+      outs() << "\n";
+    }
   }
 }
 
+// The oracle decodes every sequence alone, one after the other.
 static bool runReference(LoadedModel &model, const RunPlan &plan,
                          RunOutput &r, std::string &error) {
   Evaluator eval(*model.module, *model.weights);
-  std::vector<float> logits;
-  if (!eval.prepare(error) || !eval.run(plan.prompt, logits, error))
+  if (!eval.prepare(error))
     return false;
-  auto dump = [&](int64_t step) {
-    if (std::count(plan.logitsAt.begin(), plan.logitsAt.end(), step))
-      r.logits.push_back({step, logits});
-  };
-  dump(0);
-  for (int64_t g = 0; g < plan.generate; ++g) {
-    int32_t t = (int32_t)(std::max_element(logits.begin(), logits.end()) -
-                          logits.begin());
-    r.tokens.push_back(t);
-    if (!eval.run({t}, logits, error))
+  r.tokens.resize(plan.prompts.size());
+  for (size_t s = 0; s < plan.prompts.size(); ++s) {
+    std::vector<float> logits;
+    if (!eval.run(plan.prompts[s], logits, error, (int32_t)s))
       return false;
-    dump(g + 1);
+    auto dump = [&](int64_t step) {
+      if (std::count(plan.logitsAt.begin(), plan.logitsAt.end(), step))
+        r.logits.push_back({{(int)s, step}, logits});
+    };
+    dump(0);
+    for (int64_t g = 0; g < plan.generate; ++g) {
+      int32_t t = (int32_t)(std::max_element(logits.begin(), logits.end()) -
+                            logits.begin());
+      r.tokens[s].push_back(t);
+      if (!eval.run({t}, logits, error, (int32_t)s))
+        return false;
+      dump(g + 1);
+    }
   }
   return true;
 }
@@ -149,15 +168,25 @@ int main(int argc, char **argv) {
       "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n");
 
   RunPlan plan;
-  for (StringRef part : split(StringRef(tokens), ',')) {
-    int32_t t;
-    if (part.trim().getAsInteger(10, t) || t < 0)
-      return fail("--tokens: '" + part.str() +
-                  "' is not a non-negative integer token id");
-    plan.prompt.push_back(t);
+  for (StringRef promptText : split(StringRef(tokens), ';')) {
+    std::vector<int32_t> prompt;
+    for (StringRef part : split(promptText, ',')) {
+      int32_t t;
+      if (part.trim().getAsInteger(10, t) || t < 0)
+        return fail("--tokens: '" + part.str() +
+                    "' is not a non-negative integer token id");
+      prompt.push_back(t);
+    }
+    plan.prompts.push_back(std::move(prompt));
   }
-  if (plan.prompt.empty())
-    return fail("--tokens: no tokens given");
+  if (sequences < 1 || sequences > 1024)
+    return fail("--sequences must be from 1 to 1024");
+  if ((int64_t)plan.prompts.size() != sequences)
+    return fail("--tokens has " + std::to_string(plan.prompts.size()) +
+                " prompt(s) separated by ';' but --sequences=" +
+                std::to_string(sequences));
+  if (printLogits && sequences > 1)
+    return fail("--logits prints one sequence; use --logits-at with --sequences");
   if (generate < 0)
     return fail("--generate must be non-negative");
   plan.generate = generate;
@@ -201,12 +230,16 @@ int main(int argc, char **argv) {
                    .getResult(0)
                    .cast<mlir::RankedTensorType>()
                    .getDimSize(1);
-  for (int32_t tok : plan.prompt)
-    if (tok >= vocab)
-      return fail("--tokens: token id " + std::to_string(tok) +
-                  " is out of range for a vocabulary of " +
-                  std::to_string(vocab));
-  int64_t needed = (int64_t)plan.prompt.size() + generate;
+  size_t longest = 0;
+  for (const auto &prompt : plan.prompts) {
+    longest = std::max(longest, prompt.size());
+    for (int32_t tok : prompt)
+      if (tok >= vocab)
+        return fail("--tokens: token id " + std::to_string(tok) +
+                    " is out of range for a vocabulary of " +
+                    std::to_string(vocab));
+  }
+  int64_t needed = (int64_t)longest + generate;
   auto modelCtx = model.module->getOperation()
                       ->getAttrOfType<mlir::IntegerAttr>("kiln.context_length")
                       .getInt();
@@ -217,7 +250,8 @@ int main(int argc, char **argv) {
 
   opts.name = "model";
   opts.cc = cc;
-  opts.maxBatch = maxBatch;
+  opts.maxBatch = std::max<int64_t>(maxBatch, sequences);
+  opts.maxSeqs = sequences;
   opts.externalWeights = plan.externalWeights;
   opts.context = context ? context.getValue() : needed;
   if (kvBlock == "context")
@@ -230,7 +264,7 @@ int main(int argc, char **argv) {
       return fail(error);
     if (!runReference(model, plan, result, error))
       return fail(error);
-    print(result, steps);
+    print(result, steps, plan.prompts.size());
     return 0;
   }
 
@@ -282,6 +316,6 @@ int main(int argc, char **argv) {
   if (rc != 0)
     return fail("runner exited with status " + std::to_string(rc) + ": " +
                 joinCommand(run) + "\n" + output.substr(0, 2000));
-  print(result, steps);
+  print(result, steps, plan.prompts.size());
   return 0;
 }

@@ -182,7 +182,7 @@ OwningOpRef<ModuleOp> Importer::run() {
   };
   auto tokensType =
       RankedTensorType::get({ShapedType::kDynamic}, builder.getI32Type());
-  auto logitsType = RankedTensorType::get({1, h.vocab}, f32);
+  auto logitsType = rows(h.vocab);
 
   // Weights are declared before the function that uses them.
   std::vector<FlatSymbolRefAttr> syms;
@@ -267,8 +267,7 @@ OwningOpRef<ModuleOp> Importer::run() {
     x = builder.create<AddOp>(L(b + "ffn_residual"), rows(D), x, d);
   }
   x = builder.create<RMSNormOp>(L("output_norm"), rows(D), x, outNorm, epsAttr);
-  Value last = builder.create<LastTokenOp>(
-      L("last_token"), RankedTensorType::get({1, D}, f32), x);
+  Value last = builder.create<LastTokenOp>(L("last_token"), rows(D), x);
   Value logits = builder.create<MatMulOp>(L("output"), logitsType, last, output,
                                           FlatSymbolRefAttr());
   builder.create<func::ReturnOp>(L("return"), logits);

@@ -89,7 +89,18 @@ public:
   }
   std::string rows(Value v) const override {
     auto t = v.getType().cast<RankedTensorType>();
-    return t.isDynamicDim(0) ? "n" : std::to_string(t.getDimSize(0));
+    if (!t.isDynamicDim(0))
+      return std::to_string(t.getDimSize(0));
+    // Rows follow the first operand back to the tokens ("n") or to the
+    // gather of the rows whose logits are wanted ("n_out").
+    while (Operation *def = v.getDefiningOp()) {
+      if (isa<LastTokenOp>(def))
+        return "n_out";
+      if (def->getNumOperands() == 0)
+        break;
+      v = def->getOperand(0);
+    }
+    return "n";
   }
   std::string weight(FlatSymbolRefAttr sym, bool asF32) const override {
     std::string key = sym.getValue().str();
@@ -295,6 +306,11 @@ std::string Emitter::generateHeader() {
      << "    size_t n, float *logits);\n"
      << "/* Appends one token; same contract as " << N << "_prefill. */\n"
      << "kiln_status " << N << "_decode(kiln_ctx *ctx, int32_t seq, int32_t token, float *logits);\n"
+     << "/* Appends tokens[i] to seqs[i] for n <= " << U << "_MAX_BATCH distinct open\n"
+     << "   sequences in one pass over the weights; logits gets n x " << U
+     << "_VOCAB_SIZE\n   values (unless NULL). All or nothing: on error no sequence changes. */\n"
+     << "kiln_status " << N << "_decode_batch(kiln_ctx *ctx, const int32_t *seqs,\n"
+     << "    const int32_t *tokens, size_t n, float *logits);\n"
      << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
   return s;
 }
@@ -306,8 +322,9 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
   std::string body;
   for (Operation &op : func.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      body += "  if (logits)\n    for (int i = 0; i < " + std::to_string(vocab) +
-              "; ++i)\n      logits[i] = " + value(ret.getOperand(0)) + "[i];\n";
+      body += "  if (logits)\n    for (int64_t i = 0; i < (int64_t)n_out * " +
+              std::to_string(vocab) + "; ++i)\n      logits[i] = " +
+              value(ret.getOperand(0)) + "[i];\n";
       continue;
     }
     std::string loc;
@@ -367,15 +384,17 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << "  return kiln_seq_close(ctx, seq);\n}\n\n"
      << "uint32_t " << N << "_kv_free_blocks(const kiln_ctx *ctx) {\n"
      << "  return kiln_kv_free_blocks(ctx);\n}\n\n"
-     << "/* One forward call over n <= " << opts.maxBatch << " tokens. */\n"
-     << "static void " << N << "_forward(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
-     << "    int n, float *logits) {\n"
+     << "/* One forward call over n <= " << opts.maxBatch << " rows: row r is token\n"
+     << "   tokens[r] of sequence row_seq[r] at position row_pos[r]; the logits of\n"
+     << "   rows out_rows[0..n_out) go to logits (n_out x vocab). */\n"
+     << "static void " << N << "_forward(kiln_ctx *ctx, const int32_t *tokens,\n"
+     << "    const int32_t *row_seq, const uint32_t *row_pos, int n,\n"
+     << "    const int32_t *out_rows, int n_out, float *logits) {\n"
      << "  uint8_t *const act = ctx->activations;\n"
      << "  const uint8_t *const wts = ctx->weights;\n"
-     << "  const uint32_t pos0 = ctx->seqs[seq].length;\n"
-     << "  (void)pos0;\n"
      << body
-     << "  ctx->seqs[seq].length += (uint32_t)n;\n}\n\n"
+     << "  for (int r = 0; r < n; ++r)\n"
+     << "    ++ctx->seqs[row_seq[r]].length;\n}\n\n"
      << "kiln_status " << N << "_prefill(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
      << "    size_t n, float *logits) {\n"
      << "  if (!ctx || (!tokens && n)) return KILN_ERR_INVALID_ARGUMENT;\n"
@@ -387,12 +406,47 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << "    if (tokens[i] < 0 || tokens[i] >= " << vocab << ")\n"
      << "      return KILN_ERR_TOKEN_OUT_OF_RANGE;\n"
      << "  kiln_seq_grow(ctx, seq, n);\n"
+     << "  int32_t row_seq[" << opts.maxBatch << "];\n"
+     << "  uint32_t row_pos[" << opts.maxBatch << "];\n"
      << "  for (size_t i = 0; i < n; i += " << opts.maxBatch << ") {\n"
      << "    size_t c = n - i < " << opts.maxBatch << " ? n - i : " << opts.maxBatch << ";\n"
-     << "    " << N << "_forward(ctx, seq, tokens + i, (int)c, i + c == n ? logits : 0);\n"
+     << "    for (size_t r = 0; r < c; ++r) {\n"
+     << "      row_seq[r] = seq;\n"
+     << "      row_pos[r] = ctx->seqs[seq].length + (uint32_t)r;\n"
+     << "    }\n"
+     << "    const int32_t last = (int32_t)c - 1;\n"
+     << "    " << N << "_forward(ctx, tokens + i, row_seq, row_pos, (int)c, &last,\n"
+     << "        i + c == n ? 1 : 0, i + c == n ? logits : 0);\n"
      << "  }\n  return KILN_OK;\n}\n\n"
      << "kiln_status " << N << "_decode(kiln_ctx *ctx, int32_t seq, int32_t token, float *logits) {\n"
-     << "  return " << N << "_prefill(ctx, seq, &token, 1, logits);\n}\n";
+     << "  return " << N << "_prefill(ctx, seq, &token, 1, logits);\n}\n\n"
+     << "kiln_status " << N << "_decode_batch(kiln_ctx *ctx, const int32_t *seqs,\n"
+     << "    const int32_t *tokens, size_t n, float *logits) {\n"
+     << "  if (!ctx || !seqs || !tokens || n == 0 || n > " << opts.maxBatch << ")\n"
+     << "    return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "  /* Admission: every sequence open, distinct, with room for its token,\n"
+     << "     and the pool able to hold all of them at once. */\n"
+     << "  uint32_t blocks = 0;\n"
+     << "  for (size_t i = 0; i < n; ++i) {\n"
+     << "    for (size_t j = 0; j < i; ++j)\n"
+     << "      if (seqs[j] == seqs[i]) return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "    kiln_status s = kiln_seq_reserve(ctx, seqs[i], 1);\n"
+     << "    if (s != KILN_OK) return s;\n"
+     << "    blocks += kiln_seq_blocks_needed(ctx, seqs[i], 1);\n"
+     << "    if (tokens[i] < 0 || tokens[i] >= " << vocab << ")\n"
+     << "      return KILN_ERR_TOKEN_OUT_OF_RANGE;\n"
+     << "  }\n"
+     << "  if (blocks > kiln_kv_free_blocks(ctx)) return KILN_ERR_KV_POOL_EXHAUSTED;\n"
+     << "  if (!ctx->weights) return KILN_ERR_WEIGHTS_MISSING;\n"
+     << "  int32_t out_rows[" << opts.maxBatch << "];\n"
+     << "  uint32_t row_pos[" << opts.maxBatch << "];\n"
+     << "  for (size_t i = 0; i < n; ++i) {\n"
+     << "    kiln_seq_grow(ctx, seqs[i], 1);\n"
+     << "    row_pos[i] = ctx->seqs[seqs[i]].length;\n"
+     << "    out_rows[i] = (int32_t)i;\n"
+     << "  }\n"
+     << "  " << N << "_forward(ctx, tokens, seqs, row_pos, (int)n, out_rows, (int)n, logits);\n"
+     << "  return KILN_OK;\n}\n";
   source = std::move(s);
   return true;
 }

@@ -57,9 +57,9 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
   } else if (auto r = dyn_cast<RoPEOp>(op)) {
     call = k + "(" + ec.value(r.getInput()) + ", " + ec.rows(r.getInput()) +
            ", " + num(width(result)) + ", " + num(r.getHeadDim()) +
-           ", pos0, " + ec.ropeTable(op) + ", " + ec.value(result) + ")";
+           ", row_pos, " + ec.ropeTable(op) + ", " + ec.value(result) + ")";
   } else if (auto a = dyn_cast<AttentionOp>(op)) {
-    call = k + "(ctx, seq, " + num(a.getLayer()) + "u, pos0, " +
+    call = k + "(ctx, " + num(a.getLayer()) + "u, row_seq, row_pos, " +
            ec.value(a.getQuery()) + ", " + ec.value(a.getKey()) + ", " +
            ec.value(a.getValue()) + ", " + ec.rows(a.getQuery()) + ", " +
            num(a.getNumHeads()) + ", " + num(a.getNumKvHeads()) + ", " +
@@ -75,8 +75,8 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
            ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
            ec.value(result) + ")";
   } else if (auto l = dyn_cast<LastTokenOp>(op)) {
-    call = k + "(" + ec.value(l.getInput()) + ", " + ec.rows(l.getInput()) +
-           ", " + num(width(result)) + ", " + ec.value(result) + ")";
+    call = k + "(" + ec.value(l.getInput()) + ", out_rows, n_out, " +
+           num(width(result)) + ", " + ec.value(result) + ")";
   } else {
     error = name() + " target cannot emit " + op->getName().getStringRef().str();
     return false;

@@ -28,7 +28,8 @@ public:
   virtual ~EmitContext() = default;
   /// C expression of type `float *` for an op result or operand.
   virtual std::string value(mlir::Value v) const = 0;
-  /// C expression for the number of rows of `v` ("n" for the batch).
+  /// C expression for the number of rows of `v`: "n" for the batch, "n_out"
+  /// after kiln.last_token (the rows whose logits are wanted).
   virtual std::string rows(mlir::Value v) const = 0;
   /// C expression of type `const uint8_t *` for the bytes of weight `sym`;
   /// `asF32` selects the copy converted to f32 (norm scales, biases).

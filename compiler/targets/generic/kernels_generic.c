@@ -224,13 +224,14 @@ static void kiln_rms_norm_f32_generic(const float *x, int rows, int width,
 }
 
 /* neox = 0: rotate pairs (2i, 2i+1); neox = 1: pairs (i, i + head_dim/2).
- * table[(pos * head_dim/2 + i) * 2 + {0, 1}] = {cos, sin}(pos * theta^(-2i/d)). */
+ * table[(pos * head_dim/2 + i) * 2 + {0, 1}] = {cos, sin}(pos * theta^(-2i/d));
+ * row r is at position pos[r] of its sequence. */
 static void kiln_g_rope(const float *x, int rows, int width, int head_dim,
-                        uint32_t pos0, const float *table, int neox,
+                        const uint32_t *pos, const float *table, int neox,
                         float *y) {
   const int half = head_dim / 2;
   for (int r = 0; r < rows; ++r) {
-    const float *cs = table + (int64_t)(pos0 + (uint32_t)r) * half * 2;
+    const float *cs = table + (int64_t)pos[r] * half * 2;
     for (int h = 0; h < width / head_dim; ++h) {
       const float *xh = x + (int64_t)r * width + h * head_dim;
       float *yh = y + (int64_t)r * width + h * head_dim;
@@ -246,40 +247,44 @@ static void kiln_g_rope(const float *x, int rows, int width, int head_dim,
 }
 
 static void kiln_rope_adjacent_f32_generic(const float *x, int rows, int width,
-                                           int head_dim, uint32_t pos0,
+                                           int head_dim, const uint32_t *pos,
                                            const float *table, float *y) {
-  kiln_g_rope(x, rows, width, head_dim, pos0, table, 0, y);
+  kiln_g_rope(x, rows, width, head_dim, pos, table, 0, y);
 }
 
 static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
-                                       int head_dim, uint32_t pos0,
+                                       int head_dim, const uint32_t *pos,
                                        const float *table, float *y) {
-  kiln_g_rope(x, rows, width, head_dim, pos0, table, 1, y);
+  kiln_g_rope(x, rows, width, head_dim, pos, table, 1, y);
 }
 
-static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
-                             uint32_t pos0, const float *q, const float *k,
-                             const float *v, int rows, int heads, int kv_heads,
-                             int head_dim, float scale, float *out,
-                             float *scores) {
+/* Row r belongs to sequence seq[r] at position pos[r]. Every row's K and V are
+ * stored first, so a row attends to the rows before it in the same call (a
+ * prefill chunk) exactly as to those of earlier calls. */
+static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
+                                       const int32_t *seq, const uint32_t *pos,
+                                       const float *q, const float *k,
+                                       const float *v, int rows, int heads,
+                                       int kv_heads, int head_dim, float scale,
+                                       float *out, float *scores) {
   const int kvw = kv_heads * head_dim, qw = heads * head_dim;
   const int group = heads / kv_heads;
   for (int r = 0; r < rows; ++r) {
-    float *kd = kiln_kv_row(ctx, seq, layer, 0, pos0 + (uint32_t)r);
-    float *vd = kiln_kv_row(ctx, seq, layer, 1, pos0 + (uint32_t)r);
+    float *kd = kiln_kv_row(ctx, seq[r], layer, 0, pos[r]);
+    float *vd = kiln_kv_row(ctx, seq[r], layer, 1, pos[r]);
     for (int i = 0; i < kvw; ++i) {
       kd[i] = k[(int64_t)r * kvw + i];
       vd[i] = v[(int64_t)r * kvw + i];
     }
   }
   for (int r = 0; r < rows; ++r) {
-    const uint32_t len = pos0 + (uint32_t)r + 1;
+    const uint32_t len = pos[r] + 1;
     for (int h = 0; h < heads; ++h) {
       const float *qh = q + (int64_t)r * qw + h * head_dim;
       const int kh = h / group;
       float mx = kiln_g_bits_to_float(0xff800000u); /* -inf */
       for (uint32_t t = 0; t < len; ++t) {
-        const float *kt = kiln_kv_row(ctx, seq, layer, 0, t) + kh * head_dim;
+        const float *kt = kiln_kv_row(ctx, seq[r], layer, 0, t) + kh * head_dim;
         float s = 0.0f;
         for (int d = 0; d < head_dim; ++d)
           s += qh[d] * kt[d];
@@ -296,7 +301,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, int32_t seq, uint32_
       for (int d = 0; d < head_dim; ++d)
         oh[d] = 0.0f;
       for (uint32_t t = 0; t < len; ++t) {
-        const float *vt = kiln_kv_row(ctx, seq, layer, 1, t) + kh * head_dim;
+        const float *vt = kiln_kv_row(ctx, seq[r], layer, 1, t) + kh * head_dim;
         const float p = scores[t] / sum;
         for (int d = 0; d < head_dim; ++d)
           oh[d] += p * vt[d];
@@ -316,9 +321,12 @@ static void kiln_add_f32_generic(const float *a, const float *b, int64_t n, floa
     y[i] = a[i] + b[i];
 }
 
-static void kiln_last_token_f32_generic(const float *x, int rows, int width,
-                                        float *y) {
-  const float *last = x + (int64_t)(rows - 1) * width;
-  for (int i = 0; i < width; ++i)
-    y[i] = last[i];
+/* Gathers the rows out_rows[0..n_out) (the last row of each sequence). */
+static void kiln_last_token_f32_generic(const float *x, const int32_t *out_rows,
+                                        int n_out, int width, float *y) {
+  for (int o = 0; o < n_out; ++o) {
+    const float *src = x + (int64_t)out_rows[o] * width;
+    for (int i = 0; i < width; ++i)
+      y[(int64_t)o * width + i] = src[i];
+  }
 }

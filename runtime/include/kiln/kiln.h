@@ -96,6 +96,8 @@ kiln_status kiln_seq_close(kiln_ctx *ctx, int32_t seq);
 /* Checks, changing nothing, that `seq` is open and that its context and the
  * block pool can take `n` more tokens. */
 kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n);
+/* Blocks the pool must supply for `n` more tokens of an open `seq`. */
+uint32_t kiln_seq_blocks_needed(const kiln_ctx *ctx, int32_t seq, size_t n);
 /* Makes room for `n` more tokens: copies a shared last block, takes new
  * blocks from the pool. Call only after kiln_seq_reserve succeeded. */
 void kiln_seq_grow(kiln_ctx *ctx, int32_t seq, size_t n);

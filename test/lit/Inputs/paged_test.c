@@ -27,6 +27,7 @@ static int failures = 0;
   } while (0)
 
 static float la[P_VOCAB_SIZE], lb[P_VOCAB_SIZE], lc[P_VOCAB_SIZE];
+static float batch[2 * P_VOCAB_SIZE];
 
 static float max_diff(const float *a, const float *b) {
   float m = 0;
@@ -85,6 +86,40 @@ int main(void) {
   EXPECT_STATUS(p_seq_close(&ctx, a), KILN_OK);
   EXPECT_STATUS(p_seq_close(&ctx, c), KILN_OK);
   EXPECT(p_kv_free_blocks(&ctx) == 4);
+
+  /* Batched decode: two sequences in one call get what each gets alone. */
+  EXPECT_STATUS(p_seq_open(&ctx, &a), KILN_OK);
+  EXPECT_STATUS(p_seq_open(&ctx, &b), KILN_OK);
+  EXPECT_STATUS(p_prefill(&ctx, a, prompt, 2, NULL), KILN_OK);
+  EXPECT_STATUS(p_prefill(&ctx, b, prompt + 2, 3, NULL), KILN_OK);
+  int32_t pair[2] = {a, b}, next[2] = {5, 6}, dup[2] = {a, a};
+  EXPECT_STATUS(p_decode_batch(&ctx, dup, next, 2, batch), KILN_ERR_INVALID_ARGUMENT);
+  EXPECT_STATUS(p_decode_batch(&ctx, pair, next, 0, batch), KILN_ERR_INVALID_ARGUMENT);
+  int32_t bad[2] = {a, 2};
+  EXPECT_STATUS(p_decode_batch(&ctx, bad, next, 2, batch), KILN_ERR_BAD_SEQUENCE);
+  int32_t oov[2] = {5, P_VOCAB_SIZE};
+  EXPECT_STATUS(p_decode_batch(&ctx, pair, oov, 2, batch), KILN_ERR_TOKEN_OUT_OF_RANGE);
+  EXPECT_STATUS(p_decode_batch(&ctx, pair, next, 2, batch), KILN_OK);
+  EXPECT_STATUS(p_seq_close(&ctx, a), KILN_OK);
+  EXPECT_STATUS(p_seq_close(&ctx, b), KILN_OK);
+  EXPECT_STATUS(p_seq_open(&ctx, &a), KILN_OK);
+  EXPECT_STATUS(p_prefill(&ctx, a, prompt, 2, NULL), KILN_OK);
+  EXPECT_STATUS(p_decode(&ctx, a, 5, la), KILN_OK);
+  EXPECT_STATUS(p_seq_close(&ctx, a), KILN_OK);
+  EXPECT_STATUS(p_seq_open(&ctx, &b), KILN_OK);
+  EXPECT_STATUS(p_prefill(&ctx, b, prompt + 2, 3, NULL), KILN_OK);
+  EXPECT_STATUS(p_decode(&ctx, b, 6, lb), KILN_OK);
+  EXPECT(max_diff(batch, la) <= 1e-5f);
+  EXPECT(max_diff(batch + P_VOCAB_SIZE, lb) <= 1e-5f);
+
+  /* All or nothing: one sequence's full context refuses the whole batch. */
+  EXPECT_STATUS(p_seq_open(&ctx, &a), KILN_OK);
+  EXPECT_STATUS(p_prefill(&ctx, a, prompt, 8, NULL), KILN_OK);
+  int32_t both[2] = {a, b};
+  uint32_t free_before = p_kv_free_blocks(&ctx);
+  EXPECT_STATUS(p_decode_batch(&ctx, both, next, 2, batch), KILN_ERR_CONTEXT_FULL);
+  EXPECT(p_kv_free_blocks(&ctx) == free_before);
+  EXPECT_STATUS(p_decode(&ctx, b, 7, lc), KILN_OK); /* b still at 4 tokens */
 
   printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
   return failures != 0;
