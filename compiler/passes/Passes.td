@@ -26,8 +26,9 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
     Annotates each compute op with `kiln.kernel`, the name of the kernel the
     emitter calls (for example `matmul_q4_0_f32_generic`). A matmul whose
     kernel quantizes its activations also gets `kiln.activation = "q8_0"`
-    (the reference evaluator follows it) and `kiln.scratch_per_row`, the
-    scratch bytes it needs per input row. Fails on an op the target has no
+    (the reference evaluator follows it), `kiln.scratch_per_row`, the
+    scratch bytes it needs per input row, and `kiln.tile`, the microkernel's
+    register tile (activation rows x weight rows). Fails on an op the target has no
     kernel for, naming the op and the weight type.
   }];
   let options = [

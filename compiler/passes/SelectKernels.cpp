@@ -53,6 +53,8 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       op->setAttr("kiln.kernel", b.getStringAttr(choice.kernel));
       if (!choice.activation.empty())
         op->setAttr("kiln.activation", b.getStringAttr(choice.activation));
+      if (!choice.tile.empty())
+        op->setAttr("kiln.tile", b.getDenseI64ArrayAttr(choice.tile));
       if (choice.scratchPerRow)
         op->setAttr("kiln.scratch_per_row",
                     b.getI64IntegerAttr(choice.scratchPerRow));

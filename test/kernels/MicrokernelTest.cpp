@@ -40,6 +40,8 @@ std::vector<Param> params() {
     TargetOptions o;
     if (std::string(t) == "x86")
       o.cpu = "avx2";
+    if (std::string(t) == "rvv") // no compressed code: see below
+      o.cpu = "rv64gv";
     auto target = createTarget(t, o, error);
     auto *isa = dynamic_cast<IsaTarget *>(target.get());
     if (!isa)
@@ -49,6 +51,19 @@ std::vector<Param> params() {
       if (!k.empty())
         list.push_back({t, type, k});
     }
+  }
+  // NEON with i8mm too (qemu-aarch64 -cpu max has it).
+  {
+    std::string error;
+    TargetOptions o;
+    o.cpu = "i8mm";
+    auto target = createTarget("neon", o, error);
+    if (auto *isa = dynamic_cast<IsaTarget *>(target.get()))
+      for (const char *type : {"q8_0", "q4_0", "q4_k", "q6_k"}) {
+        std::string k = isa->isaMatMulKernel(type);
+        if (!k.empty())
+          list.push_back({"neon:i8mm", type, k});
+      }
   }
   // x86 at AVX-512 VNNI too, when this host can run it.
   __builtin_cpu_init();
@@ -101,6 +116,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     options.cpu = p.target.substr(p.target.find(':') + 1);
   else if (targetName == "x86")
     options.cpu = "avx2";
+  else if (targetName == "rvv") // qemu 7.2 aborts on page-straddling RVV code
+    options.cpu = "rv64gv";
   std::string error;
   auto target = createTarget(targetName, options, error);
   ASSERT_TRUE(target) << error;

@@ -23,7 +23,30 @@ KernelChoice IsaTarget::selectKernel(Operation *op, StringRef weightType,
   c.scratchPerRow = K / 32 * 34;
   std::string own = isaMatMulKernel(weightType);
   c.kernel = !own.empty() ? own : ("matmul_" + weightType + "_q8_0_generic").str();
+  if (!own.empty())
+    c.tile = isaMatMulTile(own);
   return c;
+}
+
+// Names carry the register tile after the types: ..._q8_0_4x8_avx2 is 4
+// activation rows x 8 weight rows; ..._128x_rvv is 128 weight rows for one
+// activation row at a time.
+std::vector<int64_t> IsaTarget::isaMatMulTile(llvm::StringRef kernel) const {
+  llvm::SmallVector<llvm::StringRef> parts;
+  kernel.split(parts, '_');
+  for (llvm::StringRef part : parts) {
+    if (!part.contains('x'))
+      continue;
+    auto [a, b] = part.split('x');
+    int64_t mr, nr;
+    if (a.getAsInteger(10, mr))
+      continue;
+    if (b.empty())
+      return {1, mr};
+    if (!b.getAsInteger(10, nr))
+      return {mr, nr};
+  }
+  return {};
 }
 
 std::string IsaTarget::kernelSource() const {

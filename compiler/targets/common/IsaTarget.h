@@ -28,6 +28,10 @@ public:
     return "";
   }
 
+  /// The register tile of one of its kernels: {activation rows, weight rows}.
+  /// The default reads it from the name (..._MRxNR_isa, ..._NRx_isa).
+  virtual std::vector<int64_t> isaMatMulTile(llvm::StringRef kernel) const;
+
 protected:
   /// Source of the ISA's microkernels (after the portable kernels).
   virtual std::string isaKernelSource() const { return ""; }

@@ -45,6 +45,7 @@ struct KernelChoice {
   std::string kernel;      // C function kiln_<kernel> in the target's source
   std::string activation;  // "q8_0" if activations are quantized, else ""
   int64_t scratchPerRow = 0; // bytes of scratch per input row
+  std::vector<int64_t> tile;   // the microkernel's register tile, if any
 };
 
 class Target {

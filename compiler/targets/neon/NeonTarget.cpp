@@ -46,6 +46,39 @@ bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
+/// Repacks GGML q8_0 / q4_0 rows into the 4-row i8mm tiles of kernels_neon.c:
+/// per tile, nb blocks where vector (Q, c) (16 bytes at (Q * C + c) * 16, C =
+/// 4 for q8_0, 2 for q4_0) holds bytes 8c..8c+7 of rows 2Q and 2Q+1 of the
+/// tile, then nb x 4 fp16 scales. Rows past N are zero (q4_0: byte 0 = nibbles
+/// 8 after the xor with 0x88).
+bool packTilesMM(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
+                 size_t bytes, std::vector<uint8_t> &out, std::string &error) {
+  const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32,
+                C = qb / 8;
+  if (K % 32 || (size_t)(N * nb * bb) != bytes) {
+    error = "neon: unexpected weight size for packing";
+    return false;
+  }
+  const int64_t tiles = (N + 3) / 4, tileBytes = nb * (4 * qb + 8);
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t row = 0; row < N; ++row) {
+    uint8_t *tile = out.data() + (row / 4) * tileBytes;
+    uint8_t *scales = tile + nb * 4 * qb;
+    const int64_t i = row % 4, Q = i / 2, h = i % 2;
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t *src = ggml + (row * nb + b) * bb;
+      std::memcpy(scales + (b * 4 + i) * 2, src, 2);
+      uint8_t *q = tile + b * 4 * qb;
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t k = 0; k < 8; ++k) {
+          uint8_t byte = src[2 + c * 8 + k];
+          q[(Q * C + c) * 16 + h * 8 + k] = q4 ? (uint8_t)(byte ^ 0x88) : byte;
+        }
+    }
+  }
+  return true;
+}
+
 class NeonTarget : public IsaTarget {
 public:
   explicit NeonTarget(bool i8mm) : i8mm(i8mm) {}
@@ -66,9 +99,11 @@ public:
 
   std::string isaMatMulKernel(llvm::StringRef type) const override {
     if (type == "q4_0")
-      return "matmul_q4_0_q8_0_4x4_neon_dotprod";
+      return i8mm ? "matmul_q4_0_q8_0_4x4_neon_i8mm"
+                  : "matmul_q4_0_q8_0_4x4_neon_dotprod";
     if (type == "q8_0")
-      return "matmul_q8_0_q8_0_4x4_neon_dotprod";
+      return i8mm ? "matmul_q8_0_q8_0_4x4_neon_i8mm"
+                  : "matmul_q8_0_q8_0_4x4_neon_dotprod";
     if (type == "q4_k") // GGML layout: packWeight copies these
       return "matmul_q4_k_q8_0_1x1_neon_dotprod";
     if (type == "q6_k")
@@ -82,6 +117,10 @@ public:
       return packTiles4(true, N, K, ggml, bytes, out, error);
     if (kernel == "matmul_q8_0_q8_0_4x4_neon_dotprod")
       return packTiles4(false, N, K, ggml, bytes, out, error);
+    if (kernel == "matmul_q4_0_q8_0_4x4_neon_i8mm")
+      return packTilesMM(true, N, K, ggml, bytes, out, error);
+    if (kernel == "matmul_q8_0_q8_0_4x4_neon_i8mm")
+      return packTilesMM(false, N, K, ggml, bytes, out, error);
     return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
   }
 

@@ -347,3 +347,188 @@ static void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
     }
   }
 }
+
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+/* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the
+ * 2x2 products of two 8-byte activation rows (a: row r bytes, row r+1 bytes)
+ * with two 8-byte weight rows (w: row j bytes, row j+1 bytes), lanes
+ * [r.j, r.j+1, r+1.j, r+1.j+1]. Weights arrive in 4-row tiles, per block
+ * "pair-major": vector (Q, c) holds bytes 8c..8c+7 of rows j+2Q and j+2Q+1:
+ *
+ *   q8_0: 8 vectors (Q = 0..1, c = 0..3), 128 bytes/block.
+ *   q4_0: 4 vectors (Q = 0..1, c = 0..1) of GGML nibble bytes xor 0x88 (as the
+ *         dotprod kernel: shl 4 / and 0xf0 give (q - 8) * 16), 64 bytes/block;
+ *         low nibbles of c are elements 8c.., high nibbles 16 + 8c...
+ *   then nb x 4 fp16 scales (rows j..j+3 of block b).
+ *
+ * Activations are quantized (kiln_quantize_row_q8_0, same numerics) into the
+ * scratch pre-interleaved for SMMLA, in the rows * nb * 34 bytes of
+ * kiln_q8_rows: row pair p = rows 2p, 2p+1 (p < rows / 2) has nb blocks of 68
+ * bytes, four 2x8 matrices (bytes 8c..8c+7 of both rows, c = 0..3) then the
+ * two fp16 scales; an odd last row follows as plain kiln_q8_blocks and is
+ * paired with a zero row (outputs dropped) in registers. Float accumulators
+ * keep the 2x2 lane order and are transposed to rows on store. */
+static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
+                                        void *scratch) {
+  uint8_t *o = (uint8_t *)scratch;
+  const int nb = K / 32;
+  for (int p = 0; p < rows / 2; ++p)
+    for (int b = 0; b < nb; ++b, o += 68) {
+      kiln_q8_block t[2];
+      kiln_quantize_row_q8_0(x + (int64_t)(2 * p) * K + b * 32, 32, &t[0]);
+      kiln_quantize_row_q8_0(x + (int64_t)(2 * p + 1) * K + b * 32, 32, &t[1]);
+      for (int c = 0; c < 4; ++c)
+        for (int h = 0; h < 2; ++h)
+          __builtin_memcpy(o + c * 16 + h * 8, t[h].qs + c * 8, 8);
+      __builtin_memcpy(o + 64, &t[0].d, 2);
+      __builtin_memcpy(o + 66, &t[1].d, 2);
+    }
+  if (rows & 1)
+    kiln_quantize_row_q8_0(x + (int64_t)(rows - 1) * K, K, (kiln_q8_block *)o);
+  return (const uint8_t *)scratch;
+}
+
+/* Activation pair P of a tile as four 2x8 matrices C0..C3 and the scales
+ * [da_r, da_r, da_r+1, da_r+1]: interleaved (PB, block b) or the odd row. */
+#define KILN_NEON_MM_ACT(PAIRED, PB, ODD, C0, C1, C2, C3, DA)                  \
+  int8x16_t C0, C1, C2, C3;                                                    \
+  float32x4_t DA;                                                              \
+  if (PAIRED) {                                                                \
+    const int8_t *q = (const int8_t *)(PB) + (int64_t)b * 68;                  \
+    C0 = vld1q_s8(q); C1 = vld1q_s8(q + 16);                                   \
+    C2 = vld1q_s8(q + 32); C3 = vld1q_s8(q + 48);                              \
+    uint32_t hd;                                                               \
+    __builtin_memcpy(&hd, q + 64, 4);                                          \
+    const uint16x4_t h = vreinterpret_u16_u32(vdup_n_u32(hd));                 \
+    DA = vcvt_f32_f16(vreinterpret_f16_u16(vzip1_u16(h, h)));                  \
+  } else {                                                                     \
+    const kiln_q8_block *ob = (ODD) + b;                                       \
+    const int64x2_t xa0 = vreinterpretq_s64_s8(vld1q_s8(ob->qs)),              \
+                    xa1 = vreinterpretq_s64_s8(vld1q_s8(ob->qs + 16)),         \
+                    z = vdupq_n_s64(0);                                        \
+    C0 = vreinterpretq_s8_s64(vzip1q_s64(xa0, z));                             \
+    C1 = vreinterpretq_s8_s64(vzip2q_s64(xa0, z));                             \
+    C2 = vreinterpretq_s8_s64(vzip1q_s64(xa1, z));                             \
+    C3 = vreinterpretq_s8_s64(vzip2q_s64(xa1, z));                             \
+    DA = vcombine_f32(vdup_n_f32(kiln_neon_h2f(ob->d)), vdup_n_f32(0.0f));     \
+  }
+
+/* Transposes the 2x2-ordered float sums of weight pairs 0 (F0) and 1 (F1)
+ * into rows r (lo) and r+1 (hi). */
+static inline __attribute__((always_inline)) void
+kiln_neon_mm_store(float32x4_t F0, float32x4_t F1, int two, const float *bias,
+                   float *y, int N, int n) {
+  const float64x2_t d0 = vreinterpretq_f64_f32(F0), d1 = vreinterpretq_f64_f32(F1);
+  kiln_neon_store4(vreinterpretq_f32_f64(vzip1q_f64(d0, d1)), bias, y, n);
+  if (two)
+    kiln_neon_store4(vreinterpretq_f32_f64(vzip2q_f64(d0, d1)), bias, y + N, n);
+}
+
+/* One 4-row weight tile against nr (1..4, constant after inlining) rows:
+ * pair 0 at p0 (interleaved when nr >= 2), pair 1 at p0 + nb * 68 (when
+ * nr == 4); the other pair, if any, is the odd row `odd`. */
+static inline __attribute__((always_inline)) void
+kiln_neon_q4_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
+                       const kiln_q8_block *odd, int nr, const float *bias,
+                       float *y, int N, int n) {
+  const int8_t *wq = (const int8_t *)tile;
+  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 64);
+  const uint8_t *p1 = p0 + (int64_t)nb * 68;
+  const int8x16_t m4 = vdupq_n_s8((int8_t)0xf0);
+  const int32x4_t zero = vdupq_n_s32(0);
+  float32x4_t f00 = vdupq_n_f32(0), f01 = f00, f10 = f00, f11 = f00;
+  for (int b = 0; b < nb; ++b, wq += 64) {
+    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),
+                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48);
+    const int8x16_t l0 = vshlq_n_s8(w0, 4), l1 = vshlq_n_s8(w1, 4),
+                    l2 = vshlq_n_s8(w2, 4), l3 = vshlq_n_s8(w3, 4);
+    const int8x16_t h0 = vandq_s8(w0, m4), h1 = vandq_s8(w1, m4),
+                    h2 = vandq_s8(w2, m4), h3 = vandq_s8(w3, m4);
+    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * b)));
+    const float32x4_t dw0 = vcombine_f32(vget_low_f32(dw), vget_low_f32(dw)),
+                      dw1 = vcombine_f32(vget_high_f32(dw), vget_high_f32(dw));
+#define KILN_NEON_Q4_MM_PAIR(PAIRED, PB, FA, FB)                               \
+  {                                                                            \
+    KILN_NEON_MM_ACT(PAIRED, PB, odd, c0, c1, c2, c3, da)                      \
+    int32x4_t s0 = vmmlaq_s32(zero, c0, l0), s1 = vmmlaq_s32(zero, c0, l2);    \
+    s0 = vmmlaq_s32(s0, c1, l1); s1 = vmmlaq_s32(s1, c1, l3);                  \
+    s0 = vmmlaq_s32(s0, c2, h0); s1 = vmmlaq_s32(s1, c2, h2);                  \
+    s0 = vmmlaq_s32(s0, c3, h1); s1 = vmmlaq_s32(s1, c3, h3);                  \
+    FA = vfmaq_f32(FA, vcvtq_n_f32_s32(s0, 4), vmulq_f32(dw0, da));            \
+    FB = vfmaq_f32(FB, vcvtq_n_f32_s32(s1, 4), vmulq_f32(dw1, da));            \
+  }
+    KILN_NEON_Q4_MM_PAIR(nr > 1, p0, f00, f01)
+    if (nr > 2) KILN_NEON_Q4_MM_PAIR(nr > 3, p1, f10, f11)
+#undef KILN_NEON_Q4_MM_PAIR
+  }
+  kiln_neon_mm_store(f00, f01, nr > 1, bias, y, N, n);
+  if (nr > 2)
+    kiln_neon_mm_store(f10, f11, nr > 3, bias, y + 2 * (int64_t)N, N, n);
+}
+
+static inline __attribute__((always_inline)) void
+kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
+                       const kiln_q8_block *odd, int nr, const float *bias,
+                       float *y, int N, int n) {
+  const int8_t *wq = (const int8_t *)tile;
+  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 128);
+  const uint8_t *p1 = p0 + (int64_t)nb * 68;
+  const int32x4_t zero = vdupq_n_s32(0);
+  float32x4_t f00 = vdupq_n_f32(0), f01 = f00, f10 = f00, f11 = f00;
+  for (int b = 0; b < nb; ++b, wq += 128) {
+    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),
+                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48),
+                    w4 = vld1q_s8(wq + 64), w5 = vld1q_s8(wq + 80),
+                    w6 = vld1q_s8(wq + 96), w7 = vld1q_s8(wq + 112);
+    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * b)));
+    const float32x4_t dw0 = vcombine_f32(vget_low_f32(dw), vget_low_f32(dw)),
+                      dw1 = vcombine_f32(vget_high_f32(dw), vget_high_f32(dw));
+#define KILN_NEON_Q8_MM_PAIR(PAIRED, PB, FA, FB)                               \
+  {                                                                            \
+    KILN_NEON_MM_ACT(PAIRED, PB, odd, c0, c1, c2, c3, da)                      \
+    int32x4_t s0 = vmmlaq_s32(zero, c0, w0), s1 = vmmlaq_s32(zero, c0, w4);    \
+    s0 = vmmlaq_s32(s0, c1, w1); s1 = vmmlaq_s32(s1, c1, w5);                  \
+    s0 = vmmlaq_s32(s0, c2, w2); s1 = vmmlaq_s32(s1, c2, w6);                  \
+    s0 = vmmlaq_s32(s0, c3, w3); s1 = vmmlaq_s32(s1, c3, w7);                  \
+    FA = vfmaq_f32(FA, vcvtq_f32_s32(s0), vmulq_f32(dw0, da));                 \
+    FB = vfmaq_f32(FB, vcvtq_f32_s32(s1), vmulq_f32(dw1, da));                 \
+  }
+    KILN_NEON_Q8_MM_PAIR(nr > 1, p0, f00, f01)
+    if (nr > 2) KILN_NEON_Q8_MM_PAIR(nr > 3, p1, f10, f11)
+#undef KILN_NEON_Q8_MM_PAIR
+  }
+  kiln_neon_mm_store(f00, f01, nr > 1, bias, y, N, n);
+  if (nr > 2)
+    kiln_neon_mm_store(f10, f11, nr > 3, bias, y + 2 * (int64_t)N, N, n);
+}
+
+#define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
+  static void kiln_matmul_##T##_q8_0_4x4_neon_i8mm(                            \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const uint8_t *a = kiln_neon_mm_rows(x, rows, K, scratch);                 \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = (int64_t)nb * (TILE_BYTES);                     \
+    const kiln_q8_block *odd =                                                 \
+        (const kiln_q8_block *)(a + (int64_t)(rows / 2) * nb * 68);            \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const uint8_t *ar = a + (int64_t)(r0 / 2) * nb * 68;                     \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 1, bj, yr + j, N, n); break; \
+        case 2: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 2, bj, yr + j, N, n); break; \
+        case 3: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 3, bj, yr + j, N, n); break; \
+        default: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 4, bj, yr + j, N, n); break; \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+KILN_NEON_MM_MATMUL(q4_0, 72)
+KILN_NEON_MM_MATMUL(q8_0, 136)
+#endif /* __ARM_FEATURE_MATMUL_INT8 */

@@ -1,6 +1,7 @@
 //===- SveTarget.cpp - AArch64 SVE, vector-length agnostic by default -----===//
 #include "compiler/targets/common/IsaTarget.h"
 #include "compiler/targets/common/Embedded.h"
+#include "compiler/frontend/gguf/Quant.h"
 
 #include <cstring>
 
@@ -39,8 +40,86 @@ bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
+/// GGML Q4_K 6-bit (scale, min) of sub-block j.
+void scaleMinK4(int j, const uint8_t *q, int &sc, int &m) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
+    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
+/// Repacks GGML q4_k / q6_k rows into the 16-row K-quant tiles of
+/// kernels_sve.c (layout described there). Rows past N are all zero.
+bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
+                  size_t bytes, std::vector<uint8_t> &out, std::string &error) {
+  const int64_t ns = K / 256, nb = K / 32, sb = q4 ? 144 : 210;
+  if (K % 256 || (size_t)(N * ns * sb) != bytes) {
+    error = "sve: unexpected weight size for packing";
+    return false;
+  }
+  const int64_t qBytes = q4 ? 256 : 512, tiles = (N + 15) / 16,
+                tileBytes = nb * (q4 ? 384 : 608);
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t row = 0; row < N; ++row) {
+    uint8_t *tile = out.data() + (row / 16) * tileBytes;
+    const int64_t r = row % 16, g = r / 4, i = r % 4;
+    for (int64_t s = 0; s < ns; ++s) {
+      const uint8_t *w = ggml + (row * ns + s) * sb;
+      for (int64_t j = 0; j < 8; ++j) {
+        const int64_t b = s * 8 + j;
+        uint8_t *q = tile + b * qBytes;
+        int8_t e[32];
+        if (q4) {
+          const uint8_t *src = w + 16 + (j / 2) * 32;
+          const int shift = (int)(j % 2) * 4;
+          for (int l = 0; l < 32; ++l)
+            e[l] = (int8_t)((src[l] >> shift) & 0xf);
+          for (int64_t v = 0; v < 4; ++v)
+            for (int64_t c = 0; c < 4; ++c)
+              q[v * 64 + g * 16 + i * 4 + c] =
+                  (uint8_t)(e[4 * v + c] | (e[16 + 4 * v + c] << 4));
+          int sc, m;
+          scaleMinK4((int)j, w + 4, sc, m);
+          const float d = gguf::fp16ToFp32((uint16_t)(w[0] | w[1] << 8)),
+                      dmin = gguf::fp16ToFp32((uint16_t)(w[2] | w[3] << 8));
+          const float D = d * (float)sc, M = dmin * (float)m;
+          std::memcpy(tile + nb * 256 + (b * 16 + r) * 4, &D, 4);
+          std::memcpy(tile + nb * 256 + (nb * 16 + b * 16 + r) * 4, &M, 4);
+        } else {
+          const int64_t half = j / 4, quad = j % 4;
+          const uint8_t *l4 = w + half * 64 + (quad & 1) * 32,
+                        *h2 = w + 128 + half * 32;
+          const int lowShift = (int)(quad >> 1) * 4, highShift = (int)quad * 2;
+          for (int l = 0; l < 32; ++l)
+            e[l] = (int8_t)((int)(((l4[l] >> lowShift) & 0xf) |
+                                  (((h2[l] >> highShift) & 3) << 4)) - 32);
+          for (int64_t v = 0; v < 8; ++v)
+            for (int64_t c = 0; c < 4; ++c)
+              q[v * 64 + g * 16 + i * 4 + c] = (uint8_t)e[4 * v + c];
+          const int64_t si = half * 8 + quad * 2;
+          tile[nb * 512 + b * 32 + r] = w[192 + si];
+          tile[nb * 512 + b * 32 + 16 + r] = w[192 + si + 1];
+          const float d = gguf::fp16ToFp32((uint16_t)(w[208] | w[209] << 8));
+          std::memcpy(tile + nb * 544 + (b * 16 + r) * 4, &d, 4);
+        }
+      }
+    }
+  }
+  return true;
+}
+
 class SveTarget : public IsaTarget {
 public:
+  // The SVE kernels are named weight rows x activation rows (16x4).
+  std::vector<int64_t> isaMatMulTile(llvm::StringRef kernel) const override {
+    auto t = IsaTarget::isaMatMulTile(kernel);
+    if (t.size() == 2)
+      std::swap(t[0], t[1]);
+    return t;
+  }
   explicit SveTarget(int64_t bits) : bits(bits) {}
   std::string name() const override { return "sve"; }
   std::vector<std::string> cflags() const override {
@@ -72,6 +151,10 @@ public:
       return "matmul_q4_0_q8_0_16x4_sve";
     if (type == "q8_0")
       return "matmul_q8_0_q8_0_16x4_sve";
+    if (type == "q4_k")
+      return "matmul_q4_k_q8_0_16x4_sve";
+    if (type == "q6_k")
+      return "matmul_q6_k_q8_0_16x4_sve";
     return "";
   }
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
@@ -81,6 +164,10 @@ public:
       return packTiles16(true, N, K, ggml, bytes, out, error);
     if (kernel == "matmul_q8_0_q8_0_16x4_sve")
       return packTiles16(false, N, K, ggml, bytes, out, error);
+    if (kernel == "matmul_q4_k_q8_0_16x4_sve")
+      return packTilesK16(true, N, K, ggml, bytes, out, error);
+    if (kernel == "matmul_q6_k_q8_0_16x4_sve")
+      return packTilesK16(false, N, K, ggml, bytes, out, error);
     return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
   }
 

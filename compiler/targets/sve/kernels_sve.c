@@ -172,3 +172,154 @@ kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 KILN_SVE_MATMUL(q4_0, 256)
 KILN_SVE_MATMUL(q8_0, 512)
+
+/* K-quants, 16-row tiles with the slice layout above, one 32-element
+ * activation block per weight sub-block (b = 0..nb-1, nb = K/32):
+ *
+ *   q4_k "16x4": nb quant blocks of 4 slices (256 bytes): byte 4v+c of a row
+ *                holds element 4v+c in its low nibble and 16+4v+c in its high
+ *                nibble (unsigned 0..15, no xor); then nb x 16 fp32 D =
+ *                d * sc and nb x 16 fp32 M = dmin * m (row order).
+ *   q6_k "16x4": nb quant blocks of 8 slices (512 bytes) of int8 q - 32; then
+ *                nb x 2 x 16 int8 sub-block scales (block b, half h, row);
+ *                then nb x 16 fp32 d (the row's super-block scale).
+ */
+static inline __attribute__((always_inline)) void
+kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+                   const float *bias, float *y, int N, int j0) {
+  const svbool_t all = svptrue_b8(), p16 = svptrue_pat_b8(SV_VL16);
+  const svint32_t zero = svdup_n_s32(0);
+  const uint8_t *wq = tile + off;
+  const float *D = (const float *)(tile + (int64_t)nb * 256) + off / 4;
+  const float *M = D + (int64_t)nb * 16;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  for (int b = 0; b < nb; ++b, wq += 256) {
+    const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
+                    w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
+    const svint8_t l0 = svreinterpret_s8_u8(svand_n_u8_x(all, w0, 0xf)),
+                   l1 = svreinterpret_s8_u8(svand_n_u8_x(all, w1, 0xf)),
+                   l2 = svreinterpret_s8_u8(svand_n_u8_x(all, w2, 0xf)),
+                   l3 = svreinterpret_s8_u8(svand_n_u8_x(all, w3, 0xf));
+    const svint8_t h0 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w0, 4)),
+                   h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4)),
+                   h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4)),
+                   h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
+    const svfloat32_t dd = svld1_f32(p32, D + 16 * b),
+                      dm = svld1_f32(p32, M + 16 * b);
+#define KILN_SVE_Q4K_ROW(R, F)                                                 \
+  if ((R) < nr) {                                                              \
+    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
+    const svint8_t a0 = svld1rq_s8(all, ab->qs),                               \
+                   a1 = svld1rq_s8(all, ab->qs + 16);                          \
+    svint32_t s0 = svdot_lane_s32(zero, l0, a0, 0);                            \
+    svint32_t s1 = svdot_lane_s32(zero, h0, a1, 0);                            \
+    s0 = svdot_lane_s32(s0, l1, a0, 1);                                        \
+    s1 = svdot_lane_s32(s1, h1, a1, 1);                                        \
+    s0 = svdot_lane_s32(s0, l2, a0, 2);                                        \
+    s1 = svdot_lane_s32(s1, h2, a1, 2);                                        \
+    s0 = svdot_lane_s32(s0, l3, a0, 3);                                        \
+    s1 = svdot_lane_s32(s1, h3, a1, 3);                                        \
+    const int64_t asum = svaddv_s8(p16, svld1_s8(p16, ab->qs)) +               \
+                         svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));           \
+    svfloat32_t t = svmul_f32_x(p32, dd,                                       \
+                                svcvt_f32_s32_x(p32, svadd_s32_x(all, s0, s1))); \
+    t = svmls_n_f32_x(p32, t, dm, (float)asum);                                \
+    F = svmla_n_f32_x(p32, F, t, kiln_sve_h2f(ab->d));                         \
+  }
+    KILN_SVE_Q4K_ROW(0, f0)
+    KILN_SVE_Q4K_ROW(1, f1)
+    KILN_SVE_Q4K_ROW(2, f2)
+    KILN_SVE_Q4K_ROW(3, f3)
+#undef KILN_SVE_Q4K_ROW
+  }
+  KILN_SVE_STORE(0, f0)
+  KILN_SVE_STORE(1, f1)
+  KILN_SVE_STORE(2, f2)
+  KILN_SVE_STORE(3, f3)
+}
+
+static inline __attribute__((always_inline)) void
+kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+                   const float *bias, float *y, int N, int j0) {
+  const svbool_t all = svptrue_b8();
+  const svint32_t zero = svdup_n_s32(0);
+  const int8_t *wq = (const int8_t *)tile + off;
+  const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
+  const float *D = (const float *)(tile + (int64_t)nb * 544) + off / 4;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  for (int b = 0; b < nb; ++b, wq += 512) {
+    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
+                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
+                   w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
+                   w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+    const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
+                    sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
+    const svfloat32_t dd = svld1_f32(p32, D + 16 * b);
+#define KILN_SVE_Q6K_ROW(R, F)                                                 \
+  if ((R) < nr) {                                                              \
+    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
+    const svint8_t a0 = svld1rq_s8(all, ab->qs),                               \
+                   a1 = svld1rq_s8(all, ab->qs + 16);                          \
+    svint32_t s0 = svdot_lane_s32(zero, w0, a0, 0);                            \
+    svint32_t s1 = svdot_lane_s32(zero, w4, a1, 0);                            \
+    s0 = svdot_lane_s32(s0, w1, a0, 1);                                        \
+    s1 = svdot_lane_s32(s1, w5, a1, 1);                                        \
+    s0 = svdot_lane_s32(s0, w2, a0, 2);                                        \
+    s1 = svdot_lane_s32(s1, w6, a1, 2);                                        \
+    s0 = svdot_lane_s32(s0, w3, a0, 3);                                        \
+    s1 = svdot_lane_s32(s1, w7, a1, 3);                                        \
+    const svint32_t s = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
+    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, s),                           \
+                    svmul_n_f32_x(p32, dd, kiln_sve_h2f(ab->d)));              \
+  }
+    KILN_SVE_Q6K_ROW(0, f0)
+    KILN_SVE_Q6K_ROW(1, f1)
+    KILN_SVE_Q6K_ROW(2, f2)
+    KILN_SVE_Q6K_ROW(3, f3)
+#undef KILN_SVE_Q6K_ROW
+  }
+  KILN_SVE_STORE(0, f0)
+  KILN_SVE_STORE(1, f1)
+  KILN_SVE_STORE(2, f2)
+  KILN_SVE_STORE(3, f3)
+}
+
+/* Tile bytes per 32-element block: 256 + 128 (q4_k), 512 + 32 + 64 (q6_k). */
+#define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
+  static void kiln_matmul_##T##_q8_0_16x4_sve(                                 \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = (int64_t)nb * (BLOCK_BYTES);                    \
+    const int vb = (int)svcntb(), P = vb < 64 ? vb : 64;                       \
+    const svbool_t pb = svwhilelt_b8_s32(0, P);                                \
+    const svbool_t p32 = svwhilelt_b32_s32(0, P / 4);                          \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int t = 0; t * 16 < N; ++t) {                                       \
+        const uint8_t *tile = w + (int64_t)t * tile_bytes;                     \
+        for (int off = 0; off < 64 && t * 16 + off / 4 < N; off += P) {        \
+          const int j0 = t * 16 + off / 4;                                     \
+          const svbool_t pout = svand_b_z(p32, p32, svwhilelt_b32_s32(j0, N)); \
+          switch (nr) {                                                        \
+          case 1: kiln_sve_##T##_pass(tile, nb, off, ar, 1, pb, p32, pout,     \
+                                      bias, yr, N, j0); break;                 \
+          case 2: kiln_sve_##T##_pass(tile, nb, off, ar, 2, pb, p32, pout,     \
+                                      bias, yr, N, j0); break;                 \
+          case 3: kiln_sve_##T##_pass(tile, nb, off, ar, 3, pb, p32, pout,     \
+                                      bias, yr, N, j0); break;                 \
+          default: kiln_sve_##T##_pass(tile, nb, off, ar, 4, pb, p32, pout,    \
+                                       bias, yr, N, j0); break;                \
+          }                                                                    \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+KILN_SVE_MATMUL_K(q4_k, 384)
+KILN_SVE_MATMUL_K(q6_k, 608)

@@ -1,13 +1,20 @@
 // ISA targets: matmuls over Q8_0/Q4_0/Q4_K/Q6_K weights quantize activations
-// (kiln.activation, scratch per row = K/32 blocks of 34 bytes); other weight
-// types and ops keep the f32 kernels.
-// RUN: kiln-opt %s --kiln-select-kernels=target=neon | FileCheck %s
-// RUN: kiln-opt %s --kiln-select-kernels=target=rvv | FileCheck %s
-// RUN: kiln-opt %s --kiln-select-kernels="target=x86 cpu=avx2" | FileCheck %s
+// (kiln.activation, scratch per row = K/32 blocks of 34 bytes) and name the
+// target's microkernel and its register tile (activation rows x weight rows);
+// other weight types and ops keep the portable f32 kernels.
+// RUN: kiln-opt %s --kiln-select-kernels=target=neon | FileCheck %s --check-prefixes=CHECK,NEON
+// RUN: kiln-opt %s --kiln-select-kernels="target=neon cpu=i8mm" | FileCheck %s --check-prefixes=CHECK,I8MM
+// RUN: kiln-opt %s --kiln-select-kernels=target=sve | FileCheck %s --check-prefixes=CHECK,SVE
+// RUN: kiln-opt %s --kiln-select-kernels=target=rvv | FileCheck %s --check-prefixes=CHECK,RVV
+// RUN: kiln-opt %s --kiln-select-kernels=target=hvx | FileCheck %s --check-prefixes=CHECK,HVX
+// RUN: kiln-opt %s --kiln-select-kernels="target=x86 cpu=avx2" | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: kiln-opt %s --kiln-select-kernels="target=x86 cpu=avx512vnni" | FileCheck %s --check-prefixes=CHECK,VNNI
 // RUN: not kiln-opt %s --kiln-select-kernels="target=x86 cpu=pentium" 2>&1 | FileCheck %s --check-prefix=CPU
-// RUN: not kiln-opt %s --kiln-select-kernels="target=sve sve-bits=100" 2>&1 | FileCheck %s --check-prefix=SVE
+// RUN: not kiln-opt %s --kiln-select-kernels="target=sve sve-bits=100" 2>&1 | FileCheck %s --check-prefix=SVEBITS
+// RUN: not kiln-opt %s --kiln-select-kernels="target=rvv cpu=rv32" 2>&1 | FileCheck %s --check-prefix=RVCPU
 // CPU: --cpu=pentium is not valid for --target=x86 (valid: host, avx2, avx512vnni)
-// SVE: --sve-bits=100 is not valid (valid: 128, 256, 512, 1024, 2048)
+// SVEBITS: --sve-bits=100 is not valid (valid: 128, 256, 512, 1024, 2048)
+// RVCPU: --cpu=rv32 is not valid for --target=rvv (valid: rv64gcv, rv64gv)
 
 kiln.weight @e : tensor<320x256x!kiln.q8_0> {source = "e"}
 kiln.weight @w0 : tensor<64x256x!kiln.q4_0> {source = "w0"}
@@ -20,13 +27,41 @@ kiln.weight @wh : tensor<64x256xf16> {source = "wh"}
 func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // CHECK: kiln.embedding {{.*}}kiln.kernel = "embedding_q8_0_generic"
   %x = kiln.embedding @e, %t : tensor<?xi32> -> tensor<?x256xf32>
-  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0", kiln.kernel = "matmul_q4_0_q8_0_{{[a-z0-9_]+}}", kiln.scratch_per_row = 272 : i64}
+  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
+  // NEON-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // I8MM-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x4_neon_i8mm", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // SVE-SAME: kiln.kernel = "matmul_q4_0_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // RVV-SAME: kiln.kernel = "matmul_q4_0_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
+  // HVX-SAME: kiln.kernel = "matmul_q4_0_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // AVX2-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   %a = kiln.matmul %x, @w0 : tensor<?x256xf32> -> tensor<?x64xf32>
-  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0", kiln.kernel = "matmul_q4_k_q8_0_{{[a-z0-9_]+}}", kiln.scratch_per_row = 272 : i64}
+  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
+  // NEON-SAME: kiln.kernel = "matmul_q4_k_q8_0_1x1_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 1>}
+  // I8MM-SAME: kiln.kernel = "matmul_q4_k_q8_0_1x1_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 1>}
+  // SVE-SAME: kiln.kernel = "matmul_q4_k_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // RVV-SAME: kiln.kernel = "matmul_q4_k_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
+  // HVX-SAME: kiln.kernel = "matmul_q4_k_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // AVX2-SAME: kiln.kernel = "matmul_q4_k_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q4_k_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
   %b = kiln.matmul %x, @wk : tensor<?x256xf32> -> tensor<?x64xf32>
-  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0", kiln.kernel = "matmul_q6_k_q8_0_{{[a-z0-9_]+}}", kiln.scratch_per_row = 272 : i64}
+  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
+  // NEON-SAME: kiln.kernel = "matmul_q6_k_q8_0_1x1_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 1>}
+  // I8MM-SAME: kiln.kernel = "matmul_q6_k_q8_0_1x1_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 1>}
+  // SVE-SAME: kiln.kernel = "matmul_q6_k_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // RVV-SAME: kiln.kernel = "matmul_q6_k_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
+  // HVX-SAME: kiln.kernel = "matmul_q6_k_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // AVX2-SAME: kiln.kernel = "matmul_q6_k_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q6_k_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
   %c = kiln.matmul %x, @w6 : tensor<?x256xf32> -> tensor<?x64xf32>
-  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0", kiln.kernel = "matmul_q8_0_q8_0_{{[a-z0-9_]+}}", kiln.scratch_per_row = 272 : i64}
+  // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
+  // NEON-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // I8MM-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x4_neon_i8mm", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // SVE-SAME: kiln.kernel = "matmul_q8_0_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // RVV-SAME: kiln.kernel = "matmul_q8_0_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
+  // HVX-SAME: kiln.kernel = "matmul_q8_0_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // AVX2-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   %d = kiln.matmul %x, @w8 : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul %{{.*}}, @w1 {kiln.kernel = "matmul_q4_1_f32_generic"}
   %e = kiln.matmul %x, @w1 : tensor<?x256xf32> -> tensor<?x64xf32>
