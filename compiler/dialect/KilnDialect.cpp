@@ -88,6 +88,12 @@ LogicalResult WeightOp::verify() {
     return emitOpError("innermost dimension ")
            << type.getShape().back() << " is not a multiple of the "
            << blockElems << "-element block of " << type.getElementType();
+  if (auto from = getSourceType()) {
+    if (!from->isa<Float32Type, Float16Type, BFloat16Type>())
+      return emitOpError("source_type must be f32, f16 or bf16 (quantized "
+                         "weights are never requantized), got ")
+             << *from;
+  }
   return success();
 }
 

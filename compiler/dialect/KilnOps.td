@@ -25,8 +25,12 @@ def Kiln_WeightOp : Kiln_Op<"weight", [Symbol, HasParent<"::mlir::ModuleOp">]> {
     Declares a weight tensor. Its bytes live in the weight store (the mapped model
     file) under `source`; the IR carries only its type. The shape is row-major
     (outermost first), so a GGUF tensor with ne = [K, N] is `tensor<NxK x T>`.
+    When a pass changes the element type (kiln-quantize), `source_type` keeps
+    the element type stored in the file; the weight store converts the bytes
+    once, when the library is written.
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttr:$type, StrAttr:$source);
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttr:$type, StrAttr:$source,
+                       OptionalAttr<TypeAttr>:$source_type);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{

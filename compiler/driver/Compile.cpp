@@ -67,7 +67,17 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   sk.target = opts.target;
   sk.cpu = opts.targetOptions.cpu;
   sk.sveBits = opts.targetOptions.sveBits;
+  QuantizeOptions q;
+  q.type = opts.quantize;
+  q.exclude = opts.quantizeExclude;
+  q.overrides = opts.quantizeOverrides;
+  const bool quantize = !opts.quantize.empty() || !opts.quantizeOverrides.empty();
   std::vector<Step> steps = {
+      {"kiln-quantize",
+       [&](PassManager &pm) {
+         if (quantize)
+           pm.addPass(createQuantize(q));
+       }},
       {"kiln-select-kernels",
        [&](PassManager &pm) { pm.addPass(createSelectKernels(sk)); }},
       {"kiln-plan-memory",
@@ -81,8 +91,8 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
       known |= opts.stopAfter == s.name;
     if (!known) {
       error = "--stop-after=" + opts.stopAfter +
-              ": unknown pass (valid: import, kiln-select-kernels, "
-              "kiln-plan-memory)";
+              ": unknown pass (valid: import, kiln-quantize, "
+              "kiln-select-kernels, kiln-plan-memory)";
       return false;
     }
   }

@@ -9,6 +9,7 @@
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/frontend/gguf/GGUF.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@ public:
   explicit WeightStore(const gguf::File &file) : file(file) {}
 
   /// Raw bytes of `weight` in the GGML layout of its declared element type, or
-  /// null with `error` naming the weight and the mismatch.
+  /// null with `error` naming the weight and the mismatch. A weight whose IR
+  /// type differs from the file's (source_type, set by kiln-quantize) is
+  /// converted here, once, with GGML's reference quantizers.
   const uint8_t *bytes(WeightOp weight, std::string &error) const;
   /// The weight dequantized to f32 (row-major, as the tensor type states).
   bool dequantized(WeightOp weight, std::vector<float> &out,
@@ -26,6 +29,7 @@ public:
 
 private:
   const gguf::File &file;
+  mutable std::map<std::string, std::vector<uint8_t>> converted;
 };
 } // namespace kiln
 

@@ -20,6 +20,30 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
   ];
 }
 
+def Quantize : Pass<"kiln-quantize", "mlir::ModuleOp"> {
+  let summary = "Weight-only quantization of F32/F16/BF16 matmul and embedding weights";
+  let description = [{
+    Changes the element type of the weights that matmuls and embeddings read
+    to a GGML block type (f16, q8_0, q4_0, q4_k), recording the stored type in
+    `source_type`; the bytes are converted with GGML's reference quantizers
+    when the library is written. `--kiln-quantize=q4_0` is short for
+    `--kiln-quantize="type=q4_0"`. Weights are chosen by their tensor name:
+    `override` entries `REGEX=TYPE` win (first match), then `exclude` keeps
+    matching weights as they are, then `type` applies. A weight that is
+    already quantized is never requantized: asked for explicitly it is an
+    error, otherwise a remark; a weight whose row length is not a multiple of
+    the type's block is kept, with a remark.
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"\"",
+           "block type for every eligible weight (f16, q8_0, q4_0, q4_k)">,
+    Option<"exclude", "exclude", "std::string", /*default=*/"\"\"",
+           "regex over tensor names to keep as they are">,
+    ListOption<"overrides", "override", "std::string",
+               "REGEX=TYPE: weights whose tensor name matches get TYPE">,
+  ];
+}
+
 def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
   let summary = "Choose the kernel that implements each op on the target";
   let description = [{

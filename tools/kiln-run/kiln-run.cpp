@@ -78,6 +78,9 @@ static cl::opt<int64_t> context("context",
                                 cl::init(0), cl::cat(cat));
 static cl::opt<int64_t> maxBatch("max-batch", cl::desc("As kilnc --max-batch"),
                                  cl::init(32), cl::cat(cat));
+static cl::opt<std::string> quantize("kiln-quantize",
+                                     cl::desc("As kilnc --kiln-quantize"),
+                                     cl::cat(cat));
 static cl::opt<std::string> kvBlock("kv-block",
                                     cl::desc("As kilnc --kv-block"),
                                     cl::init("16"), cl::cat(cat));
@@ -254,6 +257,7 @@ int main(int argc, char **argv) {
   opts.maxSeqs = sequences;
   opts.externalWeights = plan.externalWeights;
   opts.context = context ? context.getValue() : needed;
+  opts.quantize = quantize;
   if (kvBlock == "context")
     opts.kvBlock = 0;
   else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) || opts.kvBlock < 1)

@@ -73,6 +73,20 @@ static cl::opt<int64_t> kvPoolTokens(
     cl::desc("Tokens the KV block pool holds, shared by all sequences "
              "(default: max-seqs x context)"),
     cl::init(0), cl::cat(cat));
+static cl::opt<std::string> quantize(
+    "kiln-quantize",
+    cl::desc("Quantize F32/F16/BF16 matmul and embedding weights to this "
+             "block type: f16, q8_0, q4_0, q4_k (bit-identical to GGML's "
+             "reference quantizers)"),
+    cl::cat(cat));
+static cl::opt<std::string> quantizeExclude(
+    "kiln-quantize-exclude",
+    cl::desc("Regex over tensor names to keep as they are"), cl::cat(cat));
+static cl::list<std::string> quantizeOverride(
+    "kiln-quantize-override",
+    cl::desc("REGEX=TYPE: tensors whose name matches get TYPE (repeatable; "
+             "first match wins)"),
+    cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
@@ -111,7 +125,8 @@ int main(int argc, char **argv) {
       "  kilnc MODEL --target=generic -o OUTDIR [--name=NAME]\n"
       "  kilnc MODEL --emit=mlir [--stop-after=PASS]\n\n"
       "  --stop-after=PASS with --emit=mlir: print the IR after this stage\n"
-      "                    (import, kiln-select-kernels, kiln-plan-memory)\n");
+      "                    (import, kiln-quantize, kiln-select-kernels,\n"
+      "                    kiln-plan-memory)\n");
 
   CompileOptions opts;
   opts.target = target;
@@ -125,6 +140,9 @@ int main(int argc, char **argv) {
   opts.cc = cc;
   opts.ar = ar;
   opts.stopAfter = stopAfter;
+  opts.quantize = quantize;
+  opts.quantizeExclude = quantizeExclude;
+  opts.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
   if (emit != "lib" && emit != "mlir")
     return fail("--emit=" + emit + ": expected lib or mlir");
   if (weights != "embedded" && weights != "external")

@@ -159,8 +159,8 @@ FlatSymbolRefAttr Importer::weight(const std::string &name,
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(module.getBody());
     builder.create<WeightOp>(loc(name), sym,
-                             RankedTensorType::get(shape, elem),
-                             name);
+                             RankedTensorType::get(shape, elem), name,
+                             TypeAttr());
   }
   return FlatSymbolRefAttr::get(&ctx, sym);
 }

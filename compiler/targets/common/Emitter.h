@@ -6,6 +6,7 @@
 #include "compiler/targets/common/Target.h"
 
 #include <string>
+#include <vector>
 
 namespace kiln {
 struct CompileOptions {
@@ -22,6 +23,9 @@ struct CompileOptions {
   std::string cc;               // C compiler (default: the configured clang)
   std::string ar;               // archiver (default: the configured llvm-ar)
   std::string stopAfter;        // pipeline: stop after this pass ("" = all)
+  std::string quantize;         // kiln-quantize type ("" = none)
+  std::string quantizeExclude;  // regex of tensors to keep
+  std::vector<std::string> quantizeOverrides; // REGEX=TYPE
 };
 
 /// Writes OUTDIR/libNAME.a, OUTDIR/NAME.h (and NAME.weights) from a module
