@@ -69,6 +69,16 @@ int64_t kiln::weightBytes(RankedTensorType type) {
   return type.getNumElements() / elems * bytes;
 }
 
+std::vector<int64_t> kiln::matmulSlices(int64_t N, int64_t threads) {
+  int64_t slices = std::max<int64_t>(1, std::min<int64_t>(threads, N / 128));
+  int64_t chunk = ((N + slices - 1) / slices + 127) / 128 * 128;
+  std::vector<int64_t> starts;
+  for (int64_t j = 0; j < N; j += chunk)
+    starts.push_back(j);
+  starts.push_back(N);
+  return starts;
+}
+
 //===----------------------------------------------------------------------===//
 // Verifiers
 //===----------------------------------------------------------------------===//

@@ -29,6 +29,10 @@ llvm::StringRef weightTypeName(mlir::Type elementType);
 mlir::Type weightTypeFromName(mlir::MLIRContext *ctx, llvm::StringRef name);
 /// Bytes a weight of this tensor type occupies in GGML layout.
 int64_t weightBytes(mlir::RankedTensorType type);
+/// Where a matmul over N output rows is cut for `threads` threads: the slice
+/// starts, then N. Slices are multiples of 128 rows (every microkernel's row
+/// tile divides 128), so one slice when N < 256 or threads == 1.
+std::vector<int64_t> matmulSlices(int64_t N, int64_t threads);
 } // namespace kiln
 
 #endif

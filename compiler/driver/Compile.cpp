@@ -57,6 +57,7 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   }
   module->setAttr("kiln.max_batch", b.getI64IntegerAttr(opts.maxBatch));
   module->setAttr("kiln.max_seqs", b.getI64IntegerAttr(opts.maxSeqs));
+  module->setAttr("kiln.threads", b.getI64IntegerAttr(opts.threads));
   module->setAttr("kiln.target", b.getStringAttr(opts.target));
 
   struct Step {

@@ -79,11 +79,22 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
         last = std::max(last, isa<func::ReturnOp>(top) ? n : index[top]);
       }
       buffers.push_back({&op, false, bytes, index[&op], last});
-      // Kernels that quantize their input ask for scratch per input row.
-      if (auto perRow = op.getAttrOfType<IntegerAttr>("kiln.scratch_per_row")) {
+      // Kernels that quantize their input ask for scratch per input row; a
+      // matmul split over threads needs it per slice, plus room for its rows
+      // of output slices before they are interleaved.
+      auto perRow = op.getAttrOfType<IntegerAttr>("kiln.scratch_per_row");
+      int64_t slices = 1, sliceOut = 0;
+      if (isa<MatMulOp>(op) && moduleInt("kiln.threads") > 1) {
+        int64_t N = type.getDimSize(1);
+        slices = (int64_t)matmulSlices(N, moduleInt("kiln.threads")).size() - 1;
+        if (slices > 1)
+          sliceOut = elems * 4;
+      }
+      if (perRow || sliceOut) {
         auto in = op.getOperand(0).getType().cast<RankedTensorType>();
         int64_t inRows = in.isDynamicDim(0) ? rows : in.getDimSize(0);
-        buffers.push_back({&op, true, alignUp(perRow.getInt() * inRows),
+        int64_t q = perRow ? perRow.getInt() * inRows : 0;
+        buffers.push_back({&op, true, alignUp(slices * q + sliceOut),
                            index[&op], index[&op]});
       }
       if (isa<AttentionOp>(op)) {

@@ -1,7 +1,7 @@
 /* bench.c - prefill and decode timing of a Kiln-compiled model (host only).
  *
  *   kilnc model.gguf --target=x86 -o out --name=bench --context=N
- *   cc -O2 bench.c -Iout out/libbench.a -lm -o bench && ./bench PROMPT DECODE
+ *   cc -O2 bench.c -Iout out/libbench.a -lm -o bench && ./bench PROMPT DECODE [THREADS]
  *
  * Prefills PROMPT tokens, then decodes DECODE tokens greedily, and prints the
  * wall time of each phase and tokens/s. One run per process: repeat the
@@ -24,6 +24,7 @@ static float logits[BENCH_VOCAB_SIZE];
 int main(int argc, char **argv) {
   int prompt = argc > 1 ? atoi(argv[1]) : 64;
   int decode = argc > 2 ? atoi(argv[2]) : 128;
+  int threads = argc > 3 ? atoi(argv[3]) : 1;
   if (prompt < 1 || decode < 1 || prompt + decode > BENCH_CONTEXT_LENGTH) {
     fprintf(stderr, "bench: need 1 <= PROMPT, 1 <= DECODE, PROMPT + DECODE <= %d\n",
             BENCH_CONTEXT_LENGTH);
@@ -35,7 +36,7 @@ int main(int argc, char **argv) {
     tokens[i] = (int32_t)((i * 7919 + 1) % BENCH_VOCAB_SIZE);
   kiln_ctx ctx;
   int32_t seq;
-  kiln_status s = bench_init(&ctx, arena, BENCH_ARENA_BYTES);
+  kiln_status s = bench_init_threads(&ctx, arena, BENCH_ARENA_BYTES, (uint32_t)threads);
   if (s == KILN_OK)
     s = bench_seq_open(&ctx, &seq);
   double t0 = now();
@@ -50,6 +51,7 @@ int main(int argc, char **argv) {
     s = bench_decode(&ctx, seq, best, logits);
   }
   double t2 = now();
+  bench_shutdown(&ctx);
   if (s != KILN_OK) {
     fprintf(stderr, "bench: %s\n", kiln_status_string(s));
     return 1;

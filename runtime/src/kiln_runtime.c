@@ -28,7 +28,7 @@ const char *kiln_status_string(kiln_status status) {
 /* The arena, in order: sequence table, block tables, reference counts, free
  * stack, block pool, activations; each region aligned. */
 typedef struct regions {
-  size_t tables, refs, free_list, pool, activations, end;
+  size_t tables, refs, free_list, pool, threads, activations, end;
 } regions;
 
 static uint32_t blocks_per_seq(const kiln_layout *l) {
@@ -38,7 +38,8 @@ static uint32_t blocks_per_seq(const kiln_layout *l) {
 static int layout_ok(const kiln_layout *l) {
   return l && l->abi_version == KILN_ABI_VERSION &&
          l->struct_size == sizeof(kiln_layout) && l->kv_block > 0 &&
-         l->kv_block <= l->context && l->max_seqs > 0 && l->kv_blocks > 0;
+         l->kv_block <= l->context && l->max_seqs > 0 && l->kv_blocks > 0 &&
+         l->max_threads >= 1 && l->max_threads <= 256;
 }
 
 static regions layout_regions(const kiln_layout *l) {
@@ -47,8 +48,13 @@ static regions layout_regions(const kiln_layout *l) {
   r.refs = r.tables + align_up((size_t)l->max_seqs * blocks_per_seq(l) * sizeof(int32_t));
   r.free_list = r.refs + align_up((size_t)l->kv_blocks * sizeof(uint32_t));
   r.pool = r.free_list + align_up((size_t)l->kv_blocks * sizeof(int32_t));
-  r.activations = r.pool + align_up((size_t)l->kv_blocks * l->n_layers * 2u *
-                                    l->kv_block * l->kv_width * sizeof(float));
+  r.threads = r.pool + align_up((size_t)l->kv_blocks * l->n_layers * 2u *
+                                l->kv_block * l->kv_width * sizeof(float));
+  r.activations = r.threads + (l->max_threads > 1
+                                   ? align_up(KILN_POOL_BYTES_FIXED +
+                                              (size_t)l->max_threads *
+                                                  KILN_POOL_BYTES_PER_THREAD)
+                                   : 0);
   r.end = r.activations + align_up(l->activation_bytes);
   return r;
 }
@@ -82,6 +88,8 @@ kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
   ctx->blocks_per_seq = blocks_per_seq(layout);
   ctx->kv = (float *)(base + r.pool);
   ctx->activations = base + r.activations;
+  ctx->pool = layout->max_threads > 1 ? (void *)(base + r.threads) : 0;
+  ctx->threads = 1;
   for (uint32_t i = 0; i < layout->max_seqs; ++i) {
     kiln_seq empty = {0, 0, 0, 0};
     ctx->seqs[i] = empty;
@@ -236,3 +244,21 @@ float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
          (((size_t)layer * 2u + which) * l->kv_block + pos % l->kv_block) *
              l->kv_width;
 }
+
+/* Without a pool (one thread, or a freestanding target) work runs inline. */
+#if !defined(KILN_THREADS)
+void kiln_parallel_for(kiln_ctx *ctx, void (*fn)(void *, int), void *arg,
+                       int count) {
+  (void)ctx;
+  for (int i = 0; i < count; ++i)
+    fn(arg, i);
+}
+
+kiln_status kiln_threads_start(kiln_ctx *ctx, uint32_t threads) {
+  if (!ctx_ok(ctx))
+    return KILN_ERR_NOT_INITIALIZED;
+  return threads == 1 ? KILN_OK : KILN_ERR_INVALID_ARGUMENT;
+}
+
+void kiln_threads_stop(kiln_ctx *ctx) { (void)ctx; }
+#endif

@@ -36,7 +36,7 @@ protected:
   void SetUp() override {
     const Config &c = GetParam();
     layout = {KILN_ABI_VERSION, sizeof(kiln_layout), c.layers, c.width,
-              c.context, c.seqs, c.block, c.blocks, 64};
+              c.context, c.seqs, c.block, c.blocks, 64, 1, 0};
     size_t bytes = kiln_arena_bytes(&layout);
     ASSERT_GT(bytes, 0u);
     arena.assign(bytes + KILN_ARENA_ALIGN, 0);

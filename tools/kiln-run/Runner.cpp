@@ -34,8 +34,8 @@ std::string kiln::runnerSource(const RunPlan &plan) {
     os << (i ? ", " : "") << plan.logitsAt[i];
   if (plan.logitsAt.empty())
     os << "-1";
-  os << "};\n#define GENERATE " << plan.generate << "\n#define N_AT "
-     << plan.logitsAt.size() << "\n";
+  os << "};\n#define THREADS " << plan.threads << "u\n#define GENERATE "
+     << plan.generate << "\n#define N_AT " << plan.logitsAt.size() << "\n";
   if (plan.hosted) {
     os << R"c(static void out(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
 static void finish(int rc) { fflush(stdout); exit(rc); }
@@ -90,7 +90,7 @@ static void dump(int s, int64_t step) {
 }
 static int run(void) {
   kiln_ctx ctx;
-  check(model_init(&ctx, arena, sizeof arena));
+  check(model_init_threads(&ctx, arena, sizeof arena, THREADS));
 )c";
   if (plan.externalWeights)
     os << R"c(  static _Alignas(KILN_ARENA_ALIGN) uint8_t weights[MODEL_WEIGHTS_BYTES];
@@ -127,6 +127,7 @@ static int run(void) {
   }
   for (int s = 0; s < N_SEQ; ++s)
     check(model_seq_close(&ctx, seq[s]));
+  model_shutdown(&ctx);
   flush();
   return 0;
 }

@@ -13,6 +13,7 @@ struct RunPlan {
   std::vector<int64_t> logitsAt; // steps (decoded tokens) whose logits to dump
   bool hosted = true;            // false: freestanding (raw syscalls, _start)
   bool externalWeights = false;  // read model.weights (hosted only)
+  int64_t threads = 1;           // threads the runner starts
 };
 
 /// Source of a runner for the library built with --name=model. It prefills

@@ -164,11 +164,24 @@ static bool runReference(LoadedModel &model, const RunPlan &plan,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // libLLVM registers a global "threads" option: kiln-run's is taken first.
+  std::string threadsArg = "1";
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    StringRef a(argv[i]);
+    if (a.consume_front("--threads=") || a.consume_front("-threads="))
+      threadsArg = a.str();
+    else
+      args.push_back(argv[i]);
+  }
+  argc = (int)args.size();
+  argv = args.data();
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(
       argc, argv,
       "kiln-run: compile a model, run it on a prompt, print tokens or logits\n\n"
-      "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n");
+      "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n\n"
+      "  --threads=N  as kilnc --threads; the runner starts N threads\n");
 
   RunPlan plan;
   for (StringRef promptText : split(StringRef(tokens), ';')) {
@@ -258,6 +271,10 @@ int main(int argc, char **argv) {
   opts.externalWeights = plan.externalWeights;
   opts.context = context ? context.getValue() : needed;
   opts.quantize = quantize;
+  if (StringRef(threadsArg).getAsInteger(10, opts.threads) || opts.threads < 1 ||
+      opts.threads > 256)
+    return fail("--threads=" + threadsArg + ": expected 1 to 256");
+  plan.threads = opts.threads;
   if (kvBlock == "context")
     opts.kvBlock = 0;
   else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) || opts.kvBlock < 1)

@@ -42,9 +42,10 @@ static cl::opt<std::string>
     emit("emit", cl::desc("What to produce: lib (libNAME.a + NAME.h, the "
                           "default) or mlir (the IR, on stdout)"),
          cl::init("lib"), cl::cat(cat));
-// libLLVM registers its own global "stop-after" (for codegen), so kilnc's is
+// libLLVM registers its own global "stop-after" and "threads", so kilnc's are
 // taken out of argv before LLVM's parser sees it and documented in the overview.
 static std::string stopAfter;
+static std::string threadsArg = "1";
 static cl::opt<std::string> weights(
     "weights",
     cl::desc("embedded (default): weights inside the archive; external: "
@@ -113,6 +114,8 @@ int main(int argc, char **argv) {
     StringRef a(argv[i]);
     if (a.consume_front("--stop-after=") || a.consume_front("-stop-after="))
       stopAfter = a.str();
+    else if (a.consume_front("--threads=") || a.consume_front("-threads="))
+      threadsArg = a.str();
     else
       args.push_back(argv[i]);
   }
@@ -126,7 +129,9 @@ int main(int argc, char **argv) {
       "  kilnc MODEL --emit=mlir [--stop-after=PASS]\n\n"
       "  --stop-after=PASS with --emit=mlir: print the IR after this stage\n"
       "                    (import, kiln-quantize, kiln-select-kernels,\n"
-      "                    kiln-plan-memory)\n");
+      "                    kiln-plan-memory)\n"
+      "  --threads=N       threads the generated code splits matmuls for\n"
+      "                    (default 1); NAME_init_threads starts up to N\n");
 
   CompileOptions opts;
   opts.target = target;
@@ -164,6 +169,9 @@ int main(int argc, char **argv) {
              opts.kvBlock < 1 || opts.kvBlock > 65536) {
     return fail("--kv-block=" + kvBlock + ": expected 1 to 65536 or 'context'");
   }
+  if (StringRef(threadsArg).getAsInteger(10, opts.threads) || opts.threads < 1 ||
+      opts.threads > 256)
+    return fail("--threads=" + threadsArg + ": expected 1 to 256");
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
   opts.kvPoolTokens = kvPoolTokens;

@@ -75,6 +75,8 @@ public:
       : module(module), func(func), store(store), opts(opts), target(target) {}
 
   bool buildBlob(std::string &error);
+  void emitSlicedMatMul(MatMulOp m, const std::string &kernel,
+                        std::string &body, std::string &tasks);
   bool generateSource(std::string &source, std::string &error);
   std::string generateHeader();
   const WeightBlob &weightBlob() const { return blob; }
@@ -140,6 +142,7 @@ private:
   const Target &target;
   WeightBlob blob;
   std::string currentKernel; // kernel of the matmul being emitted
+  int taskCount = 0;
 };
 
 int64_t Emitter::layers() const {
@@ -174,6 +177,7 @@ kiln_layout Emitter::layout() const {
   l.kv_blocks = (uint32_t)blocks;
   l.activation_bytes =
       (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
+  l.max_threads = (uint32_t)opts.threads;
   return l;
 }
 
@@ -240,11 +244,19 @@ bool Emitter::buildBlob(std::string &error) {
       if (!data)
         return false;
       auto type = w.getTensorType();
-      std::vector<uint8_t> packed;
-      if (!target.packWeight(kernel, type.getDimSize(0), type.getDimSize(1),
-                             data, (size_t)weightBytes(type), packed, error))
-        return false;
-      blob.add(key, false, packed.data(), packed.size());
+      const int64_t N = type.getDimSize(0), K = type.getDimSize(1);
+      const int64_t rowBytes = weightBytes(type) / N;
+      // A matmul split over threads reads each slice of rows packed on its own.
+      auto starts = matmulSlices(N, opts.threads);
+      for (size_t t = 0; t + 1 < starts.size(); ++t) {
+        int64_t rows = starts[t + 1] - starts[t];
+        std::vector<uint8_t> packed;
+        if (!target.packWeight(kernel, rows, K, data + starts[t] * rowBytes,
+                               (size_t)(rows * rowBytes), packed, error))
+          return false;
+        blob.add(starts.size() > 2 ? key + "#" + std::to_string(t) : key,
+                 false, packed.data(), packed.size());
+      }
       continue;
     }
     if (asF32) {
@@ -264,6 +276,74 @@ bool Emitter::buildBlob(std::string &error) {
   return true;
 }
 
+static int64_t width(Value v) {
+  return v.getType().cast<RankedTensorType>().getDimSize(1);
+}
+
+// A matmul cut into row slices, one task each on the thread pool. Slice t
+// computes outputs [j_t, j_t+1) from its own packed weights and Q8 scratch;
+// one row of output goes straight to y, several go to a temporary and are
+// interleaved back into y's rows after the tasks.
+void Emitter::emitSlicedMatMul(MatMulOp m, const std::string &kernel,
+                               std::string &body, std::string &tasks) {
+  Operation *op = m.getOperation();
+  const int64_t N = width(m.getResult()), K = width(m.getInput());
+  auto starts = matmulSlices(N, opts.threads);
+  const int64_t slices = (int64_t)starts.size() - 1;
+  auto in = m.getInput().getType().cast<RankedTensorType>();
+  int64_t inRows = in.isDynamicDim(0) ? moduleInt("kiln.max_batch") : in.getDimSize(0);
+  auto perRow = op->getAttrOfType<IntegerAttr>("kiln.scratch_per_row");
+  const int64_t q = perRow ? perRow.getInt() * inRows : 0;
+  std::string id = std::to_string(taskCount++);
+  std::string fn = opts.name + "_mm" + id;
+  std::string t = "static void " + fn + "(void *arg, int t) {\n"
+                  "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
+                  "  switch (t) {\n";
+  for (int64_t s = 0; s < slices; ++s) {
+    int64_t j0 = starts[s], n = starts[s + 1] - starts[s];
+    auto it = blob.offsets.find({m.getWeight().str() + "@" + kernel + "#" +
+                                     std::to_string(s), false});
+    assert(it != blob.offsets.end() && "slice not in blob");
+    std::string bias = "0";
+    if (m.getBiasAttr()) {
+      auto b = blob.offsets.find({m.getBias()->str(), true});
+      bias = "(const float *)(a->wts + " + std::to_string(b->second) + ") + " +
+             std::to_string(j0);
+    }
+    t += "  case " + std::to_string(s) + ":\n    kiln_" + kernel +
+         "(a->x, a->n, " + std::to_string(K) + ", a->wts + " +
+         std::to_string(it->second) + ", " + std::to_string(n) + ", " + bias +
+         ", a->n == 1 ? a->y + " + std::to_string(j0) +
+         " : a->tmp + (int64_t)a->n * " + std::to_string(j0);
+    if (perRow)
+      t += ", a->scratch + " + std::to_string(s * q);
+    t += ");\n    break;\n";
+  }
+  t += "  }\n}\n\n";
+  tasks += t;
+  std::string rows = this->rows(m.getInput());
+  std::string scr = "(act + " +
+      std::to_string(op->getAttrOfType<IntegerAttr>("kiln.scratch_offset").getInt()) + ")";
+  body += "  {\n    kiln_mm_task task = {wts, " + value(m.getInput()) + ", " +
+          value(m.getResult()) + ", (float *)(" + scr + " + " +
+          std::to_string(slices * q) + "), " + scr + ", " + rows + "};\n" +
+          "    kiln_parallel_for(ctx, " + fn + ", &task, " +
+          std::to_string(slices) + ");\n" +
+          "    if (task.n > 1) {\n"
+          "      static const int64_t starts[] = {";
+  for (size_t i = 0; i < starts.size(); ++i)
+    body += (i ? ", " : "") + std::to_string(starts[i]);
+  body += "};\n"
+          "      for (int s = 0; s < " + std::to_string(slices) + "; ++s) {\n"
+          "        const int64_t j0 = starts[s], w = starts[s + 1] - j0;\n"
+          "        const float *src = task.tmp + (int64_t)task.n * j0;\n"
+          "        for (int r = 0; r < task.n; ++r)\n"
+          "          for (int64_t j = 0; j < w; ++j)\n"
+          "            task.y[(int64_t)r * " + std::to_string(N) +
+          " + j0 + j] = src[(int64_t)r * w + j];\n"
+          "      }\n    }\n  }\n";
+}
+
 std::string Emitter::generateHeader() {
   const std::string &N = opts.name, U = upper(opts.name);
   auto logits = func.getFunctionType().getResult(0).cast<RankedTensorType>();
@@ -281,6 +361,7 @@ std::string Emitter::generateHeader() {
      << "#define " << U << "_CONTEXT_LENGTH " << moduleInt("kiln.context_length") << "\n"
      << "#define " << U << "_MAX_SEQS " << opts.maxSeqs << "\n"
      << "#define " << U << "_MAX_BATCH " << opts.maxBatch << "\n"
+     << "#define " << U << "_MAX_THREADS " << opts.threads << "\n"
      << "#define " << U << "_KV_BLOCK " << layout().kv_block << "\n"
      << "#define " << U << "_KV_BLOCKS " << layout().kv_blocks << "\n"
      << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
@@ -289,7 +370,13 @@ std::string Emitter::generateHeader() {
        << N << "_set_weights. */\n#define " << U << "_WEIGHTS_BYTES ((size_t)"
        << blob.bytes.size() << "u)\n";
   os << "\n/* Lays out the arena (sequence table, KV cache, activations). */\n"
-     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n";
+     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n"
+     << "/* As " << N << "_init, then starts threads - 1 worker threads (at most\n   "
+     << U << "_MAX_THREADS; 1 on freestanding targets). */\n"
+     << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
+     << "    uint32_t threads);\n"
+     << "/* Stops the worker threads (the context stays usable, single-threaded). */\n"
+     << "void " << N << "_shutdown(kiln_ctx *ctx);\n";
   if (opts.externalWeights)
     os << "/* Checks and attaches the contents of " << N
        << ".weights (must outlive ctx). */\n"
@@ -319,7 +406,7 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
   const std::string &N = opts.name;
   auto logits = func.getFunctionType().getResult(0).cast<RankedTensorType>();
   int64_t vocab = logits.getDimSize(1);
-  std::string body;
+  std::string body, tasks;
   for (Operation &op : func.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       body += "  if (logits)\n    for (int64_t i = 0; i < (int64_t)n_out * " +
@@ -333,6 +420,12 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
     body += "  /* " + loc + ": " + op.getName().getStringRef().str() + " */\n";
     auto kernel = op.getAttrOfType<StringAttr>("kiln.kernel");
     currentKernel = isa<MatMulOp>(op) && kernel ? kernel.str() : "";
+    if (auto m = dyn_cast<MatMulOp>(op);
+        m && kernel && matmulSlices(width(m.getResult()), opts.threads).size() > 2) {
+      emitSlicedMatMul(m, kernel.str(), body, tasks);
+      currentKernel.clear();
+      continue;
+    }
     if (!target.emitOp(&op, *this, body, error))
       return false;
     currentKernel.clear();
@@ -342,14 +435,20 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
   llvm::raw_string_ostream os(s);
   os << "/* " << N << ".c - generated by kilnc for target " << opts.target
      << ". Do not edit. */\n#include \"" << N << ".h\"\n\n"
-     << target.kernelSource() << "\n";
+     << target.kernelSource() << "\n"
+     << (tasks.empty() ? "" : "typedef struct kiln_mm_task {\n"
+                              "  const uint8_t *wts;\n  const float *x;\n"
+                              "  float *y, *tmp;\n  uint8_t *scratch;\n  int n;\n"
+                              "} kiln_mm_task;\n\n")
+     << tasks;
   if (!opts.externalWeights)
     os << "extern const uint8_t " << N << "_weights_blob[];\n";
   kiln_layout l = layout();
   os << "static const kiln_layout " << N << "_layout = {KILN_ABI_VERSION, "
      << "sizeof(kiln_layout), " << l.n_layers << "u, " << l.kv_width << "u, "
      << l.context << "u, " << l.max_seqs << "u, " << l.kv_block << "u, "
-     << l.kv_blocks << "u, " << l.activation_bytes << "u};\n\n"
+     << l.kv_blocks << "u, " << l.activation_bytes << "u, " << l.max_threads
+     << "u, 0u};\n\n"
      << "static int " << N << "_check_blob(const uint8_t *b, size_t bytes) {\n"
      << "  static const uint8_t magic[8] = {'K','I','L','N','W','T','0','1'};\n"
      << "  uint64_t payload = 0, print = 0;\n"
@@ -367,7 +466,12 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
     os << "  if (!" << N << "_check_blob(" << N << "_weights_blob, "
        << blob.bytes.size() << "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
        << "  ctx->weights = " << N << "_weights_blob + " << kBlobHeader << ";\n";
-  os << "  return KILN_OK;\n}\n\n";
+  os << "  return KILN_OK;\n}\n\n"
+     << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
+     << "    uint32_t threads) {\n"
+     << "  kiln_status s = " << N << "_init(ctx, arena, arena_bytes);\n"
+     << "  return s == KILN_OK ? kiln_threads_start(ctx, threads) : s;\n}\n\n"
+     << "void " << N << "_shutdown(kiln_ctx *ctx) { kiln_threads_stop(ctx); }\n\n";
   if (opts.externalWeights)
     os << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes) {\n"
        << "  if (!ctx || !weights) return KILN_ERR_INVALID_ARGUMENT;\n"
@@ -488,6 +592,11 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
     error = "module has not been through memory planning";
     return false;
   }
+  if (opts.threads > 1 && !target->hosted()) {
+    error = "--threads=" + std::to_string(opts.threads) + ": target " +
+            opts.target + " is freestanding and runs single-threaded";
+    return false;
+  }
   Emitter emitter(module, func, store, opts, *target);
   std::string source;
   if (!emitter.buildBlob(error) || !emitter.generateSource(source, error))
@@ -519,7 +628,11 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
       !writeText(in("kiln_runtime.c"), embeddedSource("kiln_runtime.c"), error))
     return false;
   std::vector<std::string> objects = {N + ".o", "kiln_runtime.o"};
-  if (!target->hosted()) {
+  if (target->hosted()) {
+    if (!writeText(in("kiln_threads.c"), embeddedSource("kiln_threads.c"), error))
+      return false;
+    objects.push_back("kiln_threads.o");
+  } else {
     if (!writeText(in("kiln_freestanding.c"), embeddedSource("kiln_freestanding.c"), error))
       return false;
     objects.push_back("kiln_freestanding.o");
@@ -547,6 +660,8 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
     std::vector<std::string> argv = {cc};
     for (const std::string &f : target->cflags())
       argv.push_back(f);
+    if (target->hosted())
+      argv.push_back("-DKILN_THREADS");
     argv.insert(argv.end(), {"-I.", "-c", src, "-o", obj});
     std::string output;
     if (runProgram(argv, tmp.path, output) != 0) {
@@ -557,6 +672,7 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
   };
   if (!compile(N + ".c", N + ".o") ||
       !compile("kiln_runtime.c", "kiln_runtime.o") ||
+      (target->hosted() && !compile("kiln_threads.c", "kiln_threads.o")) ||
       (!target->hosted() && !compile("kiln_freestanding.c", "kiln_freestanding.o")) ||
       (!opts.externalWeights && !compile(N + "_weights.S", N + "_weights.o")))
     return false;

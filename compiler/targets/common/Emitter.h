@@ -18,6 +18,7 @@ struct CompileOptions {
   int64_t context = 0;          // tokens per sequence; 0: the model's own
   int64_t maxBatch = 32;        // rows of one forward call (prefill chunk)
   int64_t maxSeqs = 1;          // sequences open at once
+  int64_t threads = 1;          // threads the code is split for (hosted)
   int64_t kvBlock = 16;         // tokens per KV block; 0: the whole context
   int64_t kvPoolTokens = 0;     // KV pool size; 0: every sequence full
   std::string cc;               // C compiler (default: the configured clang)

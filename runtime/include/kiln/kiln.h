@@ -50,8 +50,14 @@ typedef struct kiln_layout {
   uint32_t kv_block;          /* tokens per KV block */
   uint32_t kv_blocks;         /* blocks in the pool */
   uint64_t activation_bytes;  /* planned arena of one forward call */
+  uint32_t max_threads;       /* threads the generated code splits work for */
+  uint32_t reserved;
 } kiln_layout;
-_Static_assert(sizeof(kiln_layout) == 40, "kiln_layout ABI");
+_Static_assert(sizeof(kiln_layout) == 48, "kiln_layout ABI");
+
+/* Bytes of arena the thread pool's state takes per thread, and fixed. */
+#define KILN_POOL_BYTES_FIXED 512u
+#define KILN_POOL_BYTES_PER_THREAD 64u
 
 typedef struct kiln_seq {
   uint32_t open;
@@ -77,6 +83,8 @@ typedef struct kiln_ctx {
   uint32_t blocks_per_seq;    /* ceil(context / kv_block) */
   float *kv;                  /* the block pool, in the arena */
   uint8_t *activations;       /* planned intermediates, in the arena */
+  void *pool;                 /* thread pool state, in the arena; NULL: none */
+  uint32_t threads;           /* threads working (1: the caller's only) */
 } kiln_ctx;
 
 /* Bytes of arena a layout needs; 0 if the layout is invalid. */
@@ -103,6 +111,15 @@ uint32_t kiln_seq_blocks_needed(const kiln_ctx *ctx, int32_t seq, size_t n);
 void kiln_seq_grow(kiln_ctx *ctx, int32_t seq, size_t n);
 /* Blocks in the pool no sequence holds. */
 uint32_t kiln_kv_free_blocks(const kiln_ctx *ctx);
+/* Runs fn(arg, 0) .. fn(arg, count - 1), spread over the context's threads
+ * (the calling thread takes part); returns when all have run. */
+void kiln_parallel_for(kiln_ctx *ctx, void (*fn)(void *arg, int index),
+                       void *arg, int count);
+/* Starts threads - 1 workers (pthreads; hosted targets only). */
+kiln_status kiln_threads_start(kiln_ctx *ctx, uint32_t threads);
+/* Stops and joins the workers; the context stays usable with one thread. */
+void kiln_threads_stop(kiln_ctx *ctx);
+
 /* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`; the
  * position must lie in a block the sequence holds. */
 float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
