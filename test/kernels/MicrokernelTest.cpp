@@ -165,20 +165,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
      << "], y_isa[" << maxOut << "];\n"
      << "static _Alignas(64) uint8_t scratch[" << maxScratch + 64 << "];\n"
      << "static _Alignas(64) uint8_t wcopy[" << 64 * 512 / 32 * 34 << "];\n";
-  if (target->hosted())
-    os << "#include <stdio.h>\nstatic void out(const char *s, unsigned long n) "
-          "{ fwrite(s, 1, n, stdout); }\n";
-  else
-    os << R"c(static long sys3(long nr, long a, long b, long c) {
-  register long r0 __asm__("r0") = a;
-  register long r1 __asm__("r1") = b;
-  register long r2 __asm__("r2") = c;
-  register long r6 __asm__("r6") = nr;
-  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
-  return r0;
-}
-static void out(const char *s, unsigned long n) { sys3(64, 1, (long)s, (long)n); }
-)c";
+  os << programIoSource(target->hosted());
   os << R"c(static void put_hex(uint32_t v) {
   char t[9];
   for (int i = 0; i < 8; ++i) t[i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
@@ -213,10 +200,7 @@ static int run(void) {
        << ", " << shapes[c].N << ", " << shapes[c].K << ");\n";
   }
   os << "  return 0;\n}\n";
-  if (target->hosted())
-    os << "int main(void) { int rc = run(); fflush(stdout); return rc; }\n";
-  else
-    os << "void _start(void) { run(); sys3(93, 0, 0, 0); for (;;) {} }\n";
+  os << programEntrySource(target->hosted());
 
   char tmpl[] = "/tmp/kiln-ukernel-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);

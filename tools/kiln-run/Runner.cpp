@@ -5,6 +5,7 @@
 // logits travel as the hex of their bits, so nothing is lost in printing.
 //
 #include "tools/kiln-run/Runner.h"
+#include "compiler/targets/common/Process.h"
 
 #include <cstring>
 #include <sstream>
@@ -14,8 +15,6 @@ using namespace kiln;
 std::string kiln::runnerSource(const RunPlan &plan) {
   std::ostringstream os;
   os << "/* runner.c - written by kiln-run */\n#include \"model.h\"\n";
-  if (plan.hosted)
-    os << "#include <stdio.h>\n#include <stdlib.h>\n";
   const size_t S = plan.prompts.size();
   os << "static const int32_t prompts[] = {";
   size_t total = 0;
@@ -36,23 +35,7 @@ std::string kiln::runnerSource(const RunPlan &plan) {
     os << "-1";
   os << "};\n#define THREADS " << plan.threads << "u\n#define GENERATE "
      << plan.generate << "\n#define N_AT " << plan.logitsAt.size() << "\n";
-  if (plan.hosted) {
-    os << R"c(static void out(const char *s, size_t n) { fwrite(s, 1, n, stdout); }
-static void finish(int rc) { fflush(stdout); exit(rc); }
-)c";
-  } else {
-    os << R"c(static long sys3(long nr, long a, long b, long c) {
-  register long r0 __asm__("r0") = a;
-  register long r1 __asm__("r1") = b;
-  register long r2 __asm__("r2") = c;
-  register long r6 __asm__("r6") = nr;
-  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
-  return r0;
-}
-static void out(const char *s, size_t n) { sys3(64, 1, (long)s, (long)n); }
-static void finish(int rc) { sys3(93, rc, 0, 0); for (;;) {} }
-)c";
-  }
+  os << programIoSource(plan.hosted);
   os << R"c(static char buf[4096];
 static size_t used;
 static void flush(void) { out(buf, used); used = 0; }
@@ -132,10 +115,7 @@ static int run(void) {
   return 0;
 }
 )c";
-  if (plan.hosted)
-    os << "int main(void) { return run(); }\n";
-  else
-    os << "void _start(void) { finish(run()); }\n";
+  os << programEntrySource(plan.hosted);
   return os.str();
 }
 

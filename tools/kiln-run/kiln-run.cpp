@@ -13,6 +13,7 @@
 #include "compiler/reference/Evaluator.h"
 #include "compiler/targets/common/Process.h"
 #include "compiler/targets/common/Target.h"
+#include "tools/common/ToolOptions.h"
 #include "tools/kiln-run/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -165,17 +166,10 @@ static bool runReference(LoadedModel &model, const RunPlan &plan,
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   // libLLVM registers a global "threads" option: kiln-run's is taken first.
-  std::string threadsArg = "1";
+  std::map<std::string, std::string> early = {{"threads", "1"}};
   std::vector<char *> args;
-  for (int i = 0; i < argc; ++i) {
-    StringRef a(argv[i]);
-    if (a.consume_front("--threads=") || a.consume_front("-threads="))
-      threadsArg = a.str();
-    else
-      args.push_back(argv[i]);
-  }
-  argc = (int)args.size();
-  argv = args.data();
+  takeOptions(argc, argv, early, args);
+  std::string threadsArg = early["threads"];
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(
       argc, argv,

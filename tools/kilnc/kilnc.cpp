@@ -5,6 +5,7 @@
 //
 #include "compiler/driver/Compile.h"
 #include "compiler/targets/common/Target.h"
+#include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
@@ -109,18 +110,12 @@ static bool isCIdentifier(const std::string &s) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  std::map<std::string, std::string> early = {{"stop-after", ""},
+                                              {"threads", "1"}};
   std::vector<char *> args;
-  for (int i = 0; i < argc; ++i) {
-    StringRef a(argv[i]);
-    if (a.consume_front("--stop-after=") || a.consume_front("-stop-after="))
-      stopAfter = a.str();
-    else if (a.consume_front("--threads=") || a.consume_front("-threads="))
-      threadsArg = a.str();
-    else
-      args.push_back(argv[i]);
-  }
-  argc = (int)args.size();
-  argv = args.data();
+  takeOptions(argc, argv, early, args);
+  stopAfter = early["stop-after"];
+  threadsArg = early["threads"];
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(
       argc, argv,

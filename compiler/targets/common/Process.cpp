@@ -81,3 +81,26 @@ std::string kiln::joinCommand(const std::vector<std::string> &argv) {
   }
   return s;
 }
+
+std::string kiln::programIoSource(bool hosted) {
+  if (hosted)
+    return "#include <stdio.h>\n#include <stdlib.h>\n"
+           "static void out(const char *s, size_t n) { fwrite(s, 1, n, stdout); }\n"
+           "static void finish(int rc) { fflush(stdout); exit(rc); }\n";
+  return R"c(static long sys3(long nr, long a, long b, long c) {
+  register long r0 __asm__("r0") = a;
+  register long r1 __asm__("r1") = b;
+  register long r2 __asm__("r2") = c;
+  register long r6 __asm__("r6") = nr;
+  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
+  return r0;
+}
+static void out(const char *s, size_t n) { sys3(64, 1, (long)s, (long)n); }
+static void finish(int rc) { sys3(93, rc, 0, 0); for (;;) {} }
+)c";
+}
+
+std::string kiln::programEntrySource(bool hosted) {
+  return hosted ? "int main(void) { finish(run()); return 0; }\n"
+                : "void _start(void) { finish(run()); }\n";
+}

@@ -11,6 +11,13 @@ namespace kiln {
 /// the program could not be started, 128+signal if it was killed.
 int runProgram(const std::vector<std::string> &argv, const std::string &cwd,
                std::string &output);
+/// C source for programs kiln builds to run on a target (kiln-run's runner,
+/// the microkernel checks): `out(s, n)` writes to stdout and `finish(rc)`
+/// flushes and exits; through stdio on hosted targets, Linux syscalls on
+/// freestanding Hexagon.
+std::string programIoSource(bool hosted);
+/// The entry point of such a program: calls `int run(void)`, then finish().
+std::string programEntrySource(bool hosted);
 /// Shell-style quoting for messages.
 std::string joinCommand(const std::vector<std::string> &argv);
 } // namespace kiln

@@ -5,7 +5,7 @@
 //
 #include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/rvv/QuantBlocks.h"
+#include "compiler/targets/common/QuantBlocks.h"
 
 #include <algorithm>
 

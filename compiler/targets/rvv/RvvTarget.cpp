@@ -1,7 +1,7 @@
 //===- RvvTarget.cpp - RISC-V RV64GCV (RVV 1.0), vector-length agnostic ---===//
 #include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/rvv/QuantBlocks.h"
+#include "compiler/targets/common/QuantBlocks.h"
 
 #include <algorithm>
 

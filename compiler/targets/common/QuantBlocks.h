@@ -10,9 +10,10 @@
 //                                        s1 = d*sc (elements 16..31)
 // The decoding follows the scalar kernels of kernels_q8.c.
 //
-#ifndef KILN_TARGETS_RVV_QUANTBLOCKS_H
-#define KILN_TARGETS_RVV_QUANTBLOCKS_H
+#ifndef KILN_TARGETS_COMMON_QUANTBLOCKS_H
+#define KILN_TARGETS_COMMON_QUANTBLOCKS_H
 
+#include "compiler/frontend/gguf/Quant.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -29,28 +30,7 @@ struct Block {
 };
 
 inline float f16(const uint8_t *p) {
-  uint16_t h = (uint16_t)(p[0] | (p[1] << 8));
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f,
-           man = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else {
-      exp = 127 - 15 + 1;
-      while (!(man & 0x400)) {
-        man <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return gguf::fp16ToFp32((uint16_t)(p[0] | (p[1] << 8)));
 }
 
 inline void scaleMinK4(int j, const uint8_t *s, int &sc, int &m) {
