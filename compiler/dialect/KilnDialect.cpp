@@ -79,6 +79,35 @@ std::vector<int64_t> kiln::matmulSlices(int64_t N, int64_t threads) {
   return starts;
 }
 
+std::vector<MatMulPiece> kiln::matmulPieces(MatMulOp m, int64_t threads) {
+  std::vector<MatMulPiece> pieces;
+  int64_t row0 = 0, part = 0;
+  for (int64_t n : m.getParts()) {
+    auto starts = matmulSlices(n, threads);
+    for (size_t s = 0; s + 1 < starts.size(); ++s)
+      pieces.push_back({part, row0 + starts[s], starts[s],
+                        starts[s + 1] - starts[s], starts.size() > 2});
+    row0 += n;
+    ++part;
+  }
+  return pieces;
+}
+
+MatMulScratch kiln::matmulScratch(MatMulOp m, int64_t rows, int64_t threads) {
+  auto align = [](int64_t v) { return (v + 63) / 64 * 64; };
+  MatMulScratch s;
+  if (auto perRow = m->getAttrOfType<IntegerAttr>("kiln.scratch_per_row"))
+    s.quantized = align(perRow.getInt() * rows);
+  int64_t sliced = 0;
+  for (const MatMulPiece &p : matmulPieces(m, threads))
+    if (p.sliced)
+      sliced += p.n;
+  s.slices = align(sliced * rows * 4);
+  if (m.getEpilogue() && *m.getEpilogue() == "swiglu")
+    s.up = align(m.getParts()[1] * rows * 4);
+  return s;
+}
+
 //===----------------------------------------------------------------------===//
 // Verifiers
 //===----------------------------------------------------------------------===//
@@ -98,6 +127,13 @@ LogicalResult WeightOp::verify() {
     return emitOpError("innermost dimension ")
            << type.getShape().back() << " is not a multiple of the "
            << blockElems << "-element block of " << type.getElementType();
+  if (getScaleColumns() && type.getRank() != 2)
+    return emitOpError("scale_columns applies to rank-2 weights");
+  if (auto c = getConcat()) {
+    if (c->empty() || type.getRank() > 2)
+      return emitOpError("concat lists at least one tensor and applies to "
+                         "rank-1 and rank-2 weights");
+  }
   if (auto from = getSourceType()) {
     if (!from->isa<Float32Type, Float16Type, BFloat16Type>())
       return emitOpError("source_type must be f32, f16 or bf16 (quantized "
@@ -154,6 +190,8 @@ LogicalResult EmbeddingOp::verifySymbolUses(SymbolTableCollection &symbols) {
 }
 
 LogicalResult RMSNormOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (!getWeightAttr())
+    return success();
   auto w = lookupWeight(*this, symbols, getWeightAttr(), "weight");
   if (!w)
     return failure();
@@ -161,6 +199,74 @@ LogicalResult RMSNormOp::verifySymbolUses(SymbolTableCollection &symbols) {
       !isFloatWeight(w))
     return emitOpError("weight must be a float vector of the input width ")
            << width(getInput()) << ", got " << w;
+  return success();
+}
+
+SmallVector<StringRef> WeightOp::getSourceTensors() {
+  SmallVector<StringRef> names{getSource()};
+  if (auto c = getConcat())
+    for (Attribute a : *c)
+      names.push_back(a.cast<StringAttr>().getValue());
+  return names;
+}
+
+SmallVector<int64_t> MatMulOp::getParts() {
+  if (auto s = getSplit())
+    return SmallVector<int64_t>(s->begin(), s->end());
+  return {width(getOutput())};
+}
+
+LogicalResult MatMulOp::verify() {
+  StringRef ep = getEpilogue() ? *getEpilogue() : "";
+  bool needsOther = ep == "add" || ep == "silu_mul" || ep == "mul_silu";
+  if (!ep.empty() && !needsOther && ep != "swiglu")
+    return emitOpError("epilogue must be \"add\", \"silu_mul\", "
+                       "\"mul_silu\" or \"swiglu\", got \"")
+           << ep << "\"";
+  if (needsOther != (bool)getOther())
+    return emitOpError(needsOther ? "epilogue \"" + ep.str() +
+                                        "\" needs an operand (`with`)"
+                                  : std::string("only the add, silu_mul and "
+                                                "mul_silu epilogues take an "
+                                                "operand"));
+  int64_t results = getOutputs().size();
+  if (auto s = getSplit()) {
+    if (s->size() < 2)
+      return emitOpError("split needs at least two parts");
+    for (int64_t p : *s)
+      if (p <= 0)
+        return emitOpError("split parts must be positive");
+    if (ep == "swiglu") {
+      if (s->size() != 2 || (*s)[0] != (*s)[1])
+        return emitOpError("epilogue \"swiglu\" needs two equal parts");
+      if (results != 1 || width(getOutput()) != (*s)[0])
+        return emitOpError("epilogue \"swiglu\" has one result of the part width");
+    } else {
+      if (!ep.empty())
+        return emitOpError("epilogue \"") << ep << "\" does not apply to a split matmul";
+      if (results != (int64_t)s->size())
+        return emitOpError("split into ") << s->size() << " parts needs "
+                                          << s->size() << " results, got " << results;
+      for (int64_t i = 0; i < results; ++i)
+        if (width(getOutputs()[i]) != (*s)[i])
+          return emitOpError("result ") << i << " width " << width(getOutputs()[i])
+                                        << " does not match its part " << (*s)[i];
+    }
+  } else {
+    if (ep == "swiglu")
+      return emitOpError("epilogue \"swiglu\" needs split = [F, F]");
+    if (results != 1)
+      return emitOpError("a matmul without split has one result, got ") << results;
+  }
+  for (Value r : getOutputs())
+    if (failed(checkSameRows(*this, getInput(), r)))
+      return failure();
+  if (Value o = getOther()) {
+    if (o.getType() != getOutput().getType())
+      return emitOpError("epilogue operand type ")
+             << o.getType() << " must equal the result type "
+             << getOutput().getType();
+  }
   return success();
 }
 
@@ -174,12 +280,12 @@ LogicalResult MatMulOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return emitOpError("input width ")
            << width(getInput()) << " does not match weight K "
            << w.getDimSize(1);
-  if (w.getDimSize(0) != width(getResult()))
-    return emitOpError("result width ")
-           << width(getResult()) << " does not match weight N "
-           << w.getDimSize(0);
-  if (failed(checkSameRows(*this, getInput(), getResult())))
-    return failure();
+  int64_t N = 0;
+  for (int64_t p : getParts())
+    N += p;
+  if (w.getDimSize(0) != N)
+    return emitOpError(getSplit() ? "split total " : "result width ")
+           << N << " does not match weight N " << w.getDimSize(0);
   if (auto biasSym = getBiasAttr()) {
     auto b = lookupWeight(*this, symbols, biasSym, "bias");
     if (!b)

@@ -33,6 +33,25 @@ int64_t weightBytes(mlir::RankedTensorType type);
 /// starts, then N. Slices are multiples of 128 rows (every microkernel's row
 /// tile divides 128), so one slice when N < 256 or threads == 1.
 std::vector<int64_t> matmulSlices(int64_t N, int64_t threads);
+
+/// One kernel call of a matmul: rows [row0, row0 + n) of the weight, which are
+/// columns [col, col + n) of result part `part` (each part of a split matmul
+/// is cut into thread slices on its own, so a piece never spans two parts).
+struct MatMulPiece {
+  int64_t part, row0, col, n;
+  bool sliced; // its part has more than one piece
+};
+std::vector<MatMulPiece> matmulPieces(MatMulOp m, int64_t threads);
+
+/// Scratch bytes of a matmul for `rows` input rows, in this order: the input
+/// quantized once for every piece (`quantized`), the outputs of sliced parts
+/// before they are interleaved into rows (`slices`), and the up half of a
+/// swiglu epilogue (`up`). Each region is 64-byte aligned.
+struct MatMulScratch {
+  int64_t quantized = 0, slices = 0, up = 0;
+  int64_t total() const { return quantized + slices + up; }
+};
+MatMulScratch matmulScratch(MatMulOp m, int64_t rows, int64_t threads);
 } // namespace kiln
 
 #endif

@@ -28,15 +28,25 @@ def Kiln_WeightOp : Kiln_Op<"weight", [Symbol, HasParent<"::mlir::ModuleOp">]> {
     When a pass changes the element type (kiln-quantize), `source_type` keeps
     the element type stored in the file; the weight store converts the bytes
     once, when the library is written.
+
+    Passes derive weights from the file's tensors without copying them in the
+    IR: `concat` lists tensors whose rows follow those of `source`, in order
+    (kiln-fuse-horizontal: one weight for Q, K and V), and `scale_columns`
+    names a vector the weight's columns are multiplied by (kiln-fuse-elementwise
+    folding an RMSNorm scale into the matmul that consumes it).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttr:$type, StrAttr:$source,
-                       OptionalAttr<TypeAttr>:$source_type);
+                       OptionalAttr<TypeAttr>:$source_type,
+                       OptionalAttr<StrArrayAttr>:$concat,
+                       OptionalAttr<StrAttr>:$scale_columns);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::RankedTensorType getTensorType() {
       return getType().cast<::mlir::RankedTensorType>();
     }
+    /// `source` followed by the tensors of `concat`.
+    ::llvm::SmallVector<::llvm::StringRef> getSourceTensors();
   }];
 }
 
@@ -49,19 +59,48 @@ def Kiln_EmbeddingOp : Kiln_WeightUserOp<"embedding", [Pure]> {
 
 def Kiln_RMSNormOp : Kiln_WeightUserOp<"rms_norm", [Pure, SameOperandsAndResultType]> {
   let summary = "x / sqrt(mean(x^2) + epsilon) * weight, per row";
-  let arguments = (ins Kiln_Activation:$input, FlatSymbolRefAttr:$weight,
+  let description = [{
+    Without `weight` the scale is 1: kiln-fuse-elementwise folds the scale
+    into the weights of the matmuls that read the result.
+  }];
+  let arguments = (ins Kiln_Activation:$input, OptionalAttr<FlatSymbolRefAttr>:$weight,
                        F32Attr:$epsilon);
   let results = (outs Kiln_Activation:$result);
-  let assemblyFormat = "$input `,` $weight attr-dict `:` type($result)";
+  let assemblyFormat = "$input (`,` $weight^)? attr-dict `:` type($result)";
 }
 
 def Kiln_MatMulOp : Kiln_WeightUserOp<"matmul", [Pure]> {
   let summary = "y = x * W^T (+ bias): rows of x times a weight of shape [N, K]";
+  let description = [{
+    Without `split` there is one result of width N. With `split = [N0, N1,
+    ...]` (summing to N) the weight is a horizontal fusion of several matmuls
+    that read the same input: result i holds output columns [N0 + ... +
+    N(i-1), ... + Ni), each its own contiguous tensor, and the input is
+    quantized once for all of them.
+
+    An `epilogue` is elementwise work done on the output while it is still in
+    cache, instead of by a separate op (kiln-fuse-elementwise):
+      "add"      y = xW^T + b + other            (residual add)
+      "silu_mul" y = silu(xW^T + b) * other      (this matmul is the gate)
+      "mul_silu" y = (xW^T + b) * silu(other)    (this matmul is the up)
+      "swiglu"   y = silu(part 0) * part 1       (fused gate/up, split in two)
+  }];
   let arguments = (ins Kiln_Activation:$input, FlatSymbolRefAttr:$weight,
-                       OptionalAttr<FlatSymbolRefAttr>:$bias);
-  let results = (outs Kiln_Activation:$result);
+                       OptionalAttr<FlatSymbolRefAttr>:$bias,
+                       OptionalAttr<DenseI64ArrayAttr>:$split,
+                       OptionalAttr<StrAttr>:$epilogue,
+                       Optional<Kiln_Activation>:$other);
+  let results = (outs Variadic<Kiln_Activation>:$outputs);
   let assemblyFormat = [{
-    $input `,` $weight (`bias` $bias^)? attr-dict `:` type($input) `->` type($result)
+    $input `,` $weight (`bias` $bias^)? (`split` $split^)? (`epilogue` $epilogue^)?
+    (`with` $other^)? attr-dict `:` type($input) (`,` type($other)^)? `->` type($outputs)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Weight rows computed for each part: `split`, or {N}.
+    ::llvm::SmallVector<int64_t> getParts();
+    /// The first (usually only) result.
+    ::mlir::Value getOutput() { return getOutputs()[0]; }
   }];
 }
 

@@ -8,6 +8,8 @@
 
 #include <cctype>
 
+#include <set>
+
 using namespace mlir;
 using namespace kiln;
 
@@ -73,35 +75,62 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   q.exclude = opts.quantizeExclude;
   q.overrides = opts.quantizeOverrides;
   const bool quantize = !opts.quantize.empty() || !opts.quantizeOverrides.empty();
+  PlanMemoryOptions pmo;
   std::vector<Step> steps = {
       {"kiln-quantize",
        [&](PassManager &pm) {
          if (quantize)
            pm.addPass(createQuantize(q));
        }},
+      {"kiln-fuse-horizontal",
+       [&](PassManager &pm) { pm.addPass(createFuseHorizontal()); }},
+      {"kiln-fuse-elementwise",
+       [&](PassManager &pm) { pm.addPass(createFuseElementwise()); }},
       {"kiln-select-kernels",
        [&](PassManager &pm) { pm.addPass(createSelectKernels(sk)); }},
       {"kiln-plan-memory",
        [&](PassManager &pm) {
-         pm.addNestedPass<func::FuncOp>(createPlanMemory());
+         pm.addNestedPass<func::FuncOp>(createPlanMemory(pmo));
        }},
   };
+  const char *validSteps = "import, kiln-quantize, kiln-fuse-horizontal, "
+                           "kiln-fuse-elementwise, kiln-select-kernels, "
+                           "kiln-plan-memory";
   if (!opts.stopAfter.empty() && opts.stopAfter != "import") {
     bool known = false;
     for (auto &s : steps)
       known |= opts.stopAfter == s.name;
     if (!known) {
-      error = "--stop-after=" + opts.stopAfter +
-              ": unknown pass (valid: import, kiln-quantize, "
-              "kiln-select-kernels, kiln-plan-memory)";
+      error = "--stop-after=" + opts.stopAfter + ": unknown pass (valid: " +
+              validSteps + ")";
       return false;
     }
   }
+  // Optional passes can be switched off (to compare, or to bisect a problem);
+  // kernel selection and memory planning cannot, but planning's in-place reuse
+  // can ("kiln-in-place").
+  std::set<std::string> disabled;
+  for (const std::string &name : opts.disabledPasses) {
+    if (name == "kiln-quantize" || name == "kiln-fuse-horizontal" ||
+        name == "kiln-fuse-elementwise" || name == "kiln-in-place") {
+      disabled.insert(name);
+      continue;
+    }
+    error = "--disable-pass=" + name +
+            (name == "kiln-select-kernels" || name == "kiln-plan-memory"
+                 ? ": this pass is required"
+                 : ": unknown pass") +
+            " (can be disabled: kiln-quantize, kiln-fuse-horizontal, "
+            "kiln-fuse-elementwise, kiln-in-place)";
+    return false;
+  }
+  pmo.inPlaceReuse = !disabled.count("kiln-in-place");
   if (opts.stopAfter == "import")
     return true;
   PassManager pm(module.getContext());
   for (auto &s : steps) {
-    s.add(pm);
+    if (!disabled.count(s.name))
+      s.add(pm);
     if (opts.stopAfter == s.name)
       break;
   }

@@ -1,53 +1,100 @@
 //===- WeightStore.cpp - the bytes behind kiln.weight symbols -------------===//
+//
+// A weight is usually one tensor of the file, returned zero-copy. Passes can
+// derive weights (a new element type, rows of several tensors concatenated,
+// columns scaled by a vector); those are materialized once, here, from the
+// file's tensors, and cached for the life of the store.
+//
 #include "compiler/frontend/WeightStore.h"
 
 using namespace kiln;
 
 const uint8_t *WeightStore::bytes(WeightOp weight, std::string &error) const {
-  const gguf::TensorInfo *t = file.tensor(weight.getSource().str());
-  if (!t) {
-    error = "weight @" + weight.getSymName().str() + ": tensor '" +
-            weight.getSource().str() + "' is not in " + file.path();
-    return nullptr;
-  }
+  const std::string what = "weight @" + weight.getSymName().str();
   auto type = weight.getTensorType();
-  std::string want = weightTypeName(type.getElementType()).str();
-  if (auto from = weight.getSourceType()) {
-    std::string stored = weightTypeName(*from).str();
-    if (stored != gguf::typeName(t->type)) {
-      error = "weight @" + weight.getSymName().str() + ": source_type " +
-              stored + " but tensor '" + t->name + "' is " +
-              gguf::typeName(t->type);
+  const std::string want = weightTypeName(type.getElementType()).str();
+  const int64_t K = type.getShape().back();
+
+  std::vector<const gguf::TensorInfo *> parts;
+  uint64_t elems = 0;
+  for (llvm::StringRef name : weight.getSourceTensors()) {
+    const gguf::TensorInfo *t = file.tensor(name.str());
+    if (!t) {
+      error = what + ": tensor '" + name.str() + "' is not in " + file.path();
       return nullptr;
     }
-    if ((uint64_t)type.getNumElements() != t->numElements) {
-      error = "weight @" + weight.getSymName().str() +
-              ": IR shape does not match tensor '" + t->name + "'";
+    if (!parts.empty() && t->type != parts[0]->type) {
+      error = what + " concatenates tensors of different types: '" +
+              parts[0]->name + "' is " + gguf::typeName(parts[0]->type) +
+              ", '" + t->name + "' is " + gguf::typeName(t->type);
       return nullptr;
     }
-    auto it = converted.find(weight.getSymName().str());
-    if (it == converted.end()) {
-      auto target = gguf::typeFromName(want);
-      std::vector<float> values(t->numElements);
-      gguf::dequantize(t->type, t->data, values.data(), (int64_t)t->numElements);
-      std::vector<uint8_t> bytes((size_t)weightBytes(type));
-      gguf::quantize(*target, values.data(), bytes.data(), (int64_t)values.size());
-      it = converted.emplace(weight.getSymName().str(), std::move(bytes)).first;
+    if (type.getRank() > 1 && (t->dims.empty() || (int64_t)t->dims[0] != K)) {
+      error = what + ": tensor '" + t->name + "' rows are not " +
+              std::to_string(K) + " long";
+      return nullptr;
     }
+    parts.push_back(t);
+    elems += t->numElements;
+  }
+  const std::string stored = gguf::typeName(parts[0]->type);
+  auto from = weight.getSourceType();
+  if (from && weightTypeName(*from) != stored) {
+    error = what + ": source_type " + weightTypeName(*from).str() +
+            " but tensor '" + parts[0]->name + "' is " + stored;
+    return nullptr;
+  }
+  if (!from && want != stored) {
+    error = what + ": IR says " + want + " but tensor '" + parts[0]->name +
+            "' is " + stored;
+    return nullptr;
+  }
+  if ((uint64_t)type.getNumElements() != elems) {
+    error = what + ": IR shape does not match tensor '" + parts[0]->name + "'" +
+            (parts.size() > 1 ? " and the tensors concatenated to it" : "");
+    return nullptr;
+  }
+  auto scaleName = weight.getScaleColumns();
+  if (!from && parts.size() == 1 && !scaleName)
+    return parts[0]->data;
+
+  auto it = converted.find(weight.getSymName().str());
+  if (it != converted.end())
     return it->second.data();
+  std::vector<uint8_t> out((size_t)weightBytes(type));
+  if (!from && !scaleName) {
+    // Same type: the rows of each tensor, one after the other.
+    size_t at = 0;
+    for (const gguf::TensorInfo *t : parts) {
+      std::copy_n(t->data, t->numBytes, out.begin() + at);
+      at += t->numBytes;
+    }
+  } else {
+    std::vector<float> values((size_t)elems);
+    size_t at = 0;
+    for (const gguf::TensorInfo *t : parts) {
+      gguf::dequantize(t->type, t->data, values.data() + at,
+                       (int64_t)t->numElements);
+      at += t->numElements;
+    }
+    if (scaleName) {
+      const gguf::TensorInfo *s = file.tensor(scaleName->str());
+      if (!s || s->numElements != (uint64_t)K) {
+        error = what + ": scale_columns tensor '" + scaleName->str() + "' " +
+                (s ? "is not a vector of " + std::to_string(K) + " values"
+                   : "is not in " + file.path());
+        return nullptr;
+      }
+      std::vector<float> scale((size_t)K);
+      gguf::dequantize(s->type, s->data, scale.data(), K);
+      for (size_t i = 0; i < values.size(); ++i)
+        values[i] *= scale[i % (size_t)K];
+    }
+    gguf::quantize(*gguf::typeFromName(want), values.data(), out.data(),
+                   (int64_t)values.size());
   }
-  if (want != gguf::typeName(t->type)) {
-    error = "weight @" + weight.getSymName().str() + ": IR says " + want +
-            " but tensor '" + t->name + "' is " + gguf::typeName(t->type);
-    return nullptr;
-  }
-  if ((uint64_t)type.getNumElements() != t->numElements ||
-      (uint64_t)weightBytes(type) != t->numBytes) {
-    error = "weight @" + weight.getSymName().str() + ": IR shape does not " +
-            "match tensor '" + t->name + "'";
-    return nullptr;
-  }
-  return t->data;
+  return converted.emplace(weight.getSymName().str(), std::move(out))
+      .first->second.data();
 }
 
 bool WeightStore::dequantized(WeightOp weight, std::vector<float> &out,

@@ -4,19 +4,64 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FuseElementwise : Pass<"kiln-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise ops into the matmul that produces their input";
+  let description = [{
+    Rewrites, where legal:
+      add(x, matmul(a))                 -> matmul(a) epilogue "add" with x
+      silu_mul(g, matmul(h) as up)      -> matmul(h) epilogue "mul_silu" with g
+      silu_mul(matmul(h) as gate, u)    -> matmul(h) epilogue "silu_mul" with u
+      silu_mul(p0, p1) of one split matmul -> that matmul, epilogue "swiglu"
+      rms_norm(x, @g) read only by matmuls with f32 weights
+                                        -> rms_norm(x) and each weight's
+                                           columns scaled by g (scale_columns)
+    A matmul is fused only if the elementwise op is its result's only user and
+    the other operand is computed before the matmul. The epilogues compute
+    the same expressions as the ops they replace, so results are unchanged
+    bit for bit; the norm fold is limited to f32 weights (whose kernels read
+    f32 activations on every target), where it only reorders one product.
+  }];
+  let options = [
+    Option<"foldNorms", "fold-norms", "bool", /*default=*/"true",
+           "fold RMSNorm scales into f32 matmul weights">,
+  ];
+}
+
+def FuseHorizontal : Pass<"kiln-fuse-horizontal", "mlir::ModuleOp"> {
+  let summary = "Merge matmuls that read the same input into one split matmul";
+  let description = [{
+    Matmuls with the same input, no epilogue and weights of the same element
+    type, stored type and bias presence (Q, K and V; gate and up) become one
+    kiln.matmul over a weight whose rows are theirs concatenated (`concat` on
+    the new kiln.weight), with `split` giving one result per original. The
+    input is then read and quantized once. Matmuls left out because their
+    weights differ in type get a remark naming both types.
+  }];
+}
+
 def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
   let summary = "Assign every intermediate and scratch an offset in one arena";
   let description = [{
-    Computes each value's live range over the op order, then places values
-    largest first at the lowest offset that does not overlap a placed value
-    with an intersecting live range. Rows of dynamic batches are sized for
-    `kiln.max_batch` (a module attribute). Writes `kiln.offset` and
-    `kiln.bytes` on every op result, and `kiln.arena_bytes`,
-    `kiln.arena_lower_bound` and `kiln.arena_no_reuse` on the function.
+    Computes each value's live range over the op order. The result of an
+    elementwise op (add, silu_mul, rms_norm, rope) takes the buffer of an
+    operand of the same size that dies at the op (in place). Offsets come
+    from several placement orders (size, lifetime, area, start), each buffer
+    at the lowest offset free over its lifetime, the best kept; graphs of at
+    most `exact-limit` buffers are searched exhaustively for an optimal plan.
+    Rows of dynamic batches are sized for `kiln.max_batch` (a module
+    attribute). Writes `kiln.offset` and `kiln.bytes` on every single-result
+    op (`kiln.offsets` on a split matmul), `kiln.scratch_offset` and
+    `kiln.scratch_bytes` on ops with scratch, and `kiln.arena_bytes`,
+    `kiln.arena_lower_bound`, `kiln.arena_no_reuse` and `kiln.arena_method`
+    on the function.
   }];
   let options = [
     Option<"maxBatch", "max-batch", "int64_t", /*default=*/"0",
            "rows of a dynamic batch (0: the module's kiln.max_batch)">,
+    Option<"inPlaceReuse", "in-place", "bool", /*default=*/"true",
+           "let elementwise results reuse a dying operand's buffer">,
+    Option<"exactLimit", "exact-limit", "unsigned", /*default=*/"10",
+           "search every placement order for graphs of at most this many buffers">,
   ];
 }
 

@@ -1,10 +1,12 @@
 //===- PlanMemory.cpp - static offsets for every intermediate in one arena ===//
 //
 // The runtime never allocates, so every value a function computes gets a fixed
-// offset in the caller's arena. Values are placed largest first, each at the
-// lowest offset free during its whole live range (best fit over lifetimes).
+// offset in the caller's arena. This pass works out what must be stored and
+// for how long (results, in-place reuse, per-op scratch); MemoryPlanner.cpp
+// chooses the offsets.
 //
 #include "compiler/dialect/KilnDialect.h"
+#include "compiler/passes/MemoryPlanner.h"
 #include "compiler/passes/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -24,12 +26,20 @@ constexpr int64_t kAlign = 64;
 
 int64_t alignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
+/// A buffer and what it holds: op results (several when an elementwise op
+/// reuses its operand's buffer in place) or one op's scratch.
 struct Buffer {
-  Operation *owner;   // op that defines it
-  bool scratch;       // the op's own scratch space, live only during the op
-  int64_t bytes, first, last;
-  int64_t offset = -1;
+  std::vector<Value> values;
+  Operation *scratchOf = nullptr;
+  PlanBuffer plan;
 };
+
+/// Elementwise ops whose kernels read element i before writing element i (or
+/// a row before writing that row), so their result may take the buffer of an
+/// operand that dies at the op.
+bool reusesOperandInPlace(Operation *op) {
+  return isa<AddOp, SiluMulOp, RMSNormOp, RoPEOp>(op);
+}
 
 struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
@@ -53,110 +63,118 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
       return signalPassFailure();
     }
     int64_t context = moduleInt("kiln.context_length");
+    int64_t threads = std::max<int64_t>(1, moduleInt("kiln.threads"));
 
-    // Number the ops, then give each result a live range up to its last use.
+    // Number the ops; each value lives from its op to its last use.
+    Block &block = func.getBody().front();
     llvm::DenseMap<Operation *, int64_t> index;
     int64_t n = 0;
-    for (Operation &op : func.getBody().front())
+    for (Operation &op : block)
       index[&op] = n++;
-    std::vector<Buffer> buffers;
-    for (Operation &op : func.getBody().front()) {
-      if (op.getNumResults() == 0)
-        continue;
-      if (op.getNumResults() != 1)
-        continue;
-      auto type = op.getResult(0).getType().dyn_cast<RankedTensorType>();
-      if (!type)
-        continue;
-      int64_t elems = 1;
-      for (int64_t d : type.getShape())
-        elems *= ShapedType::isDynamic(d) ? rows : d;
-      int64_t bytes = alignUp(elems * (type.getElementTypeBitWidth() / 8));
-      int64_t last = index[&op];
-      for (Operation *user : op.getResult(0).getUsers()) {
-        Operation *top = func.getBody().front().findAncestorOpInBlock(*user);
+    auto lastUse = [&](Value v) {
+      int64_t last = index[v.getDefiningOp()];
+      for (Operation *user : v.getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*user);
         // The returned value must survive until the caller reads it.
         last = std::max(last, isa<func::ReturnOp>(top) ? n : index[top]);
       }
-      buffers.push_back({&op, false, bytes, index[&op], last});
-      // Kernels that quantize their input ask for scratch per input row; a
-      // matmul split over threads needs it per slice, plus room for its rows
-      // of output slices before they are interleaved.
-      auto perRow = op.getAttrOfType<IntegerAttr>("kiln.scratch_per_row");
-      int64_t slices = 1, sliceOut = 0;
-      if (isa<MatMulOp>(op) && moduleInt("kiln.threads") > 1) {
-        int64_t N = type.getDimSize(1);
-        slices = (int64_t)matmulSlices(N, moduleInt("kiln.threads")).size() - 1;
-        if (slices > 1)
-          sliceOut = elems * 4;
+      return last;
+    };
+    auto bytesOf = [&](Value v) {
+      auto type = v.getType().cast<RankedTensorType>();
+      int64_t elems = 1;
+      for (int64_t d : type.getShape())
+        elems *= ShapedType::isDynamic(d) ? rows : d;
+      return alignUp(elems * (type.getElementTypeBitWidth() / 8));
+    };
+
+    std::vector<Buffer> buffers;
+    llvm::DenseMap<Value, size_t> bufferOf;
+    int64_t inPlace = 0;
+    for (Operation &op : block) {
+      const int64_t at = index[&op];
+      for (Value r : op.getResults()) {
+        if (!r.getType().isa<RankedTensorType>())
+          continue;
+        // In place: an operand of the same size whose buffer dies here.
+        std::optional<size_t> reuse;
+        if (inPlaceReuse && reusesOperandInPlace(&op))
+          for (Value operand : op.getOperands()) {
+            auto it = bufferOf.find(operand);
+            if (it == bufferOf.end() || buffers[it->second].plan.last != at ||
+                buffers[it->second].plan.bytes != bytesOf(r))
+              continue;
+            reuse = it->second;
+            break;
+          }
+        if (reuse) {
+          Buffer &b = buffers[*reuse];
+          b.values.push_back(r);
+          b.plan.last = lastUse(r);
+          bufferOf[r] = *reuse;
+          ++inPlace;
+          continue;
+        }
+        bufferOf[r] = buffers.size();
+        buffers.push_back({{r}, nullptr, {bytesOf(r), at, lastUse(r)}});
       }
-      if (perRow || sliceOut) {
-        auto in = op.getOperand(0).getType().cast<RankedTensorType>();
-        int64_t inRows = in.isDynamicDim(0) ? rows : in.getDimSize(0);
-        int64_t q = perRow ? perRow.getInt() * inRows : 0;
-        buffers.push_back({&op, true, alignUp(slices * q + sliceOut),
-                           index[&op], index[&op]});
-      }
-      if (isa<AttentionOp>(op)) {
+      // Scratch lives only during its op.
+      int64_t scratch = 0;
+      if (auto m = dyn_cast<MatMulOp>(op)) {
+        auto in = m.getInput().getType().cast<RankedTensorType>();
+        scratch = matmulScratch(m, in.isDynamicDim(0) ? rows : in.getDimSize(0),
+                                threads)
+                      .total();
+      } else if (isa<AttentionOp>(op)) {
         if (context <= 0) {
           op.emitOpError("needs module attribute kiln.context_length to size "
                          "its score scratch");
           return signalPassFailure();
         }
-        buffers.push_back(
-            {&op, true, alignUp(context * 4), index[&op], index[&op]});
+        scratch = alignUp(context * 4);
       }
+      if (scratch)
+        buffers.push_back({{}, &op, {scratch, at, at}});
     }
 
-    // Largest first (longer lives break ties), lowest non-conflicting offset.
-    std::vector<Buffer *> order;
+    std::vector<PlanBuffer> plan;
     for (Buffer &b : buffers)
-      order.push_back(&b);
-    std::stable_sort(order.begin(), order.end(), [](Buffer *a, Buffer *b) {
-      if (a->bytes != b->bytes)
-        return a->bytes > b->bytes;
-      return (a->last - a->first) > (b->last - b->first);
-    });
-    std::vector<Buffer *> placed;
-    int64_t arena = 0, noReuse = 0;
-    for (Buffer *b : order) {
-      std::vector<std::pair<int64_t, int64_t>> busy;
-      for (Buffer *p : placed)
-        if (p->first <= b->last && b->first <= p->last)
-          busy.push_back({p->offset, p->offset + p->bytes});
-      std::sort(busy.begin(), busy.end());
-      int64_t offset = 0;
-      for (auto [lo, hi] : busy) {
-        if (offset + b->bytes <= lo)
-          break;
-        offset = std::max(offset, hi);
-      }
-      b->offset = offset;
-      placed.push_back(b);
-      arena = std::max(arena, offset + b->bytes);
-      noReuse += b->bytes;
-    }
-    int64_t lowerBound = 0;
-    for (int64_t t = 0; t <= n; ++t) {
-      int64_t live = 0;
-      for (Buffer &b : buffers)
-        if (b.first <= t && t <= b.last)
-          live += b.bytes;
-      lowerBound = std::max(lowerBound, live);
-    }
+      plan.push_back(b.plan);
+    PlanSummary summary = planOffsets(plan, exactLimit);
 
     Builder builder(func.getContext());
-    for (Buffer &b : buffers) {
-      StringRef prefix = b.scratch ? "kiln.scratch_" : "kiln.";
-      b.owner->setAttr((prefix + "offset").str(),
-                       builder.getI64IntegerAttr(b.offset));
-      b.owner->setAttr((prefix + "bytes").str(),
-                       builder.getI64IntegerAttr(b.bytes));
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      auto offset = builder.getI64IntegerAttr(plan[i].offset);
+      auto bytes = builder.getI64IntegerAttr(plan[i].bytes);
+      if (Operation *op = buffers[i].scratchOf) {
+        op->setAttr("kiln.scratch_offset", offset);
+        op->setAttr("kiln.scratch_bytes", bytes);
+        continue;
+      }
+      // One offset per result: a single-result op gets kiln.offset, a split
+      // matmul gets kiln.offsets in result order.
+      for (Value v : buffers[i].values) {
+        Operation *op = v.getDefiningOp();
+        if (op->getNumResults() == 1) {
+          op->setAttr("kiln.offset", offset);
+          op->setAttr("kiln.bytes", bytes);
+          continue;
+        }
+        SmallVector<int64_t> offsets(op->getNumResults(), -1);
+        if (auto a = op->getAttrOfType<DenseI64ArrayAttr>("kiln.offsets"))
+          offsets.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+        offsets[v.cast<OpResult>().getResultNumber()] = plan[i].offset;
+        op->setAttr("kiln.offsets", builder.getDenseI64ArrayAttr(offsets));
+      }
     }
-    func->setAttr("kiln.arena_bytes", builder.getI64IntegerAttr(arena));
+    func->setAttr("kiln.arena_bytes", builder.getI64IntegerAttr(summary.arena));
     func->setAttr("kiln.arena_lower_bound",
-                  builder.getI64IntegerAttr(lowerBound));
-    func->setAttr("kiln.arena_no_reuse", builder.getI64IntegerAttr(noReuse));
+                  builder.getI64IntegerAttr(summary.lowerBound));
+    func->setAttr("kiln.arena_no_reuse",
+                  builder.getI64IntegerAttr(summary.noReuse));
+    func->setAttr("kiln.arena_method", builder.getStringAttr(summary.method));
+    if (inPlace)
+      func->setAttr("kiln.arena_in_place", builder.getI64IntegerAttr(inPlace));
   }
 };
 } // namespace

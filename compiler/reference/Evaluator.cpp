@@ -132,7 +132,8 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
       }
     } else if (auto m = dyn_cast<RMSNormOp>(op)) {
       Tensor &x = env[m.getInput()];
-      const auto &w = W(m.getWeightAttr());
+      const std::vector<float> *w =
+          m.getWeightAttr() ? &W(m.getWeightAttr()) : nullptr;
       float eps = m.getEpsilon().convertToFloat();
       for (int64_t r = 0; r < x.rows; ++r) {
         double ss = 0;
@@ -140,7 +141,7 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
           ss += (double)x.row(r)[i] * x.row(r)[i];
         float scale = (float)(1.0 / std::sqrt(ss / x.width + eps));
         for (int64_t i = 0; i < x.width; ++i)
-          out.row(r)[i] = x.row(r)[i] * scale * w[i];
+          out.row(r)[i] = x.row(r)[i] * scale * (w ? (*w)[i] : 1.0f);
       }
     } else if (auto m = dyn_cast<MatMulOp>(op)) {
       Tensor &x = env[m.getInput()];
@@ -154,18 +155,50 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
                 act.getValue().str() + "'";
         return false;
       }
-      std::vector<float> in;
+      // Every weight row against every input row, then the parts and the
+      // epilogue: the semantics of kiln.matmul, independent of fusion.
+      int64_t N = (int64_t)w.size() / K;
+      std::vector<float> full((size_t)(x.rows * N)), in;
       for (int64_t r = 0; r < x.rows; ++r) {
         in.assign(x.row(r), x.row(r) + K);
         if (act)
           roundToQ8_0(in);
-        for (int64_t j = 0; j < out.width; ++j) {
+        for (int64_t j = 0; j < N; ++j) {
           double acc = bias ? (*bias)[j] : 0.0;
           for (int64_t k = 0; k < K; ++k)
             acc += (double)in[k] * w[j * K + k];
-          out.row(r)[j] = (float)acc;
+          full[r * N + j] = (float)acc;
         }
       }
+      auto silu = [](float v) { return (float)(v / (1.0 + std::exp(-(double)v))); };
+      StringRef ep = m.getEpilogue() ? *m.getEpilogue() : "";
+      auto parts = m.getParts();
+      std::vector<Tensor> outs(parts.size());
+      int64_t j0 = 0;
+      for (size_t p = 0; p < parts.size(); ++p) {
+        outs[p].rows = x.rows;
+        outs[p].width = parts[p];
+        outs[p].data.resize(x.rows * parts[p]);
+        for (int64_t r = 0; r < x.rows; ++r)
+          std::copy_n(&full[r * N + j0], parts[p], outs[p].row(r));
+        j0 += parts[p];
+      }
+      if (ep == "swiglu") {
+        for (size_t i = 0; i < outs[0].data.size(); ++i)
+          outs[0].data[i] = silu(outs[0].data[i]) * outs[1].data[i];
+        outs.pop_back();
+      } else if (!ep.empty()) {
+        const Tensor &o = env[m.getOther()];
+        for (size_t i = 0; i < outs[0].data.size(); ++i) {
+          float y = outs[0].data[i], v = o.data[i];
+          outs[0].data[i] = ep == "add"        ? y + v
+                            : ep == "silu_mul" ? silu(y) * v
+                                               : y * silu(v);
+        }
+      }
+      for (size_t p = 0; p < outs.size(); ++p)
+        env[m.getOutputs()[p]] = std::move(outs[p]);
+      continue;
     } else if (auto m = dyn_cast<RoPEOp>(op)) {
       Tensor &x = env[m.getInput()];
       out.data = x.data;

@@ -294,6 +294,57 @@ TEST_P(BatchedDecode, EachSequenceMatchesDecodingItAlone) {
   }
 }
 
+// Every optional pass switched off in turn gives the same greedy tokens and
+// logits as the default pipeline. Fusion keeps the kernels' arithmetic (an
+// epilogue computes the expression of the op it replaces, a split matmul the
+// rows of the matmuls it merges), so the only difference allowed is the
+// RMSNorm scale folded into f32 weights, which reorders one product per
+// weight: float rounding, bounded by 1e-5 of the logit range.
+class PassesDisabled : public ReferenceMatch {};
+
+constexpr double kPassOffTol = 1e-5;
+
+TEST_P(PassesDisabled, SameTokensAndLogitsAsTheDefaultPipeline) {
+  RunResult all = runTarget();
+  ASSERT_EQ(all.tokens.size(), 32u);
+  for (const char *pass : {"kiln-fuse-horizontal", "kiln-fuse-elementwise",
+                           "kiln-in-place"}) {
+    RunResult off = runTarget({std::string("--disable-pass=") + pass});
+    EXPECT_EQ(off.tokens, all.tokens) << "--disable-pass=" << pass;
+    for (int step : {0, 16})
+      EXPECT_LE(relError(off, all, step), kPassOffTol)
+          << "--disable-pass=" << pass << ", step " << step;
+  }
+}
+
+// The planned arena over every fixture model is within 5% of the lower bound
+// (the most bytes live at once, which no plan can beat), with the default
+// pipeline and at the largest batch kilnc accepts by default.
+class ArenaPlan : public ReferenceMatch {};
+
+TEST_P(ArenaPlan, WithinFivePercentOfTheLowerBound) {
+  const std::string target = std::get<1>(GetParam()).name;
+  for (const char *threads : {"--threads=1", "--threads=2"}) {
+    std::vector<std::string> argv = {tool("kilnc"), model, "--target=" + target,
+                                     "-o", dir + "/lib", threads};
+    std::string out;
+    ASSERT_EQ(runProgram(argv, "", out), 0) << joinCommand(argv) << "\n" << out;
+    long long planned = 0, bound = 0, noReuse = 0;
+    auto at = out.find("kilnc: activations: planned ");
+    ASSERT_NE(at, std::string::npos) << out;
+    ASSERT_EQ(std::sscanf(out.c_str() + at,
+                          "kilnc: activations: planned %lld bytes, lower bound "
+                          "%lld, without reuse %lld",
+                          &planned, &bound, &noReuse),
+              3)
+        << out;
+    EXPECT_GT(bound, 0);
+    EXPECT_GE(planned, bound) << threads;
+    EXPECT_LE((double)planned, 1.05 * (double)bound) << threads;
+    EXPECT_LT(planned, noReuse) << threads;
+  }
+}
+
 std::string testName(
     const ::testing::TestParamInfo<std::tuple<Fixture, TargetConfig>> &info) {
   const TargetConfig &t = std::get<1>(info.param);
@@ -306,6 +357,26 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(fixtures()),
                        ::testing::Values(TargetConfig{"generic", 0},
                                          TargetConfig{"x86", 0})),
+    testName);
+
+// Every fixture on x86 (quantized activations, microkernel tiles, thread
+// slices); on generic the two f32 fixtures, where the norm scales are folded.
+INSTANTIATE_TEST_SUITE_P(
+    Native, PassesDisabled,
+    ::testing::Combine(::testing::ValuesIn(fixtures()),
+                       ::testing::Values(TargetConfig{"x86", 0})),
+    testName);
+
+INSTANTIATE_TEST_SUITE_P(
+    Generic, PassesDisabled,
+    ::testing::Combine(::testing::Values(fixtures()[0], fixtures()[8]),
+                       ::testing::Values(TargetConfig{"generic", 0})),
+    testName);
+
+INSTANTIATE_TEST_SUITE_P(
+    Native, ArenaPlan,
+    ::testing::Combine(::testing::ValuesIn(fixtures()),
+                       ::testing::Values(TargetConfig{"x86", 0})),
     testName);
 
 INSTANTIATE_TEST_SUITE_P(

@@ -79,6 +79,10 @@ static cl::opt<int64_t> context("context",
                                 cl::init(0), cl::cat(cat));
 static cl::opt<int64_t> maxBatch("max-batch", cl::desc("As kilnc --max-batch"),
                                  cl::init(32), cl::cat(cat));
+static cl::list<std::string> disablePass(
+    "disable-pass", cl::CommaSeparated,
+    cl::desc("As kilnc --disable-pass"),
+    cl::cat(cat));
 static cl::opt<std::string> quantize("kiln-quantize",
                                      cl::desc("As kilnc --kiln-quantize"),
                                      cl::cat(cat));
@@ -265,6 +269,7 @@ int main(int argc, char **argv) {
   opts.externalWeights = plan.externalWeights;
   opts.context = context ? context.getValue() : needed;
   opts.quantize = quantize;
+  opts.disabledPasses.assign(disablePass.begin(), disablePass.end());
   if (StringRef(threadsArg).getAsInteger(10, opts.threads) || opts.threads < 1 ||
       opts.threads > 256)
     return fail("--threads=" + threadsArg + ": expected 1 to 256");

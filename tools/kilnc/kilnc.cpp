@@ -89,6 +89,12 @@ static cl::list<std::string> quantizeOverride(
     cl::desc("REGEX=TYPE: tensors whose name matches get TYPE (repeatable; "
              "first match wins)"),
     cl::cat(cat));
+static cl::list<std::string> disablePass(
+    "disable-pass", cl::CommaSeparated,
+    cl::desc("Skip an optional pass: kiln-quantize, kiln-fuse-horizontal, "
+             "kiln-fuse-elementwise, or kiln-in-place (memory planning's "
+             "in-place reuse); repeatable or comma-separated"),
+    cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
@@ -141,6 +147,7 @@ int main(int argc, char **argv) {
   opts.ar = ar;
   opts.stopAfter = stopAfter;
   opts.quantize = quantize;
+  opts.disabledPasses.assign(disablePass.begin(), disablePass.end());
   opts.quantizeExclude = quantizeExclude;
   opts.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
   if (emit != "lib" && emit != "mlir")

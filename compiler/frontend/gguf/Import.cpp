@@ -160,7 +160,7 @@ FlatSymbolRefAttr Importer::weight(const std::string &name,
     builder.setInsertionPointToEnd(module.getBody());
     builder.create<WeightOp>(loc(name), sym,
                              RankedTensorType::get(shape, elem), name,
-                             TypeAttr());
+                             TypeAttr(), ArrayAttr(), StringAttr());
   }
   return FlatSymbolRefAttr::get(&ctx, sym);
 }
@@ -232,6 +232,13 @@ OwningOpRef<ModuleOp> Importer::run() {
   builder.setInsertionPointToStart(body);
   auto epsAttr = builder.getF32FloatAttr(h.eps);
   auto L = [&](const std::string &s) { return loc(s); };
+  auto matmul = [&](const std::string &name, RankedTensorType type, Value in,
+                    FlatSymbolRefAttr w, FlatSymbolRefAttr bias) -> Value {
+    return builder
+        .create<MatMulOp>(L(name), TypeRange{type}, in, w, bias,
+                          DenseI64ArrayAttr(), StringAttr(), Value())
+        .getOutput();
+  };
 
   Value x = builder.create<EmbeddingOp>(L("token_embd"), rows(D), embd,
                                         body->getArgument(0));
@@ -240,9 +247,9 @@ OwningOpRef<ModuleOp> Importer::run() {
     Layer &l = layers[i];
     Value n = builder.create<RMSNormOp>(L(b + "attn_norm"), rows(D), x,
                                         l.attnNorm, epsAttr);
-    Value q = builder.create<MatMulOp>(L(b + "attn_q"), rows(qw), n, l.q, l.qb);
-    Value k = builder.create<MatMulOp>(L(b + "attn_k"), rows(kvw), n, l.k, l.kb);
-    Value v = builder.create<MatMulOp>(L(b + "attn_v"), rows(kvw), n, l.v, l.vb);
+    Value q = matmul(b + "attn_q", rows(qw), n, l.q, l.qb);
+    Value k = matmul(b + "attn_k", rows(kvw), n, l.k, l.kb);
+    Value v = matmul(b + "attn_v", rows(kvw), n, l.v, l.vb);
     auto style = builder.getStringAttr(h.neox ? "neox" : "adjacent");
     auto theta = builder.getF32FloatAttr(h.ropeTheta);
     auto hd = builder.getI64IntegerAttr(h.headDim);
@@ -252,23 +259,23 @@ OwningOpRef<ModuleOp> Importer::run() {
         L(b + "attention"), rows(qw), q, k, v, builder.getI64IntegerAttr(i),
         builder.getI64IntegerAttr(h.heads), builder.getI64IntegerAttr(h.kvHeads),
         hd);
-    Value o = builder.create<MatMulOp>(L(b + "attn_output"), rows(D), a, l.o,
+    Value o = matmul(b + "attn_output", rows(D), a, l.o,
                                        FlatSymbolRefAttr());
     x = builder.create<AddOp>(L(b + "attn_residual"), rows(D), x, o);
     n = builder.create<RMSNormOp>(L(b + "ffn_norm"), rows(D), x, l.ffnNorm,
                                   epsAttr);
-    Value g = builder.create<MatMulOp>(L(b + "ffn_gate"), rows(F), n, l.gate,
+    Value g = matmul(b + "ffn_gate", rows(F), n, l.gate,
                                        FlatSymbolRefAttr());
-    Value u = builder.create<MatMulOp>(L(b + "ffn_up"), rows(F), n, l.up,
+    Value u = matmul(b + "ffn_up", rows(F), n, l.up,
                                        FlatSymbolRefAttr());
     Value s = builder.create<SiluMulOp>(L(b + "ffn_silu_mul"), rows(F), g, u);
-    Value d = builder.create<MatMulOp>(L(b + "ffn_down"), rows(D), s, l.down,
+    Value d = matmul(b + "ffn_down", rows(D), s, l.down,
                                        FlatSymbolRefAttr());
     x = builder.create<AddOp>(L(b + "ffn_residual"), rows(D), x, d);
   }
   x = builder.create<RMSNormOp>(L("output_norm"), rows(D), x, outNorm, epsAttr);
   Value last = builder.create<LastTokenOp>(L("last_token"), rows(D), x);
-  Value logits = builder.create<MatMulOp>(L("output"), logitsType, last, output,
+  Value logits = matmul("output", logitsType, last, output,
                                           FlatSymbolRefAttr());
   builder.create<func::ReturnOp>(L("return"), logits);
 

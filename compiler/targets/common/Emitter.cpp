@@ -75,8 +75,9 @@ public:
       : module(module), func(func), store(store), opts(opts), target(target) {}
 
   bool buildBlob(std::string &error);
-  void emitSlicedMatMul(MatMulOp m, const std::string &kernel,
-                        std::string &body, std::string &tasks);
+  static std::string pieceKey(const std::string &key, size_t i, size_t n);
+  void emitMatMul(MatMulOp m, const std::string &kernel, std::string &body,
+                  std::string &tasks);
   bool generateSource(std::string &source, std::string &error);
   std::string generateHeader();
   const WeightBlob &weightBlob() const { return blob; }
@@ -86,8 +87,13 @@ public:
   std::string value(Value v) const override {
     if (auto arg = v.dyn_cast<BlockArgument>())
       return "tokens";
-    auto off = v.getDefiningOp()->getAttrOfType<IntegerAttr>("kiln.offset");
-    return "((float *)(act + " + std::to_string(off.getInt()) + "))";
+    Operation *def = v.getDefiningOp();
+    int64_t off;
+    if (auto all = def->getAttrOfType<DenseI64ArrayAttr>("kiln.offsets"))
+      off = all[v.cast<OpResult>().getResultNumber()];
+    else
+      off = def->getAttrOfType<IntegerAttr>("kiln.offset").getInt();
+    return "((float *)(act + " + std::to_string(off) + "))";
   }
   std::string rows(Value v) const override {
     auto t = v.getType().cast<RankedTensorType>();
@@ -196,6 +202,7 @@ bool Emitter::buildBlob(std::string &error) {
     std::string sym;
     bool asF32;
     std::string kernel; // for matmul weights
+    MatMulOp matmul = nullptr;
   };
   std::vector<Use> uses;
   func.walk([&](Operation *op) {
@@ -203,11 +210,11 @@ bool Emitter::buildBlob(std::string &error) {
       uses.push_back({e.getTable().str(), false, ""});
     else if (auto m = dyn_cast<MatMulOp>(op)) {
       auto k = op->getAttrOfType<StringAttr>("kiln.kernel");
-      uses.push_back({m.getWeight().str(), false, k ? k.str() : ""});
+      uses.push_back({m.getWeight().str(), false, k ? k.str() : "", m});
       if (m.getBias())
         uses.push_back({m.getBias()->str(), true, ""});
-    } else if (auto r = dyn_cast<RMSNormOp>(op))
-      uses.push_back({r.getWeight().str(), true, ""});
+    } else if (auto r = dyn_cast<RMSNormOp>(op); r && r.getWeight())
+      uses.push_back({r.getWeight()->str(), true, ""});
   });
   // RoPE cos/sin tables for every position, computed once in double.
   int64_t context = moduleInt("kiln.context_length");
@@ -234,7 +241,7 @@ bool Emitter::buildBlob(std::string &error) {
     error = "module has no kiln.context_length to size the RoPE tables";
     return false;
   }
-  for (auto &[sym, asF32, kernel] : uses) {
+  for (auto &[sym, asF32, kernel, matmul] : uses) {
     std::string key = kernel.empty() ? sym : sym + "@" + kernel;
     if (blob.offsets.count({key, asF32}))
       continue;
@@ -246,17 +253,19 @@ bool Emitter::buildBlob(std::string &error) {
       auto type = w.getTensorType();
       const int64_t N = type.getDimSize(0), K = type.getDimSize(1);
       const int64_t rowBytes = weightBytes(type) / N;
-      // A matmul split over threads reads each slice of rows packed on its own.
-      auto starts = matmulSlices(N, opts.threads);
-      for (size_t t = 0; t + 1 < starts.size(); ++t) {
-        int64_t rows = starts[t + 1] - starts[t];
+      // Each piece (a part of a split matmul, or a thread slice of one) is
+      // packed on its own: a kernel call reads only its piece's rows.
+      auto pieces = matmulPieces(matmul, opts.threads);
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        const MatMulPiece &p = pieces[i];
         std::vector<uint8_t> packed;
-        if (!target.packWeight(kernel, rows, K, data + starts[t] * rowBytes,
-                               (size_t)(rows * rowBytes), packed, error))
+        if (!target.packWeight(kernel, p.n, K, data + p.row0 * rowBytes,
+                               (size_t)(p.n * rowBytes), packed, error))
           return false;
-        blob.add(starts.size() > 2 ? key + "#" + std::to_string(t) : key,
-                 false, packed.data(), packed.size());
+        blob.add(pieceKey(key, i, pieces.size()), false, packed.data(),
+                 packed.size());
       }
+      (void)N;
       continue;
     }
     if (asF32) {
@@ -280,68 +289,109 @@ static int64_t width(Value v) {
   return v.getType().cast<RankedTensorType>().getDimSize(1);
 }
 
-// A matmul cut into row slices, one task each on the thread pool. Slice t
-// computes outputs [j_t, j_t+1) from its own packed weights and Q8 scratch;
-// one row of output goes straight to y, several go to a temporary and are
-// interleaved back into y's rows after the tasks.
-void Emitter::emitSlicedMatMul(MatMulOp m, const std::string &kernel,
-                               std::string &body, std::string &tasks) {
+std::string Emitter::pieceKey(const std::string &key, size_t i, size_t n) {
+  return n > 1 ? key + "#" + std::to_string(i) : key;
+}
+
+// A matmul: its input quantized once (when the kernel reads Q8_0
+// activations), one kernel call per piece (a part of a split matmul, or a
+// thread slice of one; slices run as tasks on the thread pool), then the
+// epilogue over the output while it is still in cache. A sliced part with
+// several rows is computed into scratch and interleaved into its rows.
+void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
+                         std::string &body, std::string &tasks) {
   Operation *op = m.getOperation();
-  const int64_t N = width(m.getResult()), K = width(m.getInput());
-  auto starts = matmulSlices(N, opts.threads);
-  const int64_t slices = (int64_t)starts.size() - 1;
+  const int64_t K = width(m.getInput());
+  const auto parts = m.getParts();
+  const auto pieces = matmulPieces(m, opts.threads);
   auto in = m.getInput().getType().cast<RankedTensorType>();
-  int64_t inRows = in.isDynamicDim(0) ? moduleInt("kiln.max_batch") : in.getDimSize(0);
-  auto perRow = op->getAttrOfType<IntegerAttr>("kiln.scratch_per_row");
-  const int64_t q = perRow ? perRow.getInt() * inRows : 0;
-  std::string id = std::to_string(taskCount++);
-  std::string fn = opts.name + "_mm" + id;
-  std::string t = "static void " + fn + "(void *arg, int t) {\n"
-                  "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
-                  "  switch (t) {\n";
-  for (int64_t s = 0; s < slices; ++s) {
-    int64_t j0 = starts[s], n = starts[s + 1] - starts[s];
-    auto it = blob.offsets.find({m.getWeight().str() + "@" + kernel + "#" +
-                                     std::to_string(s), false});
-    assert(it != blob.offsets.end() && "slice not in blob");
-    std::string bias = "0";
-    if (m.getBiasAttr()) {
-      auto b = blob.offsets.find({m.getBias()->str(), true});
-      bias = "(const float *)(a->wts + " + std::to_string(b->second) + ") + " +
-             std::to_string(j0);
-    }
-    t += "  case " + std::to_string(s) + ":\n    kiln_" + kernel +
-         "(a->x, a->n, " + std::to_string(K) + ", a->wts + " +
-         std::to_string(it->second) + ", " + std::to_string(n) + ", " + bias +
-         ", a->n == 1 ? a->y + " + std::to_string(j0) +
-         " : a->tmp + (int64_t)a->n * " + std::to_string(j0);
-    if (perRow)
-      t += ", a->scratch + " + std::to_string(s * q);
-    t += ");\n    break;\n";
+  const int64_t maxRows =
+      in.isDynamicDim(0) ? moduleInt("kiln.max_batch") : in.getDimSize(0);
+  const MatMulScratch scr = matmulScratch(m, maxRows, opts.threads);
+  auto scrAttr = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
+  const int64_t scrOff = scrAttr ? scrAttr.getInt() : 0;
+  const bool q8 = op->hasAttr("kiln.activation");
+  const StringRef ep = m.getEpilogue() ? *m.getEpilogue() : "";
+  const std::string rows = this->rows(m.getInput()), K_ = std::to_string(K);
+  auto at = [](int64_t off) { return "(act + " + std::to_string(off) + ")"; };
+  auto dest = [&](int64_t part) -> std::string {
+    if (ep == "swiglu" && part == 1) // the up half waits in scratch
+      return "((float *)" + at(scrOff + scr.quantized + scr.slices) + ")";
+    return value(m.getOutputs()[part]);
+  };
+  const std::string key = m.getWeight().str() + "@" + kernel;
+  auto weightAt = [&](size_t i, const std::string &base) {
+    auto it = blob.offsets.find({pieceKey(key, i, pieces.size()), false});
+    assert(it != blob.offsets.end() && "matmul piece not in blob");
+    return base + " + " + std::to_string(it->second);
+  };
+  auto biasAt = [&](const MatMulPiece &p, const std::string &base) {
+    if (!m.getBiasAttr())
+      return std::string("0");
+    auto it = blob.offsets.find({m.getBias()->str(), true});
+    return "(const float *)(" + base + " + " + std::to_string(it->second) +
+           ") + " + std::to_string(p.row0);
+  };
+  std::string x = value(m.getInput());
+  body += "  {\n";
+  if (q8) {
+    body += "    " + target.activationQuantizer(kernel) + "(" + x + ", " + rows +
+            ", " + K_ + ", " + at(scrOff) + ");\n";
+    x = "0";
   }
-  t += "  }\n}\n\n";
-  tasks += t;
-  std::string rows = this->rows(m.getInput());
-  std::string scr = "(act + " +
-      std::to_string(op->getAttrOfType<IntegerAttr>("kiln.scratch_offset").getInt()) + ")";
-  body += "  {\n    kiln_mm_task task = {wts, " + value(m.getInput()) + ", " +
-          value(m.getResult()) + ", (float *)(" + scr + " + " +
-          std::to_string(slices * q) + "), " + scr + ", " + rows + "};\n" +
-          "    kiln_parallel_for(ctx, " + fn + ", &task, " +
-          std::to_string(slices) + ");\n" +
-          "    if (task.n > 1) {\n"
-          "      static const int64_t starts[] = {";
-  for (size_t i = 0; i < starts.size(); ++i)
-    body += (i ? ", " : "") + std::to_string(starts[i]);
-  body += "};\n"
-          "      for (int s = 0; s < " + std::to_string(slices) + "; ++s) {\n"
-          "        const int64_t j0 = starts[s], w = starts[s + 1] - j0;\n"
-          "        const float *src = task.tmp + (int64_t)task.n * j0;\n"
-          "        for (int r = 0; r < task.n; ++r)\n"
-          "          for (int64_t j = 0; j < w; ++j)\n"
-          "            task.y[(int64_t)r * " + std::to_string(N) +
-          " + j0 + j] = src[(int64_t)r * w + j];\n"
-          "      }\n    }\n  }\n";
+  bool sliced = llvm::any_of(pieces, [](const MatMulPiece &p) { return p.sliced; });
+  if (!sliced) {
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const MatMulPiece &p = pieces[i];
+      body += "    kiln_" + kernel + "(" + x + ", " + rows + ", " + K_ + ", " +
+              weightAt(i, "wts") + ", " + std::to_string(p.n) + ", " +
+              biasAt(p, "wts") + ", " + dest(p.part) +
+              (q8 ? ", " + at(scrOff) : "") + ");\n";
+    }
+  } else {
+    std::string fn = opts.name + "_mm" + std::to_string(taskCount++);
+    std::string tmp = "((float *)" + at(scrOff + scr.quantized) + ")";
+    std::string t = "static void " + fn + "(void *arg, int t) {\n"
+                    "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
+                    "  uint8_t *const act = a->act;\n"
+                    "  switch (t) {\n";
+    std::string gather;
+    int64_t tmpCol = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const MatMulPiece &p = pieces[i];
+      std::string out = dest(p.part);
+      if (p.sliced) {
+        std::string col = std::to_string(p.col), tc = std::to_string(tmpCol);
+        out = "a->n == 1 ? " + out + " + " + col + " : " + tmp +
+              " + (int64_t)a->n * " + tc;
+        gather += "      for (int r = 0; r < task.n; ++r)\n"
+                  "        for (int j = 0; j < " + std::to_string(p.n) + "; ++j)\n"
+                  "          " + dest(p.part) + "[(int64_t)r * " +
+                  std::to_string(parts[p.part]) + " + " + col + " + j] = " +
+                  tmp + "[(int64_t)task.n * " + tc + " + (int64_t)r * " +
+                  std::to_string(p.n) + " + j];\n";
+        tmpCol += p.n;
+      }
+      t += "  case " + std::to_string(i) + ":\n    kiln_" + kernel + "(a->x, a->n, " +
+           K_ + ", " + weightAt(i, "a->wts") + ", " + std::to_string(p.n) +
+           ", " + biasAt(p, "a->wts") + ", " + out +
+           (q8 ? ", a->scratch" : "") + ");\n    break;\n";
+    }
+    t += "  }\n}\n\n";
+    tasks += t;
+    body += "    kiln_mm_task task = {wts, " + x + ", act, " + at(scrOff) + ", " +
+            rows + "};\n    kiln_parallel_for(ctx, " + fn + ", &task, " +
+            std::to_string(pieces.size()) + ");\n    if (task.n > 1) {\n" +
+            gather + "    }\n";
+  }
+  const std::string count = "(int64_t)" + rows + " * " + std::to_string(width(m.getOutput()));
+  if (ep == "swiglu")
+    body += "    kiln_epilogue_silu_mul(" + value(m.getOutput()) + ", " + dest(1) +
+            ", " + count + ");\n";
+  else if (!ep.empty())
+    body += "    kiln_epilogue_" + ep.str() + "(" + value(m.getOutput()) + ", " +
+            value(m.getOther()) + ", " + count + ");\n";
+  body += "  }\n";
 }
 
 std::string Emitter::generateHeader() {
@@ -420,9 +470,8 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
     body += "  /* " + loc + ": " + op.getName().getStringRef().str() + " */\n";
     auto kernel = op.getAttrOfType<StringAttr>("kiln.kernel");
     currentKernel = isa<MatMulOp>(op) && kernel ? kernel.str() : "";
-    if (auto m = dyn_cast<MatMulOp>(op);
-        m && kernel && matmulSlices(width(m.getResult()), opts.threads).size() > 2) {
-      emitSlicedMatMul(m, kernel.str(), body, tasks);
+    if (auto m = dyn_cast<MatMulOp>(op); m && kernel) {
+      emitMatMul(m, kernel.str(), body, tasks);
       currentKernel.clear();
       continue;
     }
@@ -438,7 +487,7 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << target.kernelSource() << "\n"
      << (tasks.empty() ? "" : "typedef struct kiln_mm_task {\n"
                               "  const uint8_t *wts;\n  const float *x;\n"
-                              "  float *y, *tmp;\n  uint8_t *scratch;\n  int n;\n"
+                              "  uint8_t *act, *scratch;\n  int n;\n"
                               "} kiln_mm_task;\n\n")
      << tasks;
   if (!opts.externalWeights)

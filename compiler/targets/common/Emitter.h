@@ -27,6 +27,7 @@ struct CompileOptions {
   std::string quantize;         // kiln-quantize type ("" = none)
   std::string quantizeExclude;  // regex of tensors to keep
   std::vector<std::string> quantizeOverrides; // REGEX=TYPE
+  std::vector<std::string> disabledPasses; // --disable-pass: optional passes to skip
 };
 
 /// Writes OUTDIR/libNAME.a, OUTDIR/NAME.h (and NAME.weights) from a module

@@ -41,19 +41,12 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
     call = k + "(" + ec.weight(e.getTableAttr(), false) + ", tokens, n, " +
            num(width(result)) + ", " + ec.value(result) + ")";
   } else if (auto m = dyn_cast<RMSNormOp>(op)) {
+    std::string scale =
+        m.getWeightAttr() ? ec.weight(m.getWeightAttr(), true) : "0";
     call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
-           ", " + num(width(result)) + ", " + ec.weight(m.getWeightAttr(), true) +
+           ", " + num(width(result)) + ", " + scale +
            ", " + floatLit(m.getEpsilon().convertToFloat()) + ", " +
            ec.value(result) + ")";
-  } else if (auto m = dyn_cast<MatMulOp>(op)) {
-    std::string bias = m.getBiasAttr() ? ec.weight(m.getBiasAttr(), true) : "0";
-    call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
-           ", " + num(width(m.getInput())) + ", " +
-           ec.weight(m.getWeightAttr(), false) + ", " + num(width(result)) +
-           ", " + bias + ", " + ec.value(result);
-    if (op->hasAttr("kiln.activation"))
-      call += ", " + ec.scratch(op);
-    call += ")";
   } else if (auto r = dyn_cast<RoPEOp>(op)) {
     call = k + "(" + ec.value(r.getInput()) + ", " + ec.rows(r.getInput()) +
            ", " + num(width(result)) + ", " + num(r.getHeadDim()) +

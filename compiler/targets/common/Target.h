@@ -61,9 +61,16 @@ public:
                                     std::string &error) const = 0;
   /// Kernel definitions pasted into the generated source.
   virtual std::string kernelSource() const = 0;
-  /// Appends the C statement that runs `op` (which carries kiln.kernel).
+  /// Appends the C statement that runs `op` (which carries kiln.kernel);
+  /// matmuls, with their parts, thread slices and epilogues, are emitted by
+  /// the shared emitter.
   virtual bool emitOp(mlir::Operation *op, const EmitContext &ec,
                       std::string &out, std::string &error) const;
+  /// The function that quantizes a matmul's input into its scratch for
+  /// `kernel` (kernels accept a null input when it has run already).
+  virtual std::string activationQuantizer(llvm::StringRef kernel) const {
+    return "kiln_q8_rows";
+  }
   /// Rewrites a matmul weight ([N, K] in GGML block layout) into the layout
   /// `kernel` reads. The default keeps the GGML layout.
   virtual bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,

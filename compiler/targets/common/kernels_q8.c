@@ -62,11 +62,13 @@ static void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
   }
 }
 
-/* Quantizes `rows` rows of x into scratch; returns the blocks. */
+/* Quantizes `rows` rows of x into scratch; returns the blocks. x == 0 means
+ * the scratch already holds them: a matmul split into parts or thread slices
+ * quantizes its input once, then runs each piece with x == 0. */
 static const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
                                          void *scratch) {
   kiln_q8_block *q = (kiln_q8_block *)scratch;
-  for (int r = 0; r < rows; ++r)
+  for (int r = 0; x && r < rows; ++r)
     kiln_quantize_row_q8_0(x + (int64_t)r * K, K, q + (int64_t)r * (K / 32));
   return q;
 }

@@ -210,6 +210,7 @@ KILN_G_WEIGHT_KERNELS(q4_1, 32, 20)
 KILN_G_WEIGHT_KERNELS(q4_k, 256, 144)
 KILN_G_WEIGHT_KERNELS(q6_k, 256, 210)
 
+/* w == 0: no scale (folded into the weights of the consumers). y may be x. */
 static void kiln_rms_norm_f32_generic(const float *x, int rows, int width,
                             const float *w, float eps, float *y) {
   for (int r = 0; r < rows; ++r) {
@@ -219,7 +220,7 @@ static void kiln_rms_norm_f32_generic(const float *x, int rows, int width,
       ss += xr[i] * xr[i];
     float scale = kiln_g_rsqrtf(ss / (float)width + eps);
     for (int i = 0; i < width; ++i)
-      y[(int64_t)r * width + i] = xr[i] * scale * w[i];
+      y[(int64_t)r * width + i] = xr[i] * scale * (w ? w[i] : 1.0f);
   }
 }
 
@@ -319,6 +320,24 @@ static void kiln_silu_mul_f32_generic(const float *g, const float *u, int64_t n,
 static void kiln_add_f32_generic(const float *a, const float *b, int64_t n, float *y) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = a[i] + b[i];
+}
+
+/* Matmul epilogues (kiln.matmul epilogue = ...), in place on the output y:
+ * the same expressions, operand for operand, as the add and silu_mul kernels
+ * they replace, so fusing them changes no bit of the result. */
+static void kiln_epilogue_add(float *y, const float *o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = o[i] + y[i];
+}
+
+static void kiln_epilogue_silu_mul(float *y, const float *o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = y[i] / (1.0f + kiln_g_expf(-y[i])) * o[i];
+}
+
+static void kiln_epilogue_mul_silu(float *y, const float *o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = o[i] / (1.0f + kiln_g_expf(-o[i])) * y[i];
 }
 
 /* Gathers the rows out_rows[0..n_out) (the last row of each sequence). */

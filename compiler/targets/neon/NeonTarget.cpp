@@ -97,6 +97,9 @@ public:
     return {"qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu"};
   }
 
+  std::string activationQuantizer(llvm::StringRef kernel) const override {
+    return kernel.ends_with("_i8mm") ? "kiln_neon_mm_rows" : "kiln_q8_rows";
+  }
   std::string isaMatMulKernel(llvm::StringRef type) const override {
     if (type == "q4_0")
       return i8mm ? "matmul_q4_0_q8_0_4x4_neon_i8mm"

@@ -372,6 +372,8 @@ static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
                                         void *scratch) {
   uint8_t *o = (uint8_t *)scratch;
   const int nb = K / 32;
+  if (!x) /* already quantized (see kiln_q8_rows) */
+    return (const uint8_t *)scratch;
   for (int p = 0; p < rows / 2; ++p)
     for (int b = 0; b < nb; ++b, o += 68) {
       kiln_q8_block t[2];

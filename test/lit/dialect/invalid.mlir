@@ -131,3 +131,58 @@ func.func @f(%x: tensor<?x64xf32>, %y: tensor<?x32xf32>) -> tensor<?x64xf32> {
   %z = "kiln.add"(%x, %y) : (tensor<?x64xf32>, tensor<?x32xf32>) -> tensor<?x64xf32>
   return %z : tensor<?x64xf32>
 }
+
+// -----
+
+module {
+  kiln.weight @w : tensor<96x64xf32> {source = "w"}
+  func.func @split_results(%x: tensor<?x64xf32>) {
+    // expected-error @+1 {{split into 3 parts needs 3 results, got 2}}
+    %a, %b = kiln.matmul %x, @w split [64, 16, 16] : tensor<?x64xf32> -> tensor<?x64xf32>, tensor<?x16xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  kiln.weight @w : tensor<96x64xf32> {source = "w"}
+  func.func @split_total(%x: tensor<?x64xf32>) {
+    // expected-error @+1 {{split total 80 does not match weight N 96}}
+    %a, %b = kiln.matmul %x, @w split [64, 16] : tensor<?x64xf32> -> tensor<?x64xf32>, tensor<?x16xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  kiln.weight @w : tensor<64x64xf32> {source = "w"}
+  func.func @epilogue_operand(%x: tensor<?x64xf32>) {
+    // expected-error @+1 {{epilogue "add" needs an operand (`with`)}}
+    %a = kiln.matmul %x, @w epilogue "add" : tensor<?x64xf32> -> tensor<?x64xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  kiln.weight @w : tensor<64x64xf32> {source = "w"}
+  func.func @epilogue_name(%x: tensor<?x64xf32>) {
+    // expected-error @+1 {{epilogue must be "add", "silu_mul", "mul_silu" or "swiglu", got "gelu"}}
+    %a = kiln.matmul %x, @w epilogue "gelu" with %x : tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  kiln.weight @w : tensor<96x64xf32> {source = "w"}
+  func.func @swiglu_parts(%x: tensor<?x64xf32>) {
+    // expected-error @+1 {{epilogue "swiglu" needs two equal parts}}
+    %a = kiln.matmul %x, @w split [64, 32] epilogue "swiglu" : tensor<?x64xf32> -> tensor<?x64xf32>
+    return
+  }
+}
