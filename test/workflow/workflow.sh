@@ -4,7 +4,8 @@
 #
 #   workflow.sh install  BUILD_DIR WORK          cmake --install into WORK/stage,
 #                                                then move it to WORK/prefix
-#   workflow.sh consumer SRC WORK NAME [TOOLCHAIN]   configure, build and ctest
+#   workflow.sh consumer SRC WORK NAME [TOOLCHAIN [CMAKE ARGS...]]
+#                                                configure, build and ctest
 #                                                examples/consumer in WORK/NAME
 #   workflow.sh rebuild  SRC WORK                what a model edit, an option
 #                                                change and a no-op rebuild run
@@ -50,7 +51,7 @@ consumer)
   src=$2 work=$3 name=$4 toolchain=${5:-}
   dir="$work/$name"
   rm -rf "$dir"
-  args=(-G Ninja -S "$src" -B "$dir" -DCMAKE_PREFIX_PATH="$work/prefix")
+  args=(-G Ninja -S "$src" -B "$dir" -DCMAKE_PREFIX_PATH="$work/prefix" "${@:6}")
   if [ -n "$toolchain" ]; then
     args+=(-DCMAKE_TOOLCHAIN_FILE="$work/prefix/lib/cmake/Kiln/toolchains/$toolchain")
   else
@@ -67,6 +68,7 @@ consumer)
     case "$toolchain" in
       aarch64*) [[ "$machine" == *AArch64* ]] || die "not an AArch64 binary" ;;
       riscv64*) [[ "$machine" == *RISC-V* ]] || die "not a RISC-V binary" ;;
+      hexagon*) [[ "$machine" == *Hexagon* ]] || die "not a Hexagon binary" ;;
     esac
   fi
   step "ctest $name"
