@@ -14,7 +14,8 @@
 # kilnc re-runs only when the model file, kilnc itself or the arguments change:
 # the arguments live in <name>.args, rewritten only when they differ.
 # TARGET defaults to KILN_DEFAULT_TARGET (set by Kiln's toolchain files) or
-# generic; CPU to KILN_DEFAULT_CPU. C_NAME (the API prefix) defaults to <name>.
+# generic; CPU to KILN_DEFAULT_CPU when TARGET is the default target. C_NAME
+# (the API prefix) defaults to <name>.
 # After the call, <name>_KILN_DIR holds the output directory.
 function(kiln_add_model name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MODEL;TARGET;CPU;QUANTIZE;C_NAME"
@@ -46,10 +47,11 @@ function(kiln_add_model name)
   endif()
   set(valid_targets generic x86 neon sve rvv hvx)
   if(NOT target IN_LIST valid_targets)
-    message(FATAL_ERROR "${where}: TARGET '${target}' is not one of ${valid_targets}")
+    string(JOIN ", " valid ${valid_targets})
+    message(FATAL_ERROR "${where}: TARGET '${target}' is not one of ${valid}")
   endif()
   set(cpu "${ARG_CPU}")
-  if(NOT cpu AND NOT ARG_TARGET)
+  if(NOT cpu AND target STREQUAL "${KILN_DEFAULT_TARGET}")
     set(cpu "${KILN_DEFAULT_CPU}")
   endif()
   get_filename_component(model "${ARG_MODEL}" ABSOLUTE

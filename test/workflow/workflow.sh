@@ -9,6 +9,8 @@
 #                                                examples/consumer in WORK/NAME
 #   workflow.sh rebuild  SRC WORK                what a model edit, an option
 #                                                change and a no-op rebuild run
+#   workflow.sh errors   SRC WORK                kiln_add_model's errors
+#                                                (SRC: test/workflow/errors)
 set -euo pipefail
 
 step() { echo "workflow: $*"; }
@@ -130,6 +132,38 @@ rebuild)
   touch "$work/prefix/bin/kilnc"
   expect_kilnc "kilnc changed"
   expect_nothing "after the new kilnc"
+  ;;
+errors)
+  src=$2 work=$3
+  dir="$work/errors"
+  expect_error() { # case, stage (configure|build), message
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    "$work/prefix/bin/kiln-fixture" -o "$dir/model.gguf" --layers=1
+    if [ "$2" = configure ]; then
+      if cmake -G Ninja -S "$src" -B "$dir" -DCMAKE_PREFIX_PATH="$work/prefix" \
+           -DCMAKE_C_COMPILER=clang-16 -DCASE="$1" > "$dir.log" 2>&1; then
+        die "$1: configured"
+      fi
+    else
+      cmake -G Ninja -S "$src" -B "$dir" -DCMAKE_PREFIX_PATH="$work/prefix" \
+        -DCMAKE_C_COMPILER=clang-16 -DCASE="$1" > "$dir.log" 2>&1 || { cat "$dir.log"; die "$1: configure"; }
+      if cmake --build "$dir" > "$dir.log" 2>&1; then
+        die "$1: built"
+      fi
+      [ ! -e "$dir/kiln/m/libm.a" ] || die "$1: left a library behind"
+    fi
+    # CMake wraps long messages: compare with line breaks and indents folded.
+    tr -s ' \n' ' ' < "$dir.log" | grep -q -F -- "$3" || { cat "$dir.log"; die "$1: no message '$3'"; }
+    step "$1: $2 fails with '$3'"
+  }
+  expect_error no-model configure "kiln_add_model(m): MODEL <file.gguf> is required"
+  expect_error bad-target configure "kiln_add_model(m): TARGET 'vax' is not one of generic, x86, neon, sve, rvv, hvx"
+  expect_error bad-name configure "kiln_add_model(m): '9lives' is not a C identifier"
+  expect_error unknown-argument configure "kiln_add_model(m): unknown arguments: QUANTISE;q4_0"
+  expect_error twice configure "kiln_add_model(m): a model named 'm' already exists"
+  expect_error bad-option build "kilnc: error: --max-batch=0: expected 1 to 4096"
+  expect_error bad-model build "kilnc: error: $dir/model.gguf"
   ;;
 *)
   die "unknown mode $mode"
