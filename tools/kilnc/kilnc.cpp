@@ -28,7 +28,8 @@ static cl::opt<std::string> target(
 static cl::opt<std::string> cpu(
     "cpu",
     cl::desc("CPU level within the target: x86: host (default), avx2, "
-             "avx512vnni; neon: dotprod (default), i8mm; hvx: v67"),
+             "avx512vnni; neon: dotprod (default), i8mm; rvv: rv64gcv "
+             "(default), rv64gv; hvx: v67"),
     cl::cat(cat));
 static cl::opt<int64_t> sveBits(
     "sve-bits",
