@@ -247,8 +247,8 @@ bool Emitter::buildBlob(std::string &error) {
     std::string key = kernel.empty() ? sym : sym + "@" + kernel;
     auto w = module.lookupSymbol<WeightOp>(sym);
     if (opts.progress && w) {
-      doneBytes += (uint64_t)weightBytes(w.getTensorType());
       opts.progress->advance(doneBytes, totalBytes);
+      doneBytes += (uint64_t)weightBytes(w.getTensorType());
     }
     if (blob.offsets.count({key, asF32}))
       continue;
@@ -285,6 +285,8 @@ bool Emitter::buildBlob(std::string &error) {
       blob.add(key, false, data, (size_t)weightBytes(w.getTensorType()));
     }
   }
+  if (opts.progress)
+    opts.progress->advance(totalBytes, totalBytes);
   blob.finish();
   return true;
 }
