@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Everything Kiln builds with, from Debian 12 (see docs/user-guide.md).
 PACKAGES=(
-  cmake ninja-build python3
+  cmake ninja-build make python3
   clang-16 lld-16 llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   libclang-rt-16-dev libgtest-dev zlib1g-dev libzstd-dev
   qemu-user gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu

@@ -2,14 +2,17 @@
 //
 //   kilnc MODEL --target=T -o OUTDIR [--name=NAME]   -> OUTDIR/libNAME.a, NAME.h
 //   kilnc MODEL --emit=mlir [--stop-after=PASS]      -> IR on stdout
+//   kilnc MODEL --emit=c -o OUTDIR                    -> sources + kiln.mk
 //
 #include "compiler/driver/Compile.h"
+#include "compiler/targets/common/Progress.h"
 #include "compiler/targets/common/Target.h"
 #include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -25,7 +28,8 @@ static cl::opt<std::string> target(
 static cl::opt<std::string> cpu(
     "cpu",
     cl::desc("CPU level within the target: x86: host (default), avx2, "
-             "avx512vnni; neon: dotprod (default), i8mm; hvx: v67"),
+             "avx512vnni; neon: dotprod (default), i8mm; rvv: rv64gcv "
+             "(default), rv64gv; hvx: v67"),
     cl::cat(cat));
 static cl::opt<int64_t> sveBits(
     "sve-bits",
@@ -41,8 +45,13 @@ static cl::opt<std::string>
          cl::cat(cat));
 static cl::opt<std::string>
     emit("emit", cl::desc("What to produce: lib (libNAME.a + NAME.h, the "
-                          "default) or mlir (the IR, on stdout)"),
+                          "default), c (the library's C sources, weights and "
+                          "a Makefile fragment kiln.mk) or mlir (the IR, on "
+                          "stdout)"),
          cl::init("lib"), cl::cat(cat));
+static cl::opt<bool> quiet(
+    "q", cl::desc("Quiet: no progress on stderr (shown only on a terminal)"),
+    cl::cat(cat));
 // libLLVM registers its own global "stop-after" and "threads", so kilnc's are
 // taken out of argv before LLVM's parser sees it and documented in the overview.
 static std::string stopAfter;
@@ -127,7 +136,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "kilnc: compile a model into a static library and C header\n\n"
       "  kilnc MODEL --target=generic -o OUTDIR [--name=NAME]\n"
-      "  kilnc MODEL --emit=mlir [--stop-after=PASS]\n\n"
+      "  kilnc MODEL --emit=mlir [--stop-after=PASS]\n"
+      "  kilnc MODEL --target=T --emit=c -o OUTDIR   (then make -f OUTDIR/kiln.mk)\n\n"
       "  --stop-after=PASS with --emit=mlir: print the IR after this stage\n"
       "                    (import, kiln-quantize, kiln-select-kernels,\n"
       "                    kiln-plan-memory)\n"
@@ -150,8 +160,8 @@ int main(int argc, char **argv) {
   opts.disabledPasses.assign(disablePass.begin(), disablePass.end());
   opts.quantizeExclude = quantizeExclude;
   opts.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
-  if (emit != "lib" && emit != "mlir")
-    return fail("--emit=" + emit + ": expected lib or mlir");
+  if (emit != "lib" && emit != "c" && emit != "mlir")
+    return fail("--emit=" + emit + ": expected lib, c or mlir");
   if (weights != "embedded" && weights != "external")
     return fail("--weights=" + weights + ": expected embedded or external");
   opts.externalWeights = weights == "external";
@@ -177,27 +187,35 @@ int main(int argc, char **argv) {
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
   opts.kvPoolTokens = kvPoolTokens;
-  if (emit == "lib" && outDir.empty())
-    return fail("-o OUTDIR is required with --emit=lib");
-  if (emit == "lib" && !stopAfter.empty())
+  if (emit != "mlir" && outDir.empty())
+    return fail("-o OUTDIR is required with --emit=" + emit);
+  if (emit != "mlir" && !stopAfter.empty())
     return fail("--stop-after only goes with --emit=mlir");
   std::string error;
   if (!createTarget(opts.target, opts.targetOptions, error))
     return fail("--target=" + opts.target + ": " + error);
 
+  // Phases and bars for long compiles, only where someone watches.
+  Progress progress(errs(), emit != "mlir" && !quiet &&
+                                Progress::stderrIsTerminal());
+  opts.progress = &progress;
   mlir::MLIRContext ctx;
   LoadedModel model;
+  progress.phase("loading " + sys::path::filename(modelPath).str());
   if (!loadModel(ctx, modelPath, model, error))
-    return fail(error);
+    return progress.finish(), fail(error);
+  progress.phase("running passes");
   if (!runPipeline(*model.module, opts, error))
-    return fail(error);
+    return progress.finish(), fail(error);
   if (emit == "mlir") {
     model.module->print(outs());
     outs() << "\n";
     return 0;
   }
-  if (!writeLibrary(*model.module, *model.weights, opts, error))
-    return fail(error);
+  if (!(emit == "c" ? writeCSources(*model.module, *model.weights, opts, error)
+                    : writeLibrary(*model.module, *model.weights, opts, error)))
+    return progress.finish(), fail(error);
+  progress.finish();
   // The memory plan in three numbers: what the arena holds for one forward
   // call, the least any plan could (bytes live at once), and without reuse.
   if (auto fwd = model.module->lookupSymbol<mlir::func::FuncOp>("forward")) {

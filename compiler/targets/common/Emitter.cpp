@@ -10,6 +10,7 @@
 #include "compiler/targets/common/Emitter.h"
 #include "compiler/targets/common/Embedded.h"
 #include "compiler/targets/common/Process.h"
+#include "compiler/targets/common/Progress.h"
 #include "compiler/targets/common/Target.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -81,6 +82,7 @@ public:
   bool generateSource(std::string &source, std::string &error);
   std::string generateHeader();
   const WeightBlob &weightBlob() const { return blob; }
+  std::vector<uint8_t> takeBlobBytes() { return std::move(blob.bytes); }
   uint64_t arenaBytes() const;
   kiln_layout layout() const;
 
@@ -241,11 +243,22 @@ bool Emitter::buildBlob(std::string &error) {
     error = "module has no kiln.context_length to size the RoPE tables";
     return false;
   }
+  // Converting and packing is the long part of a big model: a bar by bytes.
+  uint64_t totalBytes = 0, doneBytes = 0;
+  for (auto &use : uses)
+    if (auto w = module.lookupSymbol<WeightOp>(use.sym))
+      totalBytes += (uint64_t)weightBytes(w.getTensorType());
+  if (opts.progress)
+    opts.progress->phase("converting and packing weights");
   for (auto &[sym, asF32, kernel, matmul] : uses) {
     std::string key = kernel.empty() ? sym : sym + "@" + kernel;
+    auto w = module.lookupSymbol<WeightOp>(sym);
+    if (opts.progress && w) {
+      opts.progress->advance(doneBytes, totalBytes);
+      doneBytes += (uint64_t)weightBytes(w.getTensorType());
+    }
     if (blob.offsets.count({key, asF32}))
       continue;
-    auto w = module.lookupSymbol<WeightOp>(sym);
     if (!kernel.empty()) {
       const uint8_t *data = store.bytes(w, error);
       if (!data)
@@ -281,6 +294,8 @@ bool Emitter::buildBlob(std::string &error) {
       blob.add(key, false, data, (size_t)weightBytes(w.getTensorType()));
     }
   }
+  if (opts.progress)
+    opts.progress->advance(totalBytes, totalBytes);
   blob.finish();
   return true;
 }
@@ -604,8 +619,10 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
   return true;
 }
 
-bool writeFile(const std::string &path, const void *data, size_t size,
-               std::string &error) {
+} // namespace
+
+bool kiln::writeFile(const std::string &path, const void *data, size_t size,
+                     std::string &error) {
   FILE *f = fopen(path.c_str(), "wb");
   if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
     error = "cannot write " + path + ": " + strerror(errno);
@@ -616,23 +633,46 @@ bool writeFile(const std::string &path, const void *data, size_t size,
   return true;
 }
 
-bool writeText(const std::string &path, const std::string &text,
-               std::string &error) {
-  return writeFile(path, text.data(), text.size(), error);
+bool kiln::StagingDir::create(const std::string &outDir, std::string &error) {
+  if (auto ec = llvm::sys::fs::create_directories(outDir)) {
+    error = "cannot create output directory " + outDir + ": " + ec.message();
+    return false;
+  }
+  llvm::SmallString<256> tmpl(outDir);
+  llvm::sys::path::append(tmpl, ".kilnc-XXXXXX");
+  std::string tmplStr = tmpl.str().str();
+  if (!mkdtemp(tmplStr.data())) {
+    error = "cannot create a temporary directory in " + outDir + ": " +
+            strerror(errno);
+    return false;
+  }
+  path = tmplStr;
+  this->outDir = outDir;
+  return true;
 }
 
-/// Removes a directory tree it made, on every exit path.
-struct TempDir {
-  std::string path;
-  ~TempDir() {
-    if (!path.empty())
-      llvm::sys::fs::remove_directories(path);
+bool kiln::StagingDir::publish(const std::vector<std::string> &names,
+                               std::string &error) {
+  for (const std::string &f : names) {
+    std::string dest = outDir + "/" + f;
+    if (llvm::sys::fs::is_directory(dest))
+      llvm::sys::fs::remove_directories(dest);
+    if (auto ec = llvm::sys::fs::rename(path + "/" + f, dest)) {
+      error = "cannot move " + f + " into " + outDir + ": " + ec.message();
+      return false;
+    }
   }
-};
-} // namespace
+  return true;
+}
 
-bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
-                        const CompileOptions &opts, std::string &error) {
+kiln::StagingDir::~StagingDir() {
+  if (!path.empty())
+    llvm::sys::fs::remove_directories(path);
+}
+
+bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
+                                  const CompileOptions &opts,
+                                  LibrarySources &out, std::string &error) {
   auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)
     return false;
@@ -650,97 +690,101 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
   std::string source;
   if (!emitter.buildBlob(error) || !emitter.generateSource(source, error))
     return false;
-  std::string header = emitter.generateHeader();
+  const std::string &N = opts.name;
+  out = LibrarySources();
+  out.header = N + ".h";
+  out.texts.push_back({N + ".h", emitter.generateHeader()});
+  out.texts.push_back({N + ".c", std::move(source)});
+  out.texts.push_back({"kiln/kiln.h", embeddedSource("kiln.h")});
+  out.texts.push_back({"kiln_runtime.c", embeddedSource("kiln_runtime.c")});
+  out.units = {N + ".c", "kiln_runtime.c"};
+  const char *support = target->hosted() ? "kiln_threads.c" : "kiln_freestanding.c";
+  out.texts.push_back({support, embeddedSource(support)});
+  out.units.push_back(support);
+  out.blob = emitter.takeBlobBytes();
+  out.external = opts.externalWeights;
+  if (opts.externalWeights) {
+    out.blobFile = N + ".weights";
+  } else {
+    // The blob goes into the archive through the assembler's .incbin, which
+    // every GNU-compatible toolchain (clang, gcc, Hexagon's) accepts, with a
+    // path relative to the directory the compiler runs in.
+    out.blobFile = N + "_weights.bin";
+    std::string sym = N + "_weights_blob";
+    out.texts.push_back(
+        {N + "_weights.S",
+         "  .section .rodata." + sym + ",\"a\"\n  .balign 64\n  .globl " + sym +
+             "\n  .type " + sym + ", %object\n" + sym + ":\n  .incbin \"" +
+             out.blobFile + "\"\n  .size " + sym + ", " +
+             std::to_string(out.blob.size()) + "\n" +
+             "  .section .note.GNU-stack,\"\",%progbits\n"});
+    out.units.push_back(N + "_weights.S");
+  }
+  out.cflags = target->cflags();
+  if (target->hosted())
+    out.cflags.push_back("-DKILN_THREADS");
+  return true;
+}
 
-  if (auto ec = llvm::sys::fs::create_directories(opts.outDir)) {
-    error = "cannot create output directory " + opts.outDir + ": " + ec.message();
+bool kiln::writeLibrarySources(const LibrarySources &sources,
+                               const std::string &dir, std::string &error) {
+  if (auto ec = llvm::sys::fs::create_directories(dir + "/kiln")) {
+    error = "cannot create " + dir + "/kiln: " + ec.message();
     return false;
   }
+  for (const auto &[name, text] : sources.texts)
+    if (!writeFile(dir + "/" + name, text.data(), text.size(), error))
+      return false;
+  return writeFile(dir + "/" + sources.blobFile, sources.blob.data(),
+                   sources.blob.size(), error);
+}
+
+bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
+                        const CompileOptions &opts, std::string &error) {
+  LibrarySources sources;
+  if (!generateLibrarySources(module, store, opts, sources, error))
+    return false;
   // Build in a private directory inside OUTDIR and move the results in at the
   // end, so a failure leaves no partial output behind.
-  llvm::SmallString<256> tmpl(opts.outDir);
-  llvm::sys::path::append(tmpl, ".kilnc-XXXXXX");
-  std::string tmplStr = tmpl.str().str();
-  if (!mkdtemp(tmplStr.data())) {
-    error = "cannot create a temporary directory in " + opts.outDir + ": " +
-            strerror(errno);
+  StagingDir tmp;
+  if (!tmp.create(opts.outDir, error))
     return false;
-  }
-  TempDir tmp{tmplStr};
-  const std::string &N = opts.name;
-  auto in = [&](const std::string &f) { return tmp.path + "/" + f; };
-  llvm::sys::fs::create_directories(in("kiln"));
-  const auto &blob = emitter.weightBlob();
-  if (!writeText(in(N + ".c"), source, error) ||
-      !writeText(in(N + ".h"), header, error) ||
-      !writeText(in("kiln/kiln.h"), embeddedSource("kiln.h"), error) ||
-      !writeText(in("kiln_runtime.c"), embeddedSource("kiln_runtime.c"), error))
+  if (!writeLibrarySources(sources, tmp.path, error))
     return false;
-  std::vector<std::string> objects = {N + ".o", "kiln_runtime.o"};
-  if (target->hosted()) {
-    if (!writeText(in("kiln_threads.c"), embeddedSource("kiln_threads.c"), error))
-      return false;
-    objects.push_back("kiln_threads.o");
-  } else {
-    if (!writeText(in("kiln_freestanding.c"), embeddedSource("kiln_freestanding.c"), error))
-      return false;
-    objects.push_back("kiln_freestanding.o");
-  }
-  if (opts.externalWeights) {
-    if (!writeFile(in(N + ".weights"), blob.bytes.data(), blob.bytes.size(), error))
-      return false;
-  } else {
-    if (!writeFile(in(N + "_weights.bin"), blob.bytes.data(), blob.bytes.size(), error))
-      return false;
-    std::string sym = N + "_weights_blob";
-    std::string asmText = "  .section .rodata." + sym + ",\"a\"\n  .balign 64\n  .globl " +
-                          sym + "\n  .type " + sym + ", %object\n" + sym +
-                          ":\n  .incbin \"" + N + "_weights.bin\"\n  .size " + sym +
-                          ", " + std::to_string(blob.bytes.size()) + "\n" +
-                          "  .section .note.GNU-stack,\"\",%progbits\n";
-    if (!writeText(in(N + "_weights.S"), asmText, error))
-      return false;
-    objects.push_back(N + "_weights.o");
-  }
 
+  if (opts.progress)
+    opts.progress->phase("compiling C");
   std::string cc = opts.cc.empty() ? KILN_DEFAULT_CC : opts.cc;
   std::string ar = opts.ar.empty() ? KILN_DEFAULT_AR : opts.ar;
-  auto compile = [&](const std::string &src, const std::string &obj) {
+  // Relative paths only, run inside the staging directory: nothing of the
+  // build machine's directories ends up in the objects.
+  std::vector<std::string> objects;
+  for (size_t i = 0; i < sources.units.size(); ++i) {
+    const std::string &src = sources.units[i];
+    std::string obj = llvm::sys::path::stem(src).str() + ".o";
     std::vector<std::string> argv = {cc};
-    for (const std::string &f : target->cflags())
-      argv.push_back(f);
-    if (target->hosted())
-      argv.push_back("-DKILN_THREADS");
+    argv.insert(argv.end(), sources.cflags.begin(), sources.cflags.end());
     argv.insert(argv.end(), {"-I.", "-c", src, "-o", obj});
     std::string output;
     if (runProgram(argv, tmp.path, output) != 0) {
       error = "C compiler failed: " + joinCommand(argv) + "\n" + output;
       return false;
     }
-    return true;
-  };
-  if (!compile(N + ".c", N + ".o") ||
-      !compile("kiln_runtime.c", "kiln_runtime.o") ||
-      (target->hosted() && !compile("kiln_threads.c", "kiln_threads.o")) ||
-      (!target->hosted() && !compile("kiln_freestanding.c", "kiln_freestanding.o")) ||
-      (!opts.externalWeights && !compile(N + "_weights.S", N + "_weights.o")))
-    return false;
-  std::vector<std::string> arArgs = {ar, "rcsD", "lib" + N + ".a"};
+    objects.push_back(obj);
+    if (opts.progress)
+      opts.progress->advance(i + 1, sources.units.size());
+  }
+  if (opts.progress)
+    opts.progress->phase("archiving");
+  std::vector<std::string> arArgs = {ar, "rcsD", "lib" + opts.name + ".a"};
   arArgs.insert(arArgs.end(), objects.begin(), objects.end());
   std::string output;
   if (runProgram(arArgs, tmp.path, output) != 0) {
     error = "archiver failed: " + joinCommand(arArgs) + "\n" + output;
     return false;
   }
-  std::vector<std::string> results = {"lib" + N + ".a", N + ".h"};
+  std::vector<std::string> results = {"lib" + opts.name + ".a", sources.header};
   if (opts.externalWeights)
-    results.push_back(N + ".weights");
-  for (const std::string &f : results) {
-    std::string dest = opts.outDir + "/" + f;
-    if (auto ec = llvm::sys::fs::rename(in(f), dest)) {
-      error = "cannot move " + f + " into " + opts.outDir + ": " + ec.message();
-      return false;
-    }
-  }
-  return true;
+    results.push_back(sources.blobFile);
+  return tmp.publish(results, error);
 }

@@ -9,6 +9,8 @@
 #include <vector>
 
 namespace kiln {
+class Progress;
+
 struct CompileOptions {
   std::string target = "generic";
   TargetOptions targetOptions;  // --cpu, --sve-bits
@@ -28,12 +30,52 @@ struct CompileOptions {
   std::string quantizeExclude;  // regex of tensors to keep
   std::vector<std::string> quantizeOverrides; // REGEX=TYPE
   std::vector<std::string> disabledPasses; // --disable-pass: optional passes to skip
+  Progress *progress = nullptr; // phases and bars on a terminal (kilnc)
+};
+
+/// A library's files before compilation: what --emit=c writes and
+/// --emit=lib compiles.
+struct LibrarySources {
+  std::vector<std::pair<std::string, std::string>> texts; // relative name, text
+  std::string header;               // NAME.h
+  std::string blobFile;             // NAME_weights.bin (.incbin) or NAME.weights
+  std::vector<uint8_t> blob;        // the weight blob
+  bool external = false;            // blob read at run time (NAME_set_weights)
+  std::vector<std::string> units;   // sources compiled into the archive, in order
+  std::vector<std::string> cflags;  // flags for each unit besides -I<dir>
+};
+
+/// Generates the model's C source, header, runtime and weight blob from a
+/// module that went through the whole pipeline.
+bool generateLibrarySources(mlir::ModuleOp module, const WeightStore &weights,
+                            const CompileOptions &opts, LibrarySources &out,
+                            std::string &error);
+/// Writes `sources` (texts and blob) into `dir`.
+bool writeLibrarySources(const LibrarySources &sources, const std::string &dir,
+                         std::string &error);
+bool writeFile(const std::string &path, const void *data, size_t size,
+               std::string &error);
+
+/// A private directory inside an output directory: results are built there
+/// and moved into place at the end, so a failure leaves nothing partial.
+/// Removed (with whatever is left in it) when destroyed.
+struct StagingDir {
+  std::string path, outDir;
+  bool create(const std::string &outDir, std::string &error);
+  /// Moves these entries (files or directories) of `path` into outDir.
+  bool publish(const std::vector<std::string> &names, std::string &error);
+  ~StagingDir();
 };
 
 /// Writes OUTDIR/libNAME.a, OUTDIR/NAME.h (and NAME.weights) from a module
 /// that went through the whole pipeline. Writes nothing on failure.
 bool writeLibrary(mlir::ModuleOp module, const WeightStore &weights,
                   const CompileOptions &opts, std::string &error);
+/// --emit=c: writes the sources of that library, its weights and kiln.mk (a
+/// Makefile fragment building libNAME.a with any C compiler for the target)
+/// into OUTDIR. Writes nothing on failure. (EmitC.cpp)
+bool writeCSources(mlir::ModuleOp module, const WeightStore &weights,
+                   const CompileOptions &opts, std::string &error);
 } // namespace kiln
 
 #endif
