@@ -259,9 +259,26 @@ static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
   kiln_g_rope(x, rows, width, head_dim, pos, table, 1, y);
 }
 
+/* Dot product in eight interleaved partial sums: the form compilers turn into
+ * vector FMAs without licence to reassociate (no -ffast-math). */
+static float kiln_g_dot(const float *a, const float *b, int n) {
+  float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l)
+      acc[l] += a[i + l] * b[i + l];
+  float tail = 0.0f;
+  for (; i < n; ++i)
+    tail += a[i] * b[i];
+  return ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
+         ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
+}
+
 /* Row r belongs to sequence seq[r] at position pos[r]. Every row's K and V are
  * stored first, so a row attends to the rows before it in the same call (a
- * prefill chunk) exactly as to those of earlier calls. */
+ * prefill chunk) exactly as to those of earlier calls. Positions are walked a
+ * KV block at a time: the rows of one block are contiguous (kv_width floats
+ * apart), so the block table is consulted once per block, not per position. */
 static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
                                        const int32_t *seq, const uint32_t *pos,
                                        const float *q, const float *k,
@@ -270,6 +287,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
                                        float *out, float *scores) {
   const int kvw = kv_heads * head_dim, qw = heads * head_dim;
   const int group = heads / kv_heads;
+  const uint32_t block = ctx->layout.kv_block;
   for (int r = 0; r < rows; ++r) {
     float *kd = kiln_kv_row(ctx, seq[r], layer, 0, pos[r]);
     float *vd = kiln_kv_row(ctx, seq[r], layer, 1, pos[r]);
@@ -284,28 +302,33 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
       const float *qh = q + (int64_t)r * qw + h * head_dim;
       const int kh = h / group;
       float mx = kiln_g_bits_to_float(0xff800000u); /* -inf */
-      for (uint32_t t = 0; t < len; ++t) {
-        const float *kt = kiln_kv_row(ctx, seq[r], layer, 0, t) + kh * head_dim;
-        float s = 0.0f;
-        for (int d = 0; d < head_dim; ++d)
-          s += qh[d] * kt[d];
-        s *= scale;
-        scores[t] = s;
-        mx = s > mx ? s : mx;
+      for (uint32_t t0 = 0; t0 < len; t0 += block) {
+        const uint32_t nt = len - t0 < block ? len - t0 : block;
+        const float *kb = kiln_kv_row(ctx, seq[r], layer, 0, t0) + kh * head_dim;
+        for (uint32_t t = 0; t < nt; ++t) {
+          const float s = kiln_g_dot(qh, kb + (int64_t)t * kvw, head_dim) * scale;
+          scores[t0 + t] = s;
+          mx = s > mx ? s : mx;
+        }
       }
       float sum = 0.0f;
       for (uint32_t t = 0; t < len; ++t) {
         scores[t] = kiln_g_expf(scores[t] - mx);
         sum += scores[t];
       }
+      const float inv = 1.0f / sum;
       float *oh = out + (int64_t)r * qw + h * head_dim;
       for (int d = 0; d < head_dim; ++d)
         oh[d] = 0.0f;
-      for (uint32_t t = 0; t < len; ++t) {
-        const float *vt = kiln_kv_row(ctx, seq[r], layer, 1, t) + kh * head_dim;
-        const float p = scores[t] / sum;
-        for (int d = 0; d < head_dim; ++d)
-          oh[d] += p * vt[d];
+      for (uint32_t t0 = 0; t0 < len; t0 += block) {
+        const uint32_t nt = len - t0 < block ? len - t0 : block;
+        const float *vb = kiln_kv_row(ctx, seq[r], layer, 1, t0) + kh * head_dim;
+        for (uint32_t t = 0; t < nt; ++t) {
+          const float p = scores[t0 + t] * inv;
+          const float *vt = vb + (int64_t)t * kvw;
+          for (int d = 0; d < head_dim; ++d)
+            oh[d] += p * vt[d];
+        }
       }
     }
   }

@@ -323,6 +323,23 @@ KILN_X86_INLINE void kiln_x86_store16(float *y, __m512 acc, const float *bias,
 
 #define KILN_X86_BC512(p) _mm512_set1_epi32(kiln_x86_ld32(p))
 
+/* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
+ * every weight once, from DRAM: one activation row leaves the out-of-order
+ * window holding too few of the kernel's loads to cover memory latency (see
+ * docs/benchmarks.md, "Where Kiln's decode time goes"), so the lines are
+ * requested well before they are used. Past the end of the weights a prefetch
+ * is a no-op, never a fault. */
+#ifndef KILN_X86_PF
+#define KILN_X86_PF 2048
+#endif
+#if KILN_X86_PF > 0
+#define KILN_X86_PREFETCH(p, bytes)                                            \
+  for (int pf = 0; pf < (bytes); pf += 64)                                     \
+    _mm_prefetch((const char *)(p) + KILN_X86_PF + pf, _MM_HINT_T0)
+#else /* -DKILN_X86_PF=0: off, to measure what it buys */
+#define KILN_X86_PREFETCH(p, bytes) ((void)0)
+#endif
+
 /* Q4_0: meta nb x 16 fp16; quants 256 bytes per block (unsigned nibbles). */
 KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaBytes,
                                              int nb, const kiln_q8_block *a,
@@ -333,6 +350,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaByt
     acc[r] = _mm512_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
   for (int b = 0; b < nb; ++b, qp += 256) {
+    KILN_X86_PREFETCH(qp, 256);
     const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 32 * b)));
     __m512i lo[4], hi[4];
     for (int c = 0; c < 4; ++c) {
@@ -364,6 +382,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
     acc[r] = _mm512_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
   for (int b = 0; b < nb; ++b, qp += 512) {
+    KILN_X86_PREFETCH(qp, 512);
     const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 32 * b)));
     __m512i wv[8];
     for (int c = 0; c < 8; ++c)
