@@ -1,7 +1,8 @@
 /* llama-cpp-driver.c - kiln-bench's measurement protocol through llama.cpp.
  *
  *   llama-cpp-driver MODEL.gguf THREADS DECODE P1 [P2 ...]
- *   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S"
+ *   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S",
+ *      "VmHWM: K kB" (peak resident memory, read before exit)
  *
  * The same steps as kiln-bench's own driver, on the same GGUF with the same
  * token ids (i * 7919 + 1 mod vocab) and greedy argmax over the logits:
@@ -114,5 +115,14 @@ int main(int argc, char **argv) {
   (void)first;
   llama_free(lctx);
   llama_model_free(model);
+  /* Peak resident memory of this process image, as kiln-bench's driver. */
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &kib) == 1)
+      fputs(line, stdout);
+  if (f)
+    fclose(f);
   return 0;
 }

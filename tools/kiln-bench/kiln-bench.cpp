@@ -15,7 +15,10 @@
 //      time to first token;
 //   3. a new sequence, prefill the first prompt length, then --decode greedy
 //      steps timed together: decode tokens/s.
-// The parent reads the child's peak resident memory (ru_maxrss from wait4).
+// Peak resident memory is the child's own VmHWM, which it prints before it
+// exits: the child's ru_maxrss would not do, because Linux carries the
+// high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
+// model) across exec into it.
 // Effective bandwidth = the report's weight bytes per decoded token x decode
 // tokens/s; its fraction is of this machine's one-thread read bandwidth,
 // measured here with kilnc --device=host's probe.
@@ -42,7 +45,6 @@
 #include <ctime>
 #include <fcntl.h>
 #include <sstream>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,7 +99,8 @@ double now() {
 // The driver linked against the compiled library. It speaks the protocol
 // scripts/llama-cpp-driver.c speaks too:
 //   driver THREADS DECODE P1 [P2 ...]
-//   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S"
+//   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S",
+//      "VmHWM: K kB" (its peak resident memory)
 const char *kDriver = R"c(
 #define _POSIX_C_SOURCE 199309L
 #include "bench.h"
@@ -155,6 +158,12 @@ int main(int argc, char **argv) {
   check(bench_seq_close(&ctx, seq), "seq_close");
   bench_shutdown(&ctx);
   (void)first;
+  /* Peak resident memory of this process image (VmHWM; see runOnce). */
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &(long){0}) == 1) fputs(line, stdout);
+  if (f) fclose(f);
   return 0;
 }
 )c";
@@ -202,8 +211,7 @@ bool runOnce(const std::vector<std::string> &argv, Sample &s,
       out.append(buf, (size_t)got);
   close(fds[0]);
   int status = 0;
-  rusage ru = {};
-  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     error = joinCommand(argv) + " failed (status " +
@@ -214,7 +222,7 @@ bool runOnce(const std::vector<std::string> &argv, Sample &s,
   }
   std::istringstream in(out);
   std::string key;
-  bool first = false, decode = false;
+  bool first = false, decode = false, rss = false;
   while (in >> key) {
     if (key == "first_token") {
       double t;
@@ -226,6 +234,11 @@ bool runOnce(const std::vector<std::string> &argv, Sample &s,
       double t;
       in >> p >> t;
       s.ttft[p] = t;
+    } else if (key == "VmHWM:") {
+      double kib;
+      in >> kib;
+      s.rssBytes = kib * 1024.0;
+      rss = true;
     } else if (key == "decode") {
       double n, t;
       in >> n >> t;
@@ -236,11 +249,10 @@ bool runOnce(const std::vector<std::string> &argv, Sample &s,
       std::getline(in, rest);
     }
   }
-  if (!first || !decode) {
+  if (!first || !decode || !rss) {
     error = joinCommand(argv) + ": unexpected output:\n" + out;
     return false;
   }
-  s.rssBytes = (double)ru.ru_maxrss * 1024.0; // Linux reports KiB
   return true;
 }
 
