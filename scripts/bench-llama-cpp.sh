@@ -44,6 +44,9 @@ setup() {
       "$SRC/tools/llama-bench/llama-bench.cpp" "$SRC/tools/llama-bench/main.cpp" "${link[@]}" -l:libllama-common.so \
       -lpthread -o "$PEER/llama-bench" >&2 || echo "bench-llama-cpp.sh: llama-bench did not build" >&2
   fi
+  # ggml_backend_load_all (llama-bench) looks for the CPU backends beside
+  # the executable.
+  for f in "$LIBS"/libggml-cpu-*.so; do ln -sf "$f" "$PEER/"; done
 }
 
 case "${1:-}" in
