@@ -419,3 +419,96 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
   os << "\n";
   return s;
 }
+
+std::string kiln::rooflineSvg(const ModelReport &r, const DeviceProfile &d) {
+  const double cores = (double)std::min<int64_t>(r.threads, d.cores);
+  const double bw = d.readBandwidthGBs; // GB/s: GFLOP/s per FLOP/byte
+  auto peakOf = [&](const std::string &prec) {
+    auto it = d.peakGflopsPerCore.find(prec);
+    return (it != d.peakGflopsPerCore.end() ? it->second : 0.0) * cores;
+  };
+  const double top = std::max(peakOf("f32"), peakOf("int8"));
+  // Log-log axes: intensity 1/64 .. 1024 FLOP/byte, rate top/4096 .. 2*top.
+  const double x0 = 1.0 / 64, x1 = 1024, y1 = top * 2, y0 = y1 / 8192;
+  const int W = 720, H = 480, L = 70, R = 20, T = 30, B = 50;
+  auto px = [&](double ai) {
+    return L + (double)(W - L - R) * std::log(ai / x0) / std::log(x1 / x0);
+  };
+  auto py = [&](double g) {
+    return H - B - (double)(H - T - B) * std::log(g / y0) / std::log(y1 / y0);
+  };
+  auto num = [](double v) {
+    char b[32];
+    snprintf(b, sizeof b, "%.1f", v);
+    return std::string(b);
+  };
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+     << "\" height=\"" << H << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+     << "<title>roofline: " << r.source << " on " << d.name << "</title>\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+     << "<text x=\"" << L << "\" y=\"18\" font-size=\"13\">" << r.source
+     << " (" << r.target << ", " << r.threads << " thread" << (r.threads > 1 ? "s" : "")
+     << ") on " << d.name << ": " << num(bw) << " GB/s</text>\n";
+  // Axes with decade ticks.
+  os << "<g stroke=\"#999\" stroke-width=\"0.5\">\n";
+  for (double v = x0; v <= x1 * 1.001; v *= 4)
+    os << "<line x1=\"" << num(px(v)) << "\" y1=\"" << T << "\" x2=\"" << num(px(v))
+       << "\" y2=\"" << H - B << "\"/>\n";
+  for (double v = 1e-3; v <= y1; v *= 10)
+    if (v >= y0)
+      os << "<line x1=\"" << L << "\" y1=\"" << num(py(v)) << "\" x2=\"" << W - R
+         << "\" y2=\"" << num(py(v)) << "\"/>\n";
+  os << "</g>\n";
+  for (double v = x0; v <= x1 * 1.001; v *= 4)
+    os << "<text x=\"" << num(px(v)) << "\" y=\"" << H - B + 14
+       << "\" text-anchor=\"middle\">" << (v < 1 ? "1/" + num(1 / v).substr(0, num(1 / v).size() - 2) : num(v).substr(0, num(v).size() - 2))
+       << "</text>\n";
+  for (double v = 1e-3; v <= y1; v *= 10)
+    if (v >= y0)
+      os << "<text x=\"" << L - 4 << "\" y=\"" << num(py(v) + 4)
+         << "\" text-anchor=\"end\">" << (v < 1 ? num(v * 1000) + "M" : num(v)) << "</text>\n";
+  os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12
+     << "\" text-anchor=\"middle\">FLOPs per byte read (decode, per op kind)</text>\n"
+     << "<text x=\"16\" y=\"" << (T + H - B) / 2
+     << "\" transform=\"rotate(-90 16 " << (T + H - B) / 2
+     << ")\" text-anchor=\"middle\">GFLOP/s</text>\n";
+  // Roofs: min(peak, intensity x bandwidth) for each precision.
+  const char *colors[] = {"#1f77b4", "#d62728"};
+  int c = 0;
+  for (const char *prec : {"f32", "int8"}) {
+    double peak = peakOf(prec), knee = peak / bw;
+    os << "<polyline class=\"roof\" fill=\"none\" stroke=\"" << colors[c++]
+       << "\" stroke-width=\"2\" points=\"" << num(px(x0)) << ","
+       << num(py(std::max(x0 * bw, y0))) << " " << num(px(std::min(knee, x1)))
+       << "," << num(py(std::min(peak, x1 * bw))) << " " << num(px(x1)) << ","
+       << num(py(std::min(peak, x1 * bw))) << "\"/>\n"
+       << "<text x=\"" << num(W - R - 4) << "\" y=\"" << num(py(peak) - 4)
+       << "\" text-anchor=\"end\">" << prec << " peak " << num(peak)
+       << " GFLOP/s</text>\n";
+  }
+  // One point per op kind that computes, and the model's decode and prefill.
+  // Labels of points that coincide (every matmul of one weight type) stack.
+  std::map<std::pair<int, int>, int> labelsAt;
+  auto point = [&](const std::string &label, double flops, double bytes,
+                   const std::string &prec, const char *fill) {
+    if (flops <= 0 || bytes <= 0)
+      return;
+    double ai = std::min(std::max(flops / bytes, x0), x1);
+    double g = std::max(std::min(peakOf(prec), ai * bw), y0);
+    int stacked = labelsAt[{(int)px(ai), (int)py(g)}]++;
+    os << "<circle class=\"op\" cx=\"" << num(px(ai)) << "\" cy=\"" << num(py(g))
+       << "\" r=\"4\" fill=\"" << fill << "\"><title>" << label << ": "
+       << num(flops / bytes) << " FLOP/byte, " << num(g) << " GFLOP/s</title></circle>\n"
+       << "<text x=\"" << num(px(ai) + 6) << "\" y=\""
+       << num(py(g) + 14 + 12 * stacked) << "\">"
+       << label << "</text>\n";
+  };
+  for (const OpGroupCost &g : r.groups)
+    point(g.name, g.decodeFlops, (double)g.decodeBytes, g.precision, "#444");
+  point("model decode", r.decodeFlops, (double)r.decodeBytes(), "int8", "#2ca02c");
+  point("model prefill", r.prefillFlops, r.prefillBytesPerToken, "int8", "#ff7f0e");
+  os << "</svg>\n";
+  return s;
+}

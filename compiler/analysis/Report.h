@@ -99,6 +99,11 @@ std::string reportText(const ModelReport &r, const DeviceProfile *d,
                        const Prediction *p);
 std::string reportJson(const ModelReport &r, const DeviceProfile *d,
                        const Prediction *p);
+/// A roofline plot (SVG) of the model's op kinds on a device: arithmetic
+/// intensity of each at decode (FLOPs per byte read) against the rate the
+/// device allows it, under the bandwidth slope and the f32/int8 roofs; the
+/// whole model's decode and prefill as two more points.
+std::string rooflineSvg(const ModelReport &r, const DeviceProfile &d);
 } // namespace kiln
 
 #endif

@@ -115,6 +115,12 @@ static cl::opt<std::string> device(
              "(measured now)"),
     cl::cat(cat));
 
+static cl::opt<std::string> roofline(
+    "roofline",
+    cl::desc("With --report and --device: also write a roofline plot of the "
+             "model's op kinds on the device to this SVG file"),
+    cl::value_desc("file.svg"), cl::cat(cat));
+
 static int fail(const std::string &msg) {
   errs() << "kilnc: error: " << msg << "\n";
   return 1;
@@ -197,6 +203,8 @@ int main(int argc, char **argv) {
   if (!wantReport && (!device.empty() || reportContext.getNumOccurrences()))
     return fail(std::string(device.empty() ? "--report-context" : "--device") +
                 " only goes with --report");
+  if (!roofline.empty() && (!wantReport || device.empty()))
+    return fail("--roofline needs --report and --device");
   if (wantReport && emit != "lib")
     return fail("--report only goes with --emit=lib");
   if (emit == "lib" && outDir.empty() && !wantReport)
@@ -237,6 +245,13 @@ int main(int argc, char **argv) {
     if (!device.empty())
       p = predict(costs, profile);
     const DeviceProfile *d = device.empty() ? nullptr : &profile;
+    if (!roofline.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream svg(roofline, ec);
+      if (ec)
+        return fail("--roofline=" + roofline + ": " + ec.message());
+      svg << rooflineSvg(costs, profile);
+    }
     outs() << (report == "json" ? reportJson(costs, d, d ? &p : nullptr)
                                 : reportText(costs, d, d ? &p : nullptr));
     if (report == "json" || outDir.empty())
