@@ -3,7 +3,9 @@
 //   kilnc MODEL --target=T -o OUTDIR [--name=NAME]   -> OUTDIR/libNAME.a, NAME.h
 //   kilnc MODEL --emit=mlir [--stop-after=PASS]      -> IR on stdout
 //   kilnc MODEL --emit=c -o OUTDIR                    -> sources + kiln.mk
+//   kilnc MODEL --target=T --report[=json] [--device=D] -> static cost report
 //
+#include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/targets/common/Progress.h"
 #include "compiler/targets/common/Target.h"
@@ -109,6 +111,31 @@ static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
                                cl::cat(cat));
 
+static cl::opt<std::string> report(
+    "report", cl::ValueOptional,
+    cl::desc("Print the static cost report (weight and KV bytes per token, "
+             "FLOPs, arena) as text, or --report=json; writes no library "
+             "unless -o is given too"),
+    cl::value_desc("text|json"), cl::cat(cat));
+static cl::opt<int64_t> reportContext(
+    "report-context",
+    cl::desc("With --report: attention position N (decode: the token after N "
+             "cached tokens; prefill: averaged over an N-token prompt); "
+             "default min(512, context - 1)"),
+    cl::init(0), cl::cat(cat));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("With --report: predict tokens/s on a device: a shipped profile "
+             "name (BIN/../share/kiln/devices), a JSON file, or host "
+             "(measured now)"),
+    cl::cat(cat));
+
+static cl::opt<std::string> roofline(
+    "roofline",
+    cl::desc("With --report and --device: also write a roofline plot of the "
+             "model's op kinds on the device to this SVG file"),
+    cl::value_desc("file.svg"), cl::cat(cat));
+
 static int fail(const std::string &msg) {
   errs() << "kilnc: error: " << msg << "\n";
   return 1;
@@ -187,13 +214,30 @@ int main(int argc, char **argv) {
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
   opts.kvPoolTokens = kvPoolTokens;
-  if (emit != "mlir" && outDir.empty())
+  const bool wantReport = report.getNumOccurrences() > 0;
+  if (wantReport && report != "" && report != "text" && report != "json")
+    return fail("--report=" + report + ": expected text or json");
+  if (!wantReport && (!device.empty() || reportContext.getNumOccurrences()))
+    return fail(std::string(device.empty() ? "--report-context" : "--device") +
+                " only goes with --report");
+  if (!roofline.empty() && (!wantReport || device.empty()))
+    return fail("--roofline needs --report and --device");
+  if (wantReport && emit != "lib")
+    return fail("--report only goes with --emit=lib");
+  if (emit != "mlir" && outDir.empty() && !wantReport)
     return fail("-o OUTDIR is required with --emit=" + emit);
   if (emit != "mlir" && !stopAfter.empty())
     return fail("--stop-after only goes with --emit=mlir");
   std::string error;
   if (!createTarget(opts.target, opts.targetOptions, error))
     return fail("--target=" + opts.target + ": " + error);
+  // The device is read (or measured) before the model, so a bad profile
+  // fails fast.
+  DeviceProfile profile;
+  if (!device.empty() &&
+      !loadDeviceProfile(device, defaultProfileDir(argv[0], (void *)&fail),
+                         cc, profile, error))
+    return fail(error);
 
   // Phases and bars for long compiles, only where someone watches.
   Progress progress(errs(), emit != "mlir" && !quiet &&
@@ -212,10 +256,32 @@ int main(int argc, char **argv) {
     outs() << "\n";
     return 0;
   }
-  if (!(emit == "c" ? writeCSources(*model.module, *model.weights, opts, error)
+  ModelReport costs;
+  if (wantReport &&
+      !computeReport(*model.module, opts, reportContext, costs, error))
+    return progress.finish(), fail(error);
+  if (!outDir.empty() &&
+      !(emit == "c" ? writeCSources(*model.module, *model.weights, opts, error)
                     : writeLibrary(*model.module, *model.weights, opts, error)))
     return progress.finish(), fail(error);
   progress.finish();
+  if (wantReport) {
+    Prediction p;
+    if (!device.empty())
+      p = predict(costs, profile);
+    const DeviceProfile *d = device.empty() ? nullptr : &profile;
+    if (!roofline.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream svg(roofline, ec);
+      if (ec)
+        return fail("--roofline=" + roofline + ": " + ec.message());
+      svg << rooflineSvg(costs, profile);
+    }
+    outs() << (report == "json" ? reportJson(costs, d, d ? &p : nullptr)
+                                : reportText(costs, d, d ? &p : nullptr));
+    if (report == "json" || outDir.empty())
+      return 0;
+  }
   // The memory plan in three numbers: what the arena holds for one forward
   // call, the least any plan could (bytes live at once), and without reuse.
   if (auto fwd = model.module->lookupSymbol<mlir::func::FuncOp>("forward")) {

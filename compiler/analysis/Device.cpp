@@ -1,0 +1,342 @@
+//===- Device.cpp - device profiles: shipped JSON files and host probes ---===//
+//
+// A profile is a small JSON object:
+//   {"name": "...", "comment": "where the numbers come from",
+//    "read_bandwidth_gbs": 51.2, "cores": 1,
+//    "peak_gflops_per_core": {"f32": 38.4, "int8": 153.6}}
+// Unknown keys are errors, so a misspelt field cannot silently fall back.
+// `--device=host` measures this machine instead, with a probe compiled by the
+// same clang kilnc builds libraries with (-O3 -march=native): one thread's
+// read bandwidth, and the rate of an f32 and an int8 matmul tile held in L1.
+//
+#include "compiler/analysis/Report.h"
+#include "compiler/targets/common/Process.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <unistd.h>
+
+using namespace kiln;
+
+bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
+                              DeviceProfile &p, std::string &error) {
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error = where + ": not valid JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (!o) {
+    error = where + ": expected a JSON object";
+    return false;
+  }
+  static const char *known[] = {"name", "comment", "read_bandwidth_gbs",
+                                "cores", "peak_gflops_per_core"};
+  for (auto &kv : *o) {
+    bool ok = false;
+    for (const char *k : known)
+      ok |= kv.first == k;
+    if (!ok) {
+      error = where + ": unknown key '" + kv.first.str() +
+              "' (expected name, comment, read_bandwidth_gbs, cores, "
+              "peak_gflops_per_core)";
+      return false;
+    }
+  }
+  auto name = o->getString("name");
+  if (!name || name->empty()) {
+    error = where + ": 'name' must be a non-empty string";
+    return false;
+  }
+  p.name = name->str();
+  if (auto c = o->getString("comment"))
+    p.comment = c->str();
+  auto bw = o->getNumber("read_bandwidth_gbs");
+  if (!bw || !(*bw > 0)) {
+    error = where + ": 'read_bandwidth_gbs' must be a positive number";
+    return false;
+  }
+  p.readBandwidthGBs = *bw;
+  p.cores = 1;
+  if (o->get("cores")) {
+    auto c = o->getInteger("cores");
+    if (!c || *c < 1) {
+      error = where + ": 'cores' must be a positive integer";
+      return false;
+    }
+    p.cores = *c;
+  }
+  const llvm::json::Object *peak = o->getObject("peak_gflops_per_core");
+  if (!peak) {
+    error = where + ": 'peak_gflops_per_core' must be an object with f32 "
+                    "and int8";
+    return false;
+  }
+  for (auto &kv : *peak) {
+    auto v = kv.second.getAsNumber();
+    if (kv.first != "f32" && kv.first != "int8") {
+      error = where + ": peak_gflops_per_core: unknown precision '" +
+              kv.first.str() + "' (expected f32, int8)";
+      return false;
+    }
+    if (!v || !(*v > 0)) {
+      error = where + ": peak_gflops_per_core." + kv.first.str() +
+              " must be a positive number";
+      return false;
+    }
+    p.peakGflopsPerCore[kv.first.str()] = *v;
+  }
+  for (const char *prec : {"f32", "int8"})
+    if (!p.peakGflopsPerCore.count(prec)) {
+      error = where + ": peak_gflops_per_core." + prec + " is missing";
+      return false;
+    }
+  return true;
+}
+
+std::string kiln::defaultProfileDir(const char *argv0, void *mainAddr) {
+  if (const char *env = getenv("KILN_DEVICES_DIR"))
+    return env;
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, mainAddr);
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(dir, "..", "share", "kiln", "devices");
+  return std::string(dir.str());
+}
+
+static std::vector<std::string> shippedProfiles(const std::string &dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    llvm::StringRef file = llvm::sys::path::filename(it->path());
+    if (file.consume_back(".json"))
+      names.push_back(file.str());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool kiln::loadDeviceProfile(const std::string &spec,
+                             const std::string &profileDir,
+                             const std::string &cc, DeviceProfile &p,
+                             std::string &error) {
+  if (spec == "host")
+    return measureHost(cc, p, error);
+  std::string path = spec;
+  const bool isPath = spec.find('/') != std::string::npos ||
+                      llvm::StringRef(spec).endswith(".json");
+  if (!isPath)
+    path = profileDir + "/" + spec + ".json";
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf) {
+    if (isPath) {
+      error = "--device=" + spec + ": cannot read " + path + ": " +
+              buf.getError().message();
+    } else {
+      error = "--device=" + spec + ": unknown device (shipped in " +
+              profileDir + ":";
+      auto names = shippedProfiles(profileDir);
+      for (size_t i = 0; i < names.size(); ++i)
+        error += (i ? ", " : " ") + names[i];
+      if (names.empty())
+        error += " none";
+      error += "; or host, or a path to a JSON profile)";
+    }
+    return false;
+  }
+  p.path = path;
+  return parseDeviceProfile((*buf)->getBuffer().str(), path, p, error);
+}
+
+// The probe: plain C, vectorised by clang for the host. Bandwidth is a sum
+// over 128 MiB, several times any L3 here (best of 3); the f32 rate is a
+// 4 x 64 register tile of FMAs against an L1-resident 64 x 128 panel; the
+// int8 rate uses the host's int8 dot-product instruction the way the x86
+// kernels do (VNNI vpdpbusd, else AVX2 maddubs + madd), counted as 2
+// operations per multiply-add. About a second on an idle machine, most of it
+// compiling the probe.
+static const char *kProbeSource = R"c(
+#define _POSIX_C_SOURCE 199309L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+static double now(void) {
+  struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+typedef float v16f __attribute__((vector_size(64)));
+volatile double sink;
+int main(void) {
+  size_t bytes = (size_t)128 << 20, n = bytes / 8;
+  uint64_t *p = aligned_alloc(64, bytes);
+  if (!p) return 1;
+  memset(p, 1, bytes);
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    double t0 = now();
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i < n; i += 4) {
+      s0 += p[i]; s1 += p[i + 1]; s2 += p[i + 2]; s3 += p[i + 3];
+    }
+    double t = now() - t0;
+    sink = (double)(s0 + s1 + s2 + s3);
+    if (bytes / t > best) best = bytes / t;
+  }
+  printf("bandwidth %.3f\n", best / 1e9);
+  free(p);
+
+  enum { K = 128 };
+  static v16f b[K][4];
+  static float a[4][K];
+  for (int k = 0; k < K; ++k) {
+    for (int i = 0; i < 4; ++i) a[i][k] = 1e-3f * (float)(k + i);
+    for (int j = 0; j < 4; ++j) b[k][j] = (v16f){0} + 1e-3f * (float)(k - j);
+  }
+  double flops = 0, t0 = now(), t = 0;
+  v16f acc[4][4] = {{{0}}};
+  while ((t = now() - t0) < 0.15) {
+    for (int rep = 0; rep < 200; ++rep)
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 4; ++j)
+            acc[i][j] += a[i][k] * b[k][j];
+    flops += 200.0 * K * 4 * 4 * 16 * 2;
+  }
+  float s = 0;
+  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) s += acc[i][j][0];
+  sink = s;
+  printf("f32 %.3f\n", flops / t / 1e9);
+
+  double ops = 0; t0 = now();
+#if defined(__AVX512VNNI__) && defined(__AVX512F__)
+  static uint8_t wu[K * 64] __attribute__((aligned(64)));
+  for (int i = 0; i < K * 64; ++i) wu[i] = (uint8_t)(i * 7);
+  __m512i c[4][2];
+  for (int i = 0; i < 4; ++i) c[i][0] = c[i][1] = _mm512_setzero_si512();
+  while ((t = now() - t0) < 0.15) {
+    for (int rep = 0; rep < 200; ++rep)
+      for (int k = 0; k < K; k += 2) {
+        __m512i w0 = _mm512_load_si512(wu + k * 64), w1 = _mm512_load_si512(wu + k * 64 + 64);
+        for (int i = 0; i < 4; ++i) {
+          __m512i x = _mm512_set1_epi32(0x01020304 + i + k);
+          c[i][0] = _mm512_dpbusd_epi32(c[i][0], w0, x);
+          c[i][1] = _mm512_dpbusd_epi32(c[i][1], w1, x);
+        }
+      }
+    ops += 200.0 * (K / 2) * 4 * 2 * 64 * 2;
+  }
+  int32_t r = 0;
+  for (int i = 0; i < 4; ++i) r += _mm512_reduce_add_epi32(_mm512_add_epi32(c[i][0], c[i][1]));
+  sink = r;
+#elif defined(__AVX2__)
+  static uint8_t wu[K * 32] __attribute__((aligned(32)));
+  for (int i = 0; i < K * 32; ++i) wu[i] = (uint8_t)(i * 7);
+  const __m256i one = _mm256_set1_epi16(1);
+  __m256i c[4][2];
+  for (int i = 0; i < 4; ++i) c[i][0] = c[i][1] = _mm256_setzero_si256();
+  while ((t = now() - t0) < 0.15) {
+    for (int rep = 0; rep < 200; ++rep)
+      for (int k = 0; k < K; k += 2) {
+        __m256i w0 = _mm256_load_si256((const __m256i *)(wu + k * 32));
+        __m256i w1 = _mm256_load_si256((const __m256i *)(wu + k * 32 + 32));
+        for (int i = 0; i < 4; ++i) {
+          __m256i x = _mm256_set1_epi32(0x01020304 + i + k);
+          c[i][0] = _mm256_add_epi32(c[i][0], _mm256_madd_epi16(_mm256_maddubs_epi16(w0, x), one));
+          c[i][1] = _mm256_add_epi32(c[i][1], _mm256_madd_epi16(_mm256_maddubs_epi16(w1, x), one));
+        }
+      }
+    ops += 200.0 * (K / 2) * 4 * 2 * 32 * 2;
+  }
+  int32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    int32_t v[8]; _mm256_storeu_si256((__m256i *)v, _mm256_add_epi32(c[i][0], c[i][1]));
+    for (int j = 0; j < 8; ++j) r += v[j];
+  }
+  sink = r;
+#else
+  static int8_t w8[K * 64], x8[K];
+  for (int i = 0; i < K * 64; ++i) w8[i] = (int8_t)(i * 7);
+  for (int i = 0; i < K; ++i) x8[i] = (int8_t)i;
+  int32_t acc8[64] = {0};
+  while ((t = now() - t0) < 0.15) {
+    for (int rep = 0; rep < 50; ++rep)
+      for (int k = 0; k < K; ++k)
+        for (int j = 0; j < 64; ++j) acc8[j] += (int32_t)w8[k * 64 + j] * x8[k];
+    ops += 50.0 * K * 64 * 2;
+  }
+  int32_t r = 0;
+  for (int j = 0; j < 64; ++j) r += acc8[j];
+  sink = r;
+#endif
+  printf("int8 %.3f\n", ops / t / 1e9);
+  return 0;
+}
+)c";
+
+bool kiln::measureHost(const std::string &cc, DeviceProfile &p,
+                       std::string &error) {
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("kiln-probe", dir)) {
+    error = "--device=host: cannot create a temporary directory: " + ec.message();
+    return false;
+  }
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { llvm::sys::fs::remove_directories(d); }
+  } cleanup{std::string(dir.str())};
+  std::string src = cleanup.d + "/probe.c", exe = cleanup.d + "/probe";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(src, ec);
+    if (ec) {
+      error = "--device=host: cannot write " + src + ": " + ec.message();
+      return false;
+    }
+    os << kProbeSource;
+  }
+  std::string output;
+  std::vector<std::string> compile = {cc.empty() ? KILN_DEFAULT_CC : cc,
+                                      "-std=c11", "-O3", "-march=native",
+                                      src, "-o", exe};
+  if (runProgram(compile, "", output) != 0) {
+    error = "--device=host: cannot build the probe: " + joinCommand(compile) +
+            "\n" + output;
+    return false;
+  }
+  if (runProgram({exe}, "", output) != 0) {
+    error = "--device=host: the probe failed: " + output;
+    return false;
+  }
+  std::istringstream in(output);
+  std::string key;
+  double value;
+  while (in >> key >> value) {
+    if (key == "bandwidth")
+      p.readBandwidthGBs = value;
+    else
+      p.peakGflopsPerCore[key] = value;
+  }
+  if (!(p.readBandwidthGBs > 0) || !p.peakGflopsPerCore.count("f32") ||
+      !p.peakGflopsPerCore.count("int8")) {
+    error = "--device=host: unexpected probe output: " + output;
+    return false;
+  }
+  p.name = "host";
+  p.path = "measured";
+  p.comment = "measured now: one thread's read bandwidth (sum over 128 MiB), "
+              "f32 FMA and int8 dot-product tiles in L1 (-O3 -march=native)";
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  p.cores = n > 0 ? n : 1;
+  return true;
+}

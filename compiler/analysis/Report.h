@@ -1,0 +1,109 @@
+//===- Report.h - static cost of a compiled model: bytes, FLOPs, roofline -===//
+//
+// The seeds' method starts from the physical limit: decode reads every weight
+// once per token, so tokens/s <= bandwidth / bytes per token; prefill is bound
+// by compute. This file computes those numbers from the IR after kilnc's
+// pipeline (ops, weight types, kernel and memory-plan attributes) and turns
+// them into predictions for a device profile.
+//
+#ifndef KILN_ANALYSIS_REPORT_H
+#define KILN_ANALYSIS_REPORT_H
+
+#include "compiler/targets/common/Emitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Cost of the ops of one kind (grouped by the op's name without the layer
+/// prefix: "attn_q", "ffn_down", "attention", "output", ...).
+struct OpGroupCost {
+  std::string name;
+  std::string precision;        // "int8" (q8_0 activations), "f32"
+  int64_t count = 0;            // ops in the model
+  int64_t decodeBytes = 0;      // weight (and KV) bytes one decode step reads
+  double decodeFlops = 0;       // per decoded token
+  double prefillFlops = 0;      // per prompt token (averaged over the prompt)
+};
+
+struct ModelReport {
+  std::string source, target, cpu;
+  int64_t layers = 0, width = 0, heads = 0, kvHeads = 0, headDim = 0, ffn = 0,
+          vocab = 0, contextLength = 0, maxBatch = 0, threads = 1;
+  /// N: decode figures are for the token after N cached tokens (it attends
+  /// N + 1 positions); prefill figures are averages over an N-token prompt.
+  int64_t reportContext = 0;
+  int64_t weightsBytes = 0;        // every kiln.weight, in its IR type
+  int64_t decodeWeightBytes = 0;   // weight bytes one decode step reads
+  int64_t kvBytesPerToken = 0;     // K and V, all layers, one sequence
+  int64_t kvElementBytes = 4;      // the runtime stores K/V as f32
+  int64_t decodeKvReadBytes = 0;   // K/V bytes the decode step reads
+  double prefillBytesPerToken = 0; // weights per chunk + KV, per prompt token
+  double decodeFlops = 0, prefillFlops = 0;
+  double decodeMatmulFlops = 0, decodeAttentionFlops = 0;
+  double prefillMatmulFlops = 0, prefillAttentionFlops = 0;
+  int64_t activationArenaBytes = 0; // kiln.arena_bytes (one forward call)
+  int64_t arenaBytes = 0;           // NAME_ARENA_BYTES: with KV pool, tables
+  std::vector<OpGroupCost> groups;
+
+  int64_t decodeBytes() const { return decodeWeightBytes + decodeKvReadBytes; }
+  /// FLOPs per token by precision, for the compute bound.
+  std::map<std::string, double> flopsByPrecision(bool decode) const;
+};
+
+/// A device: read bandwidth and peak arithmetic rate per precision.
+struct DeviceProfile {
+  std::string name, comment, path;
+  double readBandwidthGBs = 0;            // GB/s a decode can stream
+  int64_t cores = 1;                      // cores compute scales over
+  std::map<std::string, double> peakGflopsPerCore; // "f32", "int8"
+};
+
+/// What a device profile predicts for a report.
+struct Prediction {
+  double decodeBandwidthTokS = 0, decodeComputeTokS = 0, decodeTokS = 0;
+  double prefillBandwidthTokS = 0, prefillComputeTokS = 0, prefillTokS = 0;
+  std::string decodeBound, prefillBound; // "bandwidth" or "compute"
+};
+
+/// Computes the report from a module that went through kiln-plan-memory.
+/// `reportContext` <= 0 picks min(512, context - 1).
+bool computeReport(mlir::ModuleOp module, const CompileOptions &opts,
+                   int64_t reportContext, ModelReport &report,
+                   std::string &error);
+
+/// Loads a device profile: "host" (measured now, see Device.cpp), a path to
+/// a JSON file, or the name of a shipped profile in `profileDir`.
+bool loadDeviceProfile(const std::string &spec, const std::string &profileDir,
+                       const std::string &cc, DeviceProfile &profile,
+                       std::string &error);
+/// Parses a profile's JSON text; `where` names it in errors.
+bool parseDeviceProfile(const std::string &text, const std::string &where,
+                        DeviceProfile &profile, std::string &error);
+/// Measures this machine: single-thread read bandwidth and matmul rates of a
+/// probe compiled with `cc` -O3 -march=native (about a second).
+bool measureHost(const std::string &cc, DeviceProfile &profile,
+                 std::string &error);
+/// The folder of shipped profiles next to the running tool
+/// (BIN/../share/kiln/devices), or $KILN_DEVICES_DIR.
+std::string defaultProfileDir(const char *argv0, void *mainAddr);
+
+Prediction predict(const ModelReport &r, const DeviceProfile &d);
+
+/// The report as text (for people) and JSON (for machines).
+std::string reportText(const ModelReport &r, const DeviceProfile *d,
+                       const Prediction *p);
+std::string reportJson(const ModelReport &r, const DeviceProfile *d,
+                       const Prediction *p);
+/// A roofline plot (SVG) of the model's op kinds on a device: arithmetic
+/// intensity of each at decode (FLOPs per byte read) against the rate the
+/// device allows it, under the bandwidth slope and the f32/int8 roofs; the
+/// whole model's decode and prefill as two more points.
+std::string rooflineSvg(const ModelReport &r, const DeviceProfile &d);
+} // namespace kiln
+
+#endif

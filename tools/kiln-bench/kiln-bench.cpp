@@ -1,0 +1,556 @@
+//===- kiln-bench.cpp - measured prefill, decode, memory of a compiled model ===//
+//
+//   kiln-bench MODEL.gguf [--threads=N] [--runs=5] [--prompt-lengths=64,512]
+//              [--decode=128] [--json] [--vs-llama-cpp=DRIVER]
+//
+// Compiles MODEL for the host (--target=x86, --cpu=host unless given) into a
+// temporary directory, links a driver against the library, and runs it as a
+// child process once for warm-up and then --runs times. Each run is a fresh
+// process, so no KV cache or arena survives between runs:
+//   1. init, prefill the first prompt length, pick the first token: the time
+//      from the parent's fork to that token is the cold start (the model
+//      file is in the page cache after the warm-up run; that is stated, not
+//      hidden);
+//   2. for each prompt length P: a new sequence, prefill P tokens, argmax:
+//      time to first token;
+//   3. a new sequence, prefill the first prompt length, then --decode greedy
+//      steps timed together: decode tokens/s.
+// Peak resident memory is the child's own VmHWM, which it prints before it
+// exits: the child's ru_maxrss would not do, because Linux carries the
+// high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
+// model) across exec into it.
+// Effective bandwidth = the report's weight bytes per decoded token x decode
+// tokens/s; its fraction is of this machine's one-thread read bandwidth,
+// measured here with kilnc --device=host's probe.
+//
+// --vs-llama-cpp=DRIVER runs the same protocol through llama.cpp (DRIVER is
+// built by scripts/bench-llama-cpp.sh from node-llama-cpp's prebuilt
+// libraries), alternating Kiln and llama.cpp runs, and prints per-pair ratios.
+//
+#include "compiler/analysis/Report.h"
+#include "compiler/driver/Compile.h"
+#include "compiler/targets/common/Process.h"
+#include "tools/common/ToolOptions.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace llvm;
+using namespace kiln;
+
+static cl::OptionCategory cat("kiln-bench options");
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
+                                      cl::Required, cl::cat(cat));
+static cl::opt<std::string>
+    cpu("cpu", cl::desc("x86 level: host (default), avx2, avx512vnni"),
+        cl::cat(cat));
+static cl::opt<int64_t> runs("runs",
+                             cl::desc("Measured runs after one warm-up "
+                                      "(default 5)"),
+                             cl::init(5), cl::cat(cat));
+static cl::opt<std::string> promptLengths(
+    "prompt-lengths",
+    cl::desc("Comma-separated prompt lengths for time to first token "
+             "(default 64,512); the first also starts the decode run"),
+    cl::init("64,512"), cl::cat(cat));
+static cl::opt<int64_t> decodeTokens("decode",
+                                     cl::desc("Greedy decode steps timed "
+                                              "(default 128)"),
+                                     cl::init(128), cl::cat(cat));
+static cl::opt<int64_t> maxBatch(
+    "max-batch", cl::desc("kilnc --max-batch: prefill chunk (default 32)"),
+    cl::init(32), cl::cat(cat));
+static cl::opt<bool> jsonOut("json", cl::desc("Print JSON instead of text"),
+                          cl::cat(cat));
+static cl::opt<std::string> vsLlama(
+    "vs-llama-cpp",
+    cl::desc("Also run llama.cpp through DRIVER (scripts/bench-llama-cpp.sh "
+             "builds it and prints its path), alternating runs"),
+    cl::value_desc("DRIVER"), cl::cat(cat));
+static cl::opt<std::string> keep(
+    "keep", cl::desc("Keep the compiled library and driver in this directory"),
+    cl::value_desc("dir"), cl::cat(cat));
+
+namespace {
+int fail(const std::string &msg) {
+  errs() << "kiln-bench: error: " << msg << "\n";
+  return 1;
+}
+
+double now() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// The driver linked against the compiled library. It speaks the protocol
+// scripts/llama-cpp-driver.c speaks too:
+//   driver THREADS DECODE P1 [P2 ...]
+//   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S",
+//      "VmHWM: K kB" (its peak resident memory)
+const char *kDriver = R"c(
+#define _POSIX_C_SOURCE 199309L
+#include "bench.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static double now(void) {
+  struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static float logits[BENCH_VOCAB_SIZE];
+static int32_t argmax(void) {
+  int32_t best = 0;
+  for (int32_t j = 1; j < BENCH_VOCAB_SIZE; ++j)
+    if (logits[j] > logits[best]) best = j;
+  return best;
+}
+static void check(kiln_status s, const char *what) {
+  if (s == KILN_OK) return;
+  fprintf(stderr, "driver: %s: %s\n", what, kiln_status_string(s));
+  exit(1);
+}
+int main(int argc, char **argv) {
+  if (argc < 4) { fprintf(stderr, "usage: driver THREADS DECODE P...\n"); return 2; }
+  int threads = atoi(argv[1]), decode = atoi(argv[2]), np = argc - 3, maxp = 0;
+  for (int i = 0; i < np; ++i) if (atoi(argv[3 + i]) > maxp) maxp = atoi(argv[3 + i]);
+  int32_t *tokens = malloc(sizeof(int32_t) * (size_t)maxp);
+  for (int i = 0; i < maxp; ++i) tokens[i] = (int32_t)((i * 7919 + 1) % BENCH_VOCAB_SIZE);
+  uint8_t *arena = aligned_alloc(KILN_ARENA_ALIGN, BENCH_ARENA_BYTES);
+  if (!arena || !tokens) return 1;
+  kiln_ctx ctx;
+  int32_t seq;
+  const int p0 = atoi(argv[3]);
+  check(bench_init_threads(&ctx, arena, BENCH_ARENA_BYTES, (uint32_t)threads), "init");
+  check(bench_seq_open(&ctx, &seq), "seq_open");
+  check(bench_prefill(&ctx, seq, tokens, (size_t)p0, logits), "prefill");
+  volatile int32_t first = argmax();
+  printf("first_token %.9f\n", now());
+  check(bench_seq_close(&ctx, seq), "seq_close");
+  for (int i = 0; i < np; ++i) {
+    int p = atoi(argv[3 + i]);
+    check(bench_seq_open(&ctx, &seq), "seq_open");
+    double t0 = now();
+    check(bench_prefill(&ctx, seq, tokens, (size_t)p, logits), "prefill");
+    first = argmax();
+    printf("ttft %d %.9f\n", p, now() - t0);
+    check(bench_seq_close(&ctx, seq), "seq_close");
+  }
+  check(bench_seq_open(&ctx, &seq), "seq_open");
+  check(bench_prefill(&ctx, seq, tokens, (size_t)p0, logits), "prefill");
+  double t0 = now();
+  for (int i = 0; i < decode; ++i)
+    check(bench_decode(&ctx, seq, argmax(), logits), "decode");
+  printf("decode %d %.9f\n", decode, now() - t0);
+  check(bench_seq_close(&ctx, seq), "seq_close");
+  bench_shutdown(&ctx);
+  (void)first;
+  /* Peak resident memory of this process image (VmHWM; see runOnce). */
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &(long){0}) == 1) fputs(line, stdout);
+  if (f) fclose(f);
+  return 0;
+}
+)c";
+
+/// One run's figures.
+struct Sample {
+  std::map<int64_t, double> ttft; // prompt length -> seconds
+  double decodeTokS = 0, coldStart = 0, rssBytes = 0;
+};
+
+/// Forks and runs argv, timing from just before the fork; parses the
+/// protocol lines and the child's peak RSS.
+bool runOnce(const std::vector<std::string> &argv, Sample &s,
+             std::string &error) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    error = std::string("pipe: ") + strerror(errno);
+    return false;
+  }
+  const double start = now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = std::string("fork: ") + strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    std::vector<char *> args;
+    for (const std::string &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    fprintf(stderr, "cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t got;
+  while ((got = read(fds[0], buf, sizeof buf)) > 0 ||
+         (got < 0 && errno == EINTR))
+    if (got > 0)
+      out.append(buf, (size_t)got);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    error = joinCommand(argv) + " failed (status " +
+            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
+                                             : 128 + WTERMSIG(status)) +
+            "); output:\n" + out;
+    return false;
+  }
+  std::istringstream in(out);
+  std::string key;
+  bool first = false, decode = false, rss = false;
+  while (in >> key) {
+    if (key == "first_token") {
+      double t;
+      in >> t;
+      s.coldStart = t - start;
+      first = true;
+    } else if (key == "ttft") {
+      int64_t p;
+      double t;
+      in >> p >> t;
+      s.ttft[p] = t;
+    } else if (key == "VmHWM:") {
+      double kib;
+      in >> kib;
+      s.rssBytes = kib * 1024.0;
+      rss = true;
+    } else if (key == "decode") {
+      double n, t;
+      in >> n >> t;
+      s.decodeTokS = n / t;
+      decode = true;
+    } else {
+      std::string rest;
+      std::getline(in, rest);
+    }
+  }
+  if (!first || !decode || !rss) {
+    error = joinCommand(argv) + ": unexpected output:\n" + out;
+    return false;
+  }
+  return true;
+}
+
+struct Stat {
+  double median = 0, min = 0, max = 0;
+};
+Stat summarize(std::vector<double> v) {
+  Stat s;
+  if (v.empty())
+    return s;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+/// The metrics of one engine over all runs, in a fixed order.
+struct Metric {
+  std::string key, unit;
+  std::function<double(const Sample &)> get;
+  bool higherIsBetter;
+};
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  std::map<std::string, std::string> early = {{"threads", "1"}};
+  std::vector<char *> args;
+  takeOptions(argc, argv, early, args);
+  cl::HideUnrelatedOptions(cat);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kiln-bench: measure a model compiled for this host\n\n"
+      "  kiln-bench MODEL.gguf [--threads=N] [--runs=N] [--json]\n\n"
+      "  --threads=N   threads the library is compiled for and started with "
+      "(default 1)\n");
+  int64_t threads = 0;
+  if (StringRef(early["threads"]).getAsInteger(10, threads) || threads < 1 ||
+      threads > 256)
+    return fail("--threads=" + early["threads"] + ": expected 1 to 256");
+  if (runs < 1 || runs > 1000)
+    return fail("--runs=" + std::to_string(runs) + ": expected 1 to 1000");
+  if (decodeTokens < 1)
+    return fail("--decode=" + std::to_string(decodeTokens) +
+                ": expected at least 1");
+  std::vector<int64_t> prompts;
+  {
+    SmallVector<StringRef> parts;
+    StringRef(promptLengths).split(parts, ',');
+    for (StringRef p : parts) {
+      int64_t v;
+      if (p.trim().getAsInteger(10, v) || v < 1)
+        return fail("--prompt-lengths=" + promptLengths +
+                    ": expected positive integers separated by commas");
+      prompts.push_back(v);
+    }
+  }
+  const bool vs = !vsLlama.empty();
+  if (vs && !sys::fs::can_execute(vsLlama))
+    return fail("--vs-llama-cpp=" + vsLlama +
+                ": not an executable (build it with "
+                "scripts/bench-llama-cpp.sh)");
+  const int64_t maxPrompt = *std::max_element(prompts.begin(), prompts.end());
+  const int64_t context = std::max(maxPrompt, prompts[0] + decodeTokens);
+
+  CompileOptions opts;
+  opts.target = "x86";
+  opts.targetOptions.cpu = cpu;
+  opts.name = "bench";
+  opts.threads = threads;
+  opts.maxBatch = maxBatch;
+  opts.context = context;
+  std::string error;
+  mlir::MLIRContext ctx;
+  LoadedModel model;
+  if (!loadModel(ctx, modelPath, model, error))
+    return fail(error);
+  auto modelContext =
+      (*model.module)->getAttrOfType<mlir::IntegerAttr>("kiln.context_length");
+  if (modelContext && context > modelContext.getInt())
+    return fail("the longest prompt (" + std::to_string(maxPrompt) +
+                ") or the first prompt + --decode (" +
+                std::to_string(prompts[0] + decodeTokens) +
+                ") exceeds the model's context length " +
+                std::to_string(modelContext.getInt()));
+  if (!runPipeline(*model.module, opts, error))
+    return fail(error);
+  ModelReport report;
+  if (!computeReport(*model.module, opts, 0, report, error))
+    return fail(error);
+
+  // Build directory: --keep=DIR or a temporary one removed at exit.
+  SmallString<128> dir;
+  bool temporary = keep.empty();
+  if (temporary) {
+    if (auto ec = sys::fs::createUniqueDirectory("kiln-bench", dir))
+      return fail("cannot create a temporary directory: " + ec.message());
+  } else {
+    dir = keep;
+  }
+  struct Cleanup {
+    std::string d;
+    bool on;
+    ~Cleanup() {
+      if (on)
+        sys::fs::remove_directories(d);
+    }
+  } cleanup{std::string(dir.str()), temporary};
+  opts.outDir = std::string(dir.str());
+  if (!writeLibrary(*model.module, *model.weights, opts, error))
+    return fail(error);
+  const std::string driverSrc = opts.outDir + "/driver.c",
+                    driver = opts.outDir + "/driver";
+  {
+    std::error_code ec;
+    raw_fd_ostream os(driverSrc, ec);
+    if (ec)
+      return fail("cannot write " + driverSrc + ": " + ec.message());
+    os << kDriver;
+  }
+  std::string output;
+  std::vector<std::string> link = {KILN_DEFAULT_CC, "-std=c11",   "-O2",
+                                   driverSrc,       "-I" + opts.outDir,
+                                   opts.outDir + "/libbench.a", "-lm",
+                                   "-lpthread",     "-o",
+                                   driver};
+  if (runProgram(link, "", output) != 0)
+    return fail("cannot link the driver: " + joinCommand(link) + "\n" + output);
+
+  DeviceProfile host;
+  if (!measureHost("", host, error))
+    return fail(error);
+
+  std::vector<std::string> common = {std::to_string(threads),
+                                     std::to_string(decodeTokens)};
+  for (int64_t p : prompts)
+    common.push_back(std::to_string(p));
+  std::vector<std::string> kilnArgv = {driver};
+  kilnArgv.insert(kilnArgv.end(), common.begin(), common.end());
+  std::vector<std::string> llamaArgv;
+  if (vs) {
+    llamaArgv = {vsLlama, modelPath};
+    llamaArgv.insert(llamaArgv.end(), common.begin(), common.end());
+  }
+
+  // Warm-up: page cache, CPU clocks; then alternate the engines.
+  Sample s;
+  if (!runOnce(kilnArgv, s, error) || (vs && !runOnce(llamaArgv, s, error)))
+    return fail(error);
+  std::vector<Sample> kiln, llama;
+  for (int64_t i = 0; i < runs; ++i) {
+    Sample k, l;
+    if (!runOnce(kilnArgv, k, error))
+      return fail(error);
+    kiln.push_back(k);
+    if (vs) {
+      if (!runOnce(llamaArgv, l, error))
+        return fail(error);
+      llama.push_back(l);
+    }
+  }
+
+  const double wbytes = (double)report.decodeWeightBytes;
+  const double bw = host.readBandwidthGBs;
+  std::vector<Metric> metrics;
+  for (int64_t p : prompts)
+    metrics.push_back({"ttft_" + std::to_string(p) + "_s", "s",
+                       [p](const Sample &s) { return s.ttft.at(p); }, false});
+  metrics.push_back({"decode_tokens_per_s", "tok/s",
+                     [](const Sample &s) { return s.decodeTokS; }, true});
+  metrics.push_back({"cold_start_s", "s",
+                     [](const Sample &s) { return s.coldStart; }, false});
+  metrics.push_back({"peak_rss_bytes", "B",
+                     [](const Sample &s) { return s.rssBytes; }, false});
+  metrics.push_back({"effective_bandwidth_gbs", "GB/s",
+                     [wbytes](const Sample &s) {
+                       return wbytes * s.decodeTokS / 1e9;
+                     },
+                     true});
+  metrics.push_back({"bandwidth_fraction", "",
+                     [wbytes, bw](const Sample &s) {
+                       return wbytes * s.decodeTokS / 1e9 / bw;
+                     },
+                     true});
+  auto collect = [](const std::vector<Sample> &v, const Metric &m) {
+    std::vector<double> x;
+    for (const Sample &s : v)
+      x.push_back(m.get(s));
+    return x;
+  };
+  auto ratios = [&](const Metric &m) {
+    std::vector<double> x;
+    for (size_t i = 0; i < kiln.size() && i < llama.size(); ++i)
+      x.push_back(m.get(kiln[i]) / m.get(llama[i]));
+    return summarize(x);
+  };
+
+  if (jsonOut) {
+    std::string text;
+    raw_string_ostream os(text);
+    llvm::json::OStream j(os, 2);
+    auto engine = [&](const std::vector<Sample> &v) {
+      j.object([&] {
+        for (const Metric &m : metrics) {
+          Stat st = summarize(collect(v, m));
+          j.attributeObject(m.key, [&] {
+            j.attribute("median", st.median);
+            j.attribute("min", st.min);
+            j.attribute("max", st.max);
+          });
+        }
+      });
+    };
+    j.object([&] {
+      j.attribute("model", modelPath);
+      j.attribute("target", "x86");
+      j.attribute("cpu", cpu.empty() ? "host" : cpu.getValue());
+      j.attribute("threads", threads);
+      j.attribute("runs", (int64_t)runs);
+      j.attribute("decode_tokens", (int64_t)decodeTokens);
+      j.attributeArray("prompt_lengths", [&] {
+        for (int64_t p : prompts)
+          j.value(p);
+      });
+      j.attribute("weight_bytes_per_token", report.decodeWeightBytes);
+      j.attribute("read_bandwidth_gbs", bw);
+      j.attributeBegin("kiln");
+      engine(kiln);
+      j.attributeEnd();
+      if (vs) {
+        j.attributeBegin("llama_cpp");
+        engine(llama);
+        j.attributeEnd();
+        j.attributeObject("ratio_kiln_over_llama_cpp", [&] {
+          for (const Metric &m : metrics) {
+            if (m.key == "bandwidth_fraction" ||
+                m.key == "effective_bandwidth_gbs")
+              continue;
+            Stat st = ratios(m);
+            j.attributeObject(m.key, [&] {
+              j.attribute("median", st.median);
+              j.attribute("min", st.min);
+              j.attribute("max", st.max);
+            });
+          }
+        });
+      }
+    });
+    outs() << text << "\n";
+    return 0;
+  }
+
+  auto fmt = [](double v) {
+    char b[64];
+    if (v >= 1e6)
+      snprintf(b, sizeof b, "%.1fM", v / 1e6);
+    else if (v >= 100)
+      snprintf(b, sizeof b, "%.1f", v);
+    else
+      snprintf(b, sizeof b, "%.4g", v);
+    return std::string(b);
+  };
+  outs() << "kiln-bench: " << modelPath << ", x86 --cpu="
+         << (cpu.empty() ? "host" : cpu.getValue()) << ", " << threads
+         << " thread(s), " << runs << " run(s) after 1 warm-up, decode "
+         << decodeTokens << " tokens after a " << prompts[0]
+         << "-token prompt\n"
+         << "weight bytes per token " << report.decodeWeightBytes
+         << ", one-thread read bandwidth " << fmt(bw) << " GB/s\n";
+  char line[256];
+  snprintf(line, sizeof line, "%-26s %10s %10s %10s", "metric (median min max)",
+           "kiln", "min", "max");
+  outs() << line;
+  if (vs) {
+    snprintf(line, sizeof line, " %10s %10s %10s %16s", "llama.cpp", "min",
+             "max", "kiln/llama.cpp");
+    outs() << line;
+  }
+  outs() << "\n";
+  for (const Metric &m : metrics) {
+    Stat k = summarize(collect(kiln, m));
+    std::string label = m.key + (m.unit.empty() ? "" : " (" + m.unit + ")");
+    snprintf(line, sizeof line, "%-26s %10s %10s %10s", label.c_str(),
+             fmt(k.median).c_str(), fmt(k.min).c_str(), fmt(k.max).c_str());
+    outs() << line;
+    if (vs && m.key != "bandwidth_fraction" &&
+        m.key != "effective_bandwidth_gbs") {
+      Stat l = summarize(collect(llama, m)), r = ratios(m);
+      snprintf(line, sizeof line, " %10s %10s %10s %16s",
+               fmt(l.median).c_str(), fmt(l.min).c_str(), fmt(l.max).c_str(),
+               (fmt(r.median) + (m.higherIsBetter ? " (>1 better)"
+                                                  : " (<1 better)"))
+                   .c_str());
+      outs() << line;
+    }
+    outs() << "\n";
+  }
+  return 0;
+}
