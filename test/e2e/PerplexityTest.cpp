@@ -7,7 +7,7 @@
 //     within 1% (the generic kernels round activations to Q8_0 blocks);
 //   - the perplexity lies below a bound, so a broken kernel, a broken
 //     quantizer or a broken tokenizer fails;
-//   - --kiln-quantize=q8_0 is within 1% of the F16 model, q4_0 within 12%.
+//   - --kiln-quantize=q8_0 is within 1% of the F16 model, q4_0 within 3%.
 // The bounds come from the measurements in docs/quantization.md (F16 on this
 // text: see kBound below) with room for rounding, not for regressions.
 //
@@ -25,9 +25,11 @@ using namespace kiln;
 namespace {
 const std::string kModel = KILN_SOURCE_DIR "/models/kjv-llama.gguf";
 const std::string kText = KILN_SOURCE_DIR "/models/kjv-llama.heldout-sample.txt";
-// Measured (docs/quantization.md): F16 generic PPL_F16_MEASURED on this text.
-constexpr double kBound = 1000.0;
-constexpr double kQ4_0Factor = 1.12;
+// Measured on this text (docs/quantization.md): F16 107.27 (generic and the
+// f32 reference agree to 1e-7), Q8_0 107.27, Q4_0 107.41 (+0.13%), Q4_K
+// 107.57. After 20 training steps a model scored about 530 here.
+constexpr double kBound = 120.0;
+constexpr double kQ4_0Factor = 1.03;
 
 // Perplexity printed by kiln-perplexity with these extra flags (cached: each
 // configuration compiles a library once).
