@@ -11,7 +11,10 @@
 # Then the sensitivity table: one tensor kind at a time at q4_0, the rest F16.
 # Prints markdown rows; the raw numbers stay in OUTDIR. PART=table or
 # PART=sensitivity runs one half (run both at once on a machine with spare
-# cores).
+# cores). PART=heldout scores the whole held-out text instead, for the
+# quantized configurations only (F16/F32 decode too slowly on x86 for that),
+# each against Q8_0 with the paired standard error of the per-token
+# difference.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${KILN_BUILD_DIR:-$ROOT/build}/bin"
@@ -44,6 +47,35 @@ row() { # LABEL MODEL FLAGS...
 }
 
 PART="${PART:-all}"
+if [ "$PART" = heldout ]; then
+  full() { # NAME FLAGS...: per-token NLLs of the whole text
+    local name="$1"; shift
+    "$BIN/kiln-perplexity" "$F16" --target=x86 --text="$TEXT" --ctx=256 \
+      --per-token "$@" > "$OUT/full-$name.txt"
+  }
+  paired() { # NAME: perplexity, and exp(mean difference) - 1 against Q8_0 +- 2 SE
+    paste <(awk '/^nll / {print $4}' "$OUT/full-$1.txt") \
+          <(awk '/^nll / {print $4}' "$OUT/full-q8_0.txt") |
+      awk -v name="$1" '{x += $1; d = $1 - $2; s += d; ss += d * d; n++}
+        END {m = s / n; se = sqrt((ss - n * m * m) / (n - 1) / n);
+             printf "| %s | %.4f | %+.3f%% +- %.3f%% |\n", name, exp(x / n),
+                    (exp(m) - 1) * 100, 2 * se * 100}'
+  }
+  mkdir -p "$OUT"
+  full q8_0 --kiln-quantize=q8_0
+  full q4_0 --kiln-quantize=q4_0
+  full q4_k --kiln-quantize=q4_k
+  full q4_0+q8oe --kiln-quantize=q4_0 '--kiln-quantize-override=^(output|token_embd)\.weight$=q8_0'
+  full q4_k+q8oe --kiln-quantize=q4_k '--kiln-quantize-override=^(output|token_embd)\.weight$=q8_0'
+  kinds="token_embd attn_q attn_k attn_v attn_output ffn_gate ffn_up ffn_down output"
+  for kind in $kinds; do
+    full "$kind" --kiln-quantize=q8_0 "--kiln-quantize-override=(^|\.)$kind\.weight\$=q4_0"
+  done
+  echo "| weights (whole held-out text) | perplexity | vs Q8_0 (2 SE) |"
+  echo "| --- | ---: | ---: |"
+  for name in q8_0 q4_0 q4_k q4_0+q8oe q4_k+q8oe $kinds; do paired "$name"; done
+  exit 0
+fi
 if [ "$PART" != sensitivity ]; then
 echo "| weights | weight bytes | arena bytes | TTFT ms (64 tok) | decode tok/s | perplexity |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
