@@ -1,9 +1,12 @@
 /* demo.c - the smallest program that runs a Kiln-compiled model.
  *
- *   kilnc demo.gguf --target=generic -o out --name=demo
- *   cc demo.c -Iout out/libdemo.a -lm -o demo && ./demo 1 15 300 42
+ *   kilnc models/kjv-llama.gguf --target=generic -o out --name=demo
+ *   cc demo.c -Iout out/libdemo.a -lm -o demo
+ *   ./demo $(kiln-tokenize models/kjv-llama.gguf --encode="And God said")
  *
- * Prefills the token ids given as arguments and prints 16 greedy tokens. */
+ * Prefills the token ids given as arguments and prints the ids of 32 greedy
+ * tokens; the library has no tokenizer, so scripts/demo.sh turns them into
+ * text with `kiln-tokenize --decode`. */
 #include "demo.h"
 
 #include <stdio.h>
@@ -37,9 +40,9 @@ int main(int argc, char **argv) {
     s = demo_seq_open(&ctx, &seq);
   if (s == KILN_OK)
     s = demo_prefill(&ctx, seq, prompt, (size_t)n, logits);
-  for (int i = 0; s == KILN_OK && i < 16; ++i) {
+  for (int i = 0; s == KILN_OK && i < 32; ++i) {
     int32_t next = argmax(logits, DEMO_VOCAB_SIZE);
-    printf("%d%s", next, i == 15 ? "\n" : " ");
+    printf("%d%s", next, i == 31 ? "\n" : " ");
     s = demo_decode(&ctx, seq, next, logits);
   }
   if (s != KILN_OK) {

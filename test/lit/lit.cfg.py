@@ -14,3 +14,6 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%cc", config.kiln_cc))
 config.substitutions.append(("%nm", config.kiln_nm))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# The shipped trained model and its held-out sample (models/README.md).
+config.substitutions.append(
+    ("%models", os.path.join(config.test_source_root, "..", "..", "models")))

@@ -197,10 +197,16 @@ int main(int argc, char **argv) {
   std::vector<float> scores(pieces.size());
   for (size_t i = 0; i < scores.size(); ++i)
     scores[i] = -(float)i;
-  w.addString("tokenizer.ggml.model", "llama");
-  w.addStringArray("tokenizer.ggml.tokens", pieces);
-  w.addFloat32Array("tokenizer.ggml.scores", scores);
-  w.addInt32Array("tokenizer.ggml.token_type", types);
+  // --drop-key applies to these full key names too (a model without a
+  // tokenizer).
+  if (!dropped("tokenizer.ggml.model"))
+    w.addString("tokenizer.ggml.model", "llama");
+  if (!dropped("tokenizer.ggml.tokens"))
+    w.addStringArray("tokenizer.ggml.tokens", pieces);
+  if (!dropped("tokenizer.ggml.scores"))
+    w.addFloat32Array("tokenizer.ggml.scores", scores);
+  if (!dropped("tokenizer.ggml.token_type"))
+    w.addInt32Array("tokenizer.ggml.token_type", types);
   w.addUInt32("tokenizer.ggml.unknown_token_id", 0);
   w.addUInt32("tokenizer.ggml.bos_token_id", 1);
   w.addUInt32("tokenizer.ggml.eos_token_id", 2);

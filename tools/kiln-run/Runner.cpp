@@ -6,11 +6,74 @@
 //
 #include "tools/kiln-run/Runner.h"
 #include "compiler/targets/common/Process.h"
+#include "compiler/targets/common/Target.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
 using namespace kiln;
+
+bool kiln::buildAndRun(mlir::ModuleOp module, const WeightStore &weights,
+                       CompileOptions opts, const Target &t,
+                       const std::string &source, int64_t vectorBits,
+                       const std::string &keepDir, std::string &output,
+                       int &status, std::string &error) {
+  // A private build directory, removed at the end unless keepDir names one.
+  std::string dir = keepDir;
+  if (dir.empty()) {
+    llvm::SmallString<128> tmp;
+    if (auto ec = llvm::sys::fs::createUniqueDirectory("kiln-run", tmp)) {
+      error = "cannot create a temporary directory: " + ec.message();
+      return false;
+    }
+    dir = tmp.str().str();
+  }
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      if (!dir.empty())
+        llvm::sys::fs::remove_directories(dir);
+    }
+  } cleanup{keepDir.empty() ? dir : ""};
+  opts.outDir = dir;
+  if (!writeLibrary(module, weights, opts, error))
+    return false;
+  {
+    std::FILE *f = std::fopen((dir + "/runner.c").c_str(), "w");
+    if (!f) {
+      error = "cannot write " + dir + "/runner.c";
+      return false;
+    }
+    std::fputs(source.c_str(), f);
+    std::fclose(f);
+  }
+  std::string compiler = opts.cc.empty() ? KILN_DEFAULT_CC : opts.cc;
+  std::vector<std::string> compile = {compiler};
+  for (const std::string &f : t.cflags())
+    compile.push_back(f);
+  compile.insert(compile.end(), {"-I.", "-c", "runner.c", "-o", "runner.o"});
+  if (runProgram(compile, dir, output) != 0) {
+    error = "compiling the runner failed: " + joinCommand(compile) + "\n" +
+            output;
+    return false;
+  }
+  auto link = t.linkCommand({"runner.o", "libmodel.a"}, "runner");
+  if (runProgram(link, dir, output) != 0) {
+    error = "linking the runner failed: " + joinCommand(link) + "\n" + output;
+    return false;
+  }
+  std::vector<std::string> run = t.runPrefix(vectorBits);
+  run.push_back(dir + "/runner");
+  status = runProgram(run, dir, output);
+  if (status != 0)
+    error = "runner exited with status " + std::to_string(status) + ": " +
+            joinCommand(run) + "\n" + output.substr(0, 2000);
+  return true;
+}
 
 std::string kiln::runnerSource(const RunPlan &plan) {
   std::ostringstream os;

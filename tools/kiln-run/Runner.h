@@ -2,11 +2,29 @@
 #ifndef KILN_TOOLS_KILN_RUN_RUNNER_H
 #define KILN_TOOLS_KILN_RUN_RUNNER_H
 
+#include "compiler/frontend/WeightStore.h"
+#include "compiler/targets/common/Emitter.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace kiln {
+class Target;
+
+/// Writes the library of `module` (which went through runPipeline with
+/// `opts`; opts.outDir is set here) and `source` as runner.c into a build
+/// directory -- `keepDir`, or a temporary one removed afterwards -- compiles
+/// and links them for `target`, and runs the program natively or under qemu
+/// (`vectorBits` as kiln-run --vector-bits). `output` receives its stdout and
+/// stderr, `status` its exit status. False with `error` when a step before the
+/// run fails. Shared by kiln-run and kiln-perplexity.
+bool buildAndRun(mlir::ModuleOp module, const WeightStore &weights,
+                 CompileOptions opts, const Target &target,
+                 const std::string &source, int64_t vectorBits,
+                 const std::string &keepDir, std::string &output, int &status,
+                 std::string &error);
+
 struct RunPlan {
   std::vector<std::vector<int32_t>> prompts; // one per sequence
   int64_t generate = 0;

@@ -1,10 +1,12 @@
 //===- kiln-run.cpp - compile a model, link a runner, generate tokens -----===//
 //
 //   kiln-run MODEL --target=T --tokens=1,5,9 --generate=N [--logits]
+//   kiln-run MODEL --target=T --prompt="In the beginning" --generate=N
 //
 // Compiles MODEL exactly as kilnc does, links a small C program against the
 // library, runs it (natively, or under qemu-user for a foreign ISA), prefills
-// the tokens, greedily decodes N tokens and prints them on one line.
+// the tokens, greedily decodes N tokens and prints them on one line; with
+// --prompt the text is encoded by the GGUF's tokenizer and the output is text.
 // --logits prints the logits after the last step instead (one per line).
 // --reference runs the reference evaluator on the IR as compiled for the
 // target instead of the library; --target=reference is the f32 reference.
@@ -14,6 +16,7 @@
 #include "compiler/targets/common/Process.h"
 #include "compiler/targets/common/Target.h"
 #include "tools/common/ToolOptions.h"
+#include "tools/common/Tokenizer.h"
 #include "tools/kiln-run/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -49,7 +52,13 @@ static cl::opt<std::string>
     tokens("tokens",
            cl::desc("Prompt token ids, comma-separated; with --sequences, "
                     "one prompt per sequence separated by ';'"),
-           cl::Required, cl::cat(cat));
+           cl::cat(cat));
+static cl::opt<std::string> promptText(
+    "prompt",
+    cl::desc("Prompt text instead of --tokens, encoded with the model's "
+             "tokenizer (tokenizer.ggml.*, BOS first); prints the prompt and "
+             "the generated text instead of token ids"),
+    cl::cat(cat));
 static cl::opt<int64_t> sequences(
     "sequences",
     cl::desc("Sequences to run at once (default 1): each is prefilled with its "
@@ -104,7 +113,7 @@ static int fail(const std::string &msg) {
 }
 
 static void print(const RunOutput &r, const std::vector<int64_t> &steps,
-                  size_t nseq) {
+                  size_t nseq, const Tokenizer *text) {
   auto row = [&](int s, int64_t step) -> const std::vector<float> * {
     for (auto &[key, v] : r.logits)
       if (key.first == s && key.second == step)
@@ -122,6 +131,18 @@ static void print(const RunOutput &r, const std::vector<int64_t> &steps,
     std::string line;
     const std::vector<int32_t> none;
     const auto &toks = s < r.tokens.size() ? r.tokens[s] : none;
+    if (text && steps.empty()) {
+      // The prompt as given, then the generated pieces up to an EOS; the
+      // continuation keeps its leading space.
+      std::vector<int32_t> gen;
+      for (int32_t t : toks) {
+        if (t == text->eos())
+          break;
+        gen.push_back(t);
+      }
+      outs() << promptText << text->decode(gen, /*first=*/false) << "\n";
+      continue;
+    }
     for (size_t i = 0; i < toks.size(); ++i)
       line += (i ? " " : "") + std::to_string(toks[i]);
     if (steps.empty()) {
@@ -178,13 +199,21 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "kiln-run: compile a model, run it on a prompt, print tokens or logits\n\n"
-      "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n\n"
+      "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n"
+      "  kiln-run MODEL --prompt=\"In the beginning\" --generate=N\n\n"
       "  --threads=N  as kilnc --threads; the runner starts N threads\n");
 
   RunPlan plan;
-  for (StringRef promptText : split(StringRef(tokens), ';')) {
+  const bool textMode = promptText.getNumOccurrences() > 0;
+  if (textMode == (tokens.getNumOccurrences() > 0))
+    return fail("give the prompt as exactly one of --tokens or --prompt");
+  if (textMode && sequences != 1)
+    return fail("--prompt runs one sequence; use --tokens with --sequences");
+  for (StringRef one : split(StringRef(tokens), ';')) {
+    if (textMode)
+      break;
     std::vector<int32_t> prompt;
-    for (StringRef part : split(promptText, ',')) {
+    for (StringRef part : split(one, ',')) {
       int32_t t;
       if (part.trim().getAsInteger(10, t) || t < 0)
         return fail("--tokens: '" + part.str() +
@@ -195,6 +224,8 @@ int main(int argc, char **argv) {
   }
   if (sequences < 1 || sequences > 1024)
     return fail("--sequences must be from 1 to 1024");
+  if (textMode)
+    plan.prompts.assign(1, {});
   if ((int64_t)plan.prompts.size() != sequences)
     return fail("--tokens has " + std::to_string(plan.prompts.size()) +
                 " prompt(s) separated by ';' but --sequences=" +
@@ -239,6 +270,15 @@ int main(int argc, char **argv) {
   LoadedModel model;
   if (!loadModel(ctx, modelPath, model, error))
     return fail(error);
+  Tokenizer tokenizer;
+  if (textMode) {
+    if (!tokenizer.load(*model.file, error))
+      return fail(error);
+    plan.prompts[0] =
+        tokenizer.encode(promptText, tokenizer.addBosByDefault());
+    if (plan.prompts[0].empty())
+      return fail("--prompt: the prompt is empty and the model adds no BOS");
+  }
   auto vocab = model.module->lookupSymbol<mlir::func::FuncOp>("forward")
                    .getFunctionType()
                    .getResult(0)
@@ -284,58 +324,22 @@ int main(int argc, char **argv) {
       return fail(error);
     if (!runReference(model, plan, result, error))
       return fail(error);
-    print(result, steps, plan.prompts.size());
+    print(result, steps, plan.prompts.size(), textMode ? &tokenizer : nullptr);
     return 0;
   }
 
-  // A private build directory, removed at the end unless --keep names one.
-  std::string dir = keepDir;
-  if (dir.empty()) {
-    SmallString<128> tmp;
-    if (auto ec = sys::fs::createUniqueDirectory("kiln-run", tmp))
-      return fail("cannot create a temporary directory: " + ec.message());
-    dir = tmp.str().str();
-  }
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      if (!dir.empty())
-        sys::fs::remove_directories(dir);
-    }
-  } cleanup{keepDir.empty() ? dir : ""};
-  opts.outDir = dir;
-  if (!runPipeline(*model.module, opts, error) ||
-      !writeLibrary(*model.module, *model.weights, opts, error))
+  if (!runPipeline(*model.module, opts, error))
     return fail(error);
-
-  {
-    std::FILE *f = std::fopen((dir + "/runner.c").c_str(), "w");
-    if (!f)
-      return fail("cannot write " + dir + "/runner.c");
-    std::fputs(runnerSource(plan).c_str(), f);
-    std::fclose(f);
-  }
-  std::string compiler = cc.empty() ? KILN_DEFAULT_CC : cc.getValue();
-  std::vector<std::string> compile = {compiler};
-  for (const std::string &f : t->cflags())
-    compile.push_back(f);
-  compile.insert(compile.end(), {"-I.", "-c", "runner.c", "-o", "runner.o"});
   std::string output;
-  if (runProgram(compile, dir, output) != 0)
-    return fail("compiling the runner failed: " + joinCommand(compile) + "\n" +
-                output);
-  auto link = t->linkCommand({"runner.o", "libmodel.a"}, "runner");
-  if (runProgram(link, dir, output) != 0)
-    return fail("linking the runner failed: " + joinCommand(link) + "\n" +
-                output);
-  std::vector<std::string> run = t->runPrefix(vectorBits);
-  run.push_back(dir + "/runner");
-  int rc = runProgram(run, dir, output);
+  int rc = 0;
+  if (!buildAndRun(*model.module, *model.weights, opts, *t,
+                   runnerSource(plan), vectorBits, keepDir, output, rc, error))
+    return fail(error);
+  std::string runError = error;
   if (!parseRunnerOutput(output, result, error))
     return fail(error);
   if (rc != 0)
-    return fail("runner exited with status " + std::to_string(rc) + ": " +
-                joinCommand(run) + "\n" + output.substr(0, 2000));
-  print(result, steps, plan.prompts.size());
+    return fail(runError);
+  print(result, steps, plan.prompts.size(), textMode ? &tokenizer : nullptr);
   return 0;
 }
