@@ -57,9 +57,11 @@ struct FuseElementwisePass
       else
         fuseSiluMul(cast<SiluMulOp>(op), b);
     }
-    if (foldNorms)
+    if (foldNorms) {
+      SymbolTable symbols(module); // kept current by foldNorm's insert/erase
       for (RMSNormOp norm : norms)
-        foldNorm(norm, module, b);
+        foldNorm(norm, module, symbols, b);
+    }
   }
 
   /// Gives `m` the epilogue and `op`'s place in the graph.
@@ -115,10 +117,10 @@ struct FuseElementwisePass
   }
 
   /// rms_norm(x, @g) -> rms_norm(x), each reader's weight W -> W diag(g).
-  void foldNorm(RMSNormOp norm, ModuleOp module, OpBuilder &b) {
+  void foldNorm(RMSNormOp norm, ModuleOp module, SymbolTable &symbols,
+                OpBuilder &b) {
     if (!norm.getWeightAttr())
       return;
-    SymbolTable symbols(module);
     WeightOp scale = symbols.lookup<WeightOp>(norm.getWeightAttr().getValue());
     if (!scale || scale.getConcat() || scale.getScaleColumns() ||
         scale.getSourceType() || norm.getResult().use_empty())

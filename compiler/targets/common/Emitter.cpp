@@ -113,10 +113,9 @@ public:
     return "n";
   }
   std::string weight(FlatSymbolRefAttr sym, bool asF32) const override {
-    std::string key = sym.getValue().str();
-    if (!asF32 && !currentKernel.empty())
-      key += "@" + currentKernel;
-    auto it = blob.offsets.find({key, asF32});
+    // Matmul weights (packed per kernel and piece) are addressed by
+    // emitMatMul; what reaches here is stored as in the model.
+    auto it = blob.offsets.find({sym.getValue().str(), asF32});
     assert(it != blob.offsets.end() && "weight not in blob");
     std::string p = "(wts + " + std::to_string(it->second) + ")";
     return asF32 ? "((const float *)" + p + ")" : p;
@@ -149,7 +148,6 @@ private:
   const CompileOptions &opts;
   const Target &target;
   WeightBlob blob;
-  std::string currentKernel; // kernel of the matmul being emitted
   int taskCount = 0;
 };
 
@@ -484,15 +482,12 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
       loc = nl.getName().str();
     body += "  /* " + loc + ": " + op.getName().getStringRef().str() + " */\n";
     auto kernel = op.getAttrOfType<StringAttr>("kiln.kernel");
-    currentKernel = isa<MatMulOp>(op) && kernel ? kernel.str() : "";
     if (auto m = dyn_cast<MatMulOp>(op); m && kernel) {
       emitMatMul(m, kernel.str(), body, tasks);
-      currentKernel.clear();
       continue;
     }
     if (!target.emitOp(&op, *this, body, error))
       return false;
-    currentKernel.clear();
   }
 
   std::string s;
