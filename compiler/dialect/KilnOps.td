@@ -164,4 +164,44 @@ def Kiln_LastTokenOp : Kiln_Op<"last_token", [Pure]> {
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Graph models (ONNX): tensors of any rank and element type, computed by the
+// kernels of kiln_tensor.h.
+//===----------------------------------------------------------------------===//
+
+def Kiln_ConstantOp : Kiln_Op<"constant", [Pure]> {
+  let summary = "a constant tensor of a graph model, stored outside the IR";
+  let description = [{
+    The bytes live in the weight store under `source`: an ONNX initializer,
+    a Constant node's value, or a tensor the frontend folded at compile time.
+  }];
+  let arguments = (ins StrAttr:$source);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($result)";
+}
+
+def Kiln_TensorOp : Kiln_Op<"tensor_op"> {
+  let summary = "a call of one tensor kernel (kiln_t_<kernel>)";
+  let description = [{
+    What an ONNX node became: `kernel` names the C function, `params` and
+    `fparams` are its integer and float parameters (shapes, strides,
+    attributes; their layout is the kernel's, see kiln_tensor.h), and
+    `scratch` the bytes of arena it needs besides its results. `onnx_op` and
+    `node` name the node it came from. When the kernel's inputs include
+    omitted optional ones, `slots` maps each kernel input to an operand index
+    or -1.
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, StrAttr:$kernel,
+                       DenseI64ArrayAttr:$params,
+                       OptionalAttr<DenseF32ArrayAttr>:$fparams,
+                       OptionalAttr<DenseI64ArrayAttr>:$slots,
+                       DefaultValuedAttr<I64Attr, "0">:$scratch,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$outputs);
+  let assemblyFormat = [{
+    $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
+  }];
+}
+
 #endif // KILN_OPS_TD

@@ -1,6 +1,7 @@
 //===- Compile.cpp - load, import and run kilnc's pipeline ----------------===//
 #include "compiler/driver/Compile.h"
 #include "compiler/frontend/gguf/Import.h"
+#include "compiler/frontend/onnx/Import.h"
 #include "compiler/passes/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -23,10 +24,37 @@ std::string kiln::defaultModelName(const std::string &path) {
   return name;
 }
 
+bool kiln::isGraphModule(ModuleOp module) {
+  return module->hasAttr("kiln.graph");
+}
+
 bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
-                     LoadedModel &model, std::string &error) {
+                     LoadedModel &model, std::string &error,
+                     const onnx::InputShapes &inputShapes) {
+  if (llvm::StringRef(path).endswith(".onnx")) {
+    auto m = onnx::loadModel(path, error);
+    if (!m)
+      return false;
+    onnx::LoweredGraph graph;
+    if (!onnx::lowerModel(*m, inputShapes, graph, error)) {
+      error = path + ": " + error;
+      return false;
+    }
+    model.weights = std::make_unique<WeightStore>();
+    model.module = importLoweredGraph(ctx, graph, path, *model.weights, error);
+    if (!model.module)
+      return false;
+    (*model.module)->setAttr(
+        "kiln.source",
+        StringAttr::get(&ctx, llvm::sys::path::filename(path)));
+    return true;
+  }
+  if (!inputShapes.empty()) {
+    error = "--input-shape applies to ONNX models, not " + path;
+    return false;
+  }
   if (!llvm::StringRef(path).endswith(".gguf")) {
-    error = path + ": unknown model format (expected a .gguf file)";
+    error = path + ": unknown model format (expected a .gguf or .onnx file)";
     return false;
   }
   model.file = gguf::File::open(path, error);

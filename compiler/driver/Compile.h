@@ -4,6 +4,7 @@
 
 #include "compiler/frontend/WeightStore.h"
 #include "compiler/frontend/gguf/GGUF.h"
+#include "compiler/frontend/onnx/Model.h"
 #include "compiler/targets/common/Emitter.h"
 
 #include "mlir/IR/OwningOpRef.h"
@@ -22,9 +23,13 @@ struct LoadedModel {
 /// A C identifier made from a model path: "tiny-llama.Q4_0.gguf" ->
 /// "tiny_llama_Q4_0".
 std::string defaultModelName(const std::string &path);
-/// Maps, validates and imports a model file (GGUF).
+/// Maps, validates and imports a model file: GGUF, or ONNX with its dynamic
+/// input dimensions fixed by `inputShapes` (--input-shape).
 bool loadModel(mlir::MLIRContext &ctx, const std::string &path,
-               LoadedModel &model, std::string &error);
+               LoadedModel &model, std::string &error,
+               const onnx::InputShapes &inputShapes = {});
+/// True for a module imported from an ONNX graph (entry point @run).
+bool isGraphModule(mlir::ModuleOp module);
 /// Records the compile options in the module and runs kilnc's pipeline
 /// (kernel selection, memory planning) up to `opts.stopAfter`.
 bool runPipeline(mlir::ModuleOp module, const CompileOptions &opts,

@@ -13,14 +13,18 @@ const uint8_t *WeightStore::bytes(WeightOp weight, std::string &error) const {
   const std::string what = "weight @" + weight.getSymName().str();
   auto type = weight.getTensorType();
   const std::string want = weightTypeName(type.getElementType()).str();
+  if (!file) {
+    error = what + ": a graph model has no weight file";
+    return nullptr;
+  }
   const int64_t K = type.getShape().back();
 
   std::vector<const gguf::TensorInfo *> parts;
   uint64_t elems = 0;
   for (llvm::StringRef name : weight.getSourceTensors()) {
-    const gguf::TensorInfo *t = file.tensor(name.str());
+    const gguf::TensorInfo *t = file->tensor(name.str());
     if (!t) {
-      error = what + ": tensor '" + name.str() + "' is not in " + file.path();
+      error = what + ": tensor '" + name.str() + "' is not in " + file->path();
       return nullptr;
     }
     if (!parts.empty() && t->type != parts[0]->type) {
@@ -78,11 +82,11 @@ const uint8_t *WeightStore::bytes(WeightOp weight, std::string &error) const {
       at += t->numElements;
     }
     if (scaleName) {
-      const gguf::TensorInfo *s = file.tensor(scaleName->str());
+      const gguf::TensorInfo *s = file->tensor(scaleName->str());
       if (!s || s->numElements != (uint64_t)K) {
         error = what + ": scale_columns tensor '" + scaleName->str() + "' " +
                 (s ? "is not a vector of " + std::to_string(K) + " values"
-                   : "is not in " + file.path());
+                   : "is not in " + file->path());
         return nullptr;
       }
       std::vector<float> scale((size_t)K);

@@ -16,7 +16,19 @@
 namespace kiln {
 class WeightStore {
 public:
-  explicit WeightStore(const gguf::File &file) : file(file) {}
+  explicit WeightStore(const gguf::File &file) : file(&file) {}
+  /// A store of a graph model (ONNX): no weight file, only constants.
+  WeightStore() = default;
+
+  /// Bytes of a graph model's constant (kiln.constant "NAME"): initializers,
+  /// Constant nodes and folded tensors, row-major; null if unknown.
+  const std::vector<uint8_t> *constant(llvm::StringRef name) const {
+    auto it = constants.find(name.str());
+    return it == constants.end() ? nullptr : &it->second;
+  }
+  void addConstant(const std::string &name, std::vector<uint8_t> bytes) {
+    constants[name] = std::move(bytes);
+  }
 
   /// Raw bytes of `weight` in the GGML layout of its declared element type, or
   /// null with `error` naming the weight and the mismatch. A weight whose IR
@@ -28,7 +40,8 @@ public:
                    std::string &error) const;
 
 private:
-  const gguf::File &file;
+  const gguf::File *file = nullptr; // null for graph models
+  std::map<std::string, std::vector<uint8_t>> constants;
   mutable std::map<std::string, std::vector<uint8_t>> converted;
 };
 } // namespace kiln

@@ -85,7 +85,8 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
       int64_t elems = 1;
       for (int64_t d : type.getShape())
         elems *= ShapedType::isDynamic(d) ? rows : d;
-      return alignUp(elems * (type.getElementTypeBitWidth() / 8));
+      // Booleans (i1) take a byte each, as in kiln_tensor.h.
+      return alignUp(elems * ((type.getElementTypeBitWidth() + 7) / 8));
     };
 
     std::vector<Buffer> buffers;
@@ -94,7 +95,8 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
     for (Operation &op : block) {
       const int64_t at = index[&op];
       for (Value r : op.getResults()) {
-        if (!r.getType().isa<RankedTensorType>())
+        // Constants of graph models live in the weight blob, not the arena.
+        if (!r.getType().isa<RankedTensorType>() || isa<ConstantOp>(op))
           continue;
         // In place: an operand of the same size whose buffer dies here.
         std::optional<size_t> reuse;
@@ -132,6 +134,8 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
           return signalPassFailure();
         }
         scratch = alignUp(context * 4);
+      } else if (auto t = dyn_cast<TensorOp>(op)) {
+        scratch = alignUp(t.getScratch());
       }
       if (scratch)
         buffers.push_back({{}, &op, {scratch, at, at}});

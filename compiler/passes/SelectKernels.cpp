@@ -39,7 +39,7 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
     Builder b(module.getContext());
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
       if (op->getDialect() != op->getContext()->getLoadedDialect<KilnDialect>() ||
-          isa<WeightOp>(op))
+          isa<WeightOp, ConstantOp, TensorOp>(op)) // graph ops name their kernel
         return WalkResult::advance();
       StringRef wt;
       if (auto e = dyn_cast<EmbeddingOp>(op))

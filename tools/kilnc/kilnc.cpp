@@ -21,7 +21,8 @@ using namespace llvm;
 using namespace kiln;
 
 static cl::OptionCategory cat("kilnc options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
+static cl::opt<std::string> modelPath(cl::Positional,
+                                      cl::desc("<model.gguf | model.onnx>"),
                                       cl::Required, cl::cat(cat));
 static cl::opt<std::string> target(
     "target",
@@ -99,6 +100,11 @@ static cl::list<std::string> quantizeOverride(
     "kiln-quantize-override",
     cl::desc("REGEX=TYPE: tensors whose name matches get TYPE (repeatable; "
              "first match wins)"),
+    cl::cat(cat));
+static cl::list<std::string> inputShape(
+    "input-shape",
+    cl::desc("ONNX: fix the dynamic dimensions of an input, NAME=D0,D1,... "
+             "(repeatable; e.g. --input-shape=images=1,3,48,320)"),
     cl::cat(cat));
 static cl::list<std::string> disablePass(
     "disable-pass", cl::CommaSeparated,
@@ -246,7 +252,11 @@ int main(int argc, char **argv) {
   mlir::MLIRContext ctx;
   LoadedModel model;
   progress.phase("loading " + sys::path::filename(modelPath).str());
-  if (!loadModel(ctx, modelPath, model, error))
+  kiln::onnx::InputShapes shapes;
+  for (const std::string &spec : inputShape)
+    if (!kiln::onnx::parseInputShape(spec, shapes, error))
+      return fail(error);
+  if (!loadModel(ctx, modelPath, model, error, shapes))
     return progress.finish(), fail(error);
   progress.phase("running passes");
   if (!runPipeline(*model.module, opts, error))

@@ -9,9 +9,11 @@
 #include "kiln/kiln.h"
 #include "compiler/targets/common/Emitter.h"
 #include "compiler/targets/common/Embedded.h"
+#include "compiler/targets/common/GraphEmitter.h"
 #include "compiler/targets/common/Process.h"
 #include "compiler/targets/common/Progress.h"
 #include "compiler/targets/common/Target.h"
+#include "compiler/targets/common/WeightBlob.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -27,46 +29,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-constexpr uint64_t kBlobHeader = 64, kBlobAlign = 64;
-constexpr char kBlobMagic[8] = {'K', 'I', 'L', 'N', 'W', 'T', '0', '1'};
-
-uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-/// Header (magic, payload bytes, fingerprint) followed by every weight at a
-/// 64-byte aligned offset of the payload.
-struct WeightBlob {
-  std::vector<uint8_t> bytes = std::vector<uint8_t>(kBlobHeader, 0);
-  std::map<std::pair<std::string, bool>, uint64_t> offsets;
-  uint64_t fingerprint = 0;
-
-  void add(const std::string &sym, bool asF32, const uint8_t *data,
-           size_t size) {
-    uint64_t off = alignUp(bytes.size() - kBlobHeader, kBlobAlign);
-    bytes.resize(kBlobHeader + off, 0);
-    bytes.insert(bytes.end(), data, data + size);
-    offsets[{sym, asF32}] = off;
-  }
-  void finish() {
-    bytes.resize(kBlobHeader + alignUp(bytes.size() - kBlobHeader, kBlobAlign));
-    uint64_t h = 1469598103934665603ull; // FNV-1a over the payload
-    for (size_t i = kBlobHeader; i < bytes.size(); ++i)
-      h = (h ^ bytes[i]) * 1099511628211ull;
-    fingerprint = h;
-    uint64_t payload = bytes.size() - kBlobHeader;
-    std::memcpy(bytes.data(), kBlobMagic, 8);
-    for (int i = 0; i < 8; ++i) {
-      bytes[8 + i] = (uint8_t)(payload >> (8 * i));
-      bytes[16 + i] = (uint8_t)(h >> (8 * i));
-    }
-  }
-};
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%016llxull", (unsigned long long)v);
-  return buf;
-}
-
 std::string upper(const std::string &s) { return llvm::StringRef(s).upper(); }
 
 class Emitter : public EmitContext {
@@ -665,12 +627,19 @@ kiln::StagingDir::~StagingDir() {
     llvm::sys::fs::remove_directories(path);
 }
 
+static bool addBlobFile(const CompileOptions &opts, LibrarySources &out);
+
 bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
                                   const CompileOptions &opts,
                                   LibrarySources &out, std::string &error) {
   auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)
     return false;
+  if (module->hasAttr("kiln.graph")) {
+    if (!generateGraphSources(module, store, opts, *target, out, error))
+      return false;
+    return addBlobFile(opts, out);
+  }
   auto func = module.lookupSymbol<func::FuncOp>("forward");
   if (!func || !func->hasAttr("kiln.arena_bytes")) {
     error = "module has not been through memory planning";
@@ -697,6 +666,16 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   out.texts.push_back({support, embeddedSource(support)});
   out.units.push_back(support);
   out.blob = emitter.takeBlobBytes();
+  out.cflags = target->cflags();
+  if (target->hosted())
+    out.cflags.push_back("-DKILN_THREADS");
+  return addBlobFile(opts, out);
+}
+
+/// Names the blob's file: NAME.weights (external) or NAME_weights.bin pulled
+/// into the archive by an assembler unit.
+static bool addBlobFile(const CompileOptions &opts, LibrarySources &out) {
+  const std::string &N = opts.name;
   out.external = opts.externalWeights;
   if (opts.externalWeights) {
     out.blobFile = N + ".weights";
@@ -715,9 +694,6 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
              "  .section .note.GNU-stack,\"\",%progbits\n"});
     out.units.push_back(N + "_weights.S");
   }
-  out.cflags = target->cflags();
-  if (target->hosted())
-    out.cflags.push_back("-DKILN_THREADS");
   return true;
 }
 

@@ -55,6 +55,17 @@ typedef struct kiln_layout {
 } kiln_layout;
 _Static_assert(sizeof(kiln_layout) == 48, "kiln_layout ABI");
 
+/* An input or output of a graph model (NAME_inputs[], NAME_outputs[]):
+ * dtype uses ONNX's TensorProto.DataType numbers (1 float, 7 int64, 9 bool
+ * stored as one byte, ...), the shape is row-major. */
+typedef struct kiln_tensor_info {
+  const char *name;
+  int32_t dtype;
+  int32_t rank;
+  const int64_t *shape;
+  size_t bytes;
+} kiln_tensor_info;
+
 /* Bytes of arena the thread pool's state takes per thread, and fixed. */
 #define KILN_POOL_BYTES_FIXED 512u
 #define KILN_POOL_BYTES_PER_THREAD 64u

@@ -1,0 +1,209 @@
+//===- Model.cpp - ONNX protobuf reading and TensorProto conversion -------===//
+#include "compiler/frontend/onnx/Model.h"
+#include "onnx.pb.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace kiln::onnx {
+
+bool parseInputShape(const std::string &spec, InputShapes &shapes,
+                     std::string &error) {
+  size_t eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    error = "--input-shape=" + spec + ": expected NAME=D0,D1,... (e.g. "
+            "input=1,3,224,224)";
+    return false;
+  }
+  std::vector<int64_t> dims;
+  std::stringstream ss(spec.substr(eq + 1));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char *end = nullptr;
+    errno = 0;
+    long long v = strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end || errno || v < 0) {
+      error = "--input-shape=" + spec + ": '" + item +
+              "' is not a non-negative dimension";
+      return false;
+    }
+    dims.push_back(v);
+  }
+  shapes[spec.substr(0, eq)] = dims;
+  return true;
+}
+
+static bool parseFile(const std::string &path,
+                      google::protobuf::MessageLite &msg, const char *kind,
+                      std::string &error) {
+  int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    error = "cannot open " + path + ": " + strerror(errno);
+    return false;
+  }
+  google::protobuf::io::FileInputStream raw(fd);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  bool ok = msg.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  close(fd);
+  if (!ok) {
+    error = path + ": not a valid ONNX " + std::string(kind) +
+            " (protobuf parse failed)";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Model> loadModel(const std::string &path, std::string &error) {
+  auto m = std::make_unique<Model>();
+  m->path = path;
+  size_t slash = path.rfind('/');
+  m->dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  m->proto = std::make_shared<::onnx::ModelProto>();
+  if (!parseFile(path, *m->proto, "model", error))
+    return nullptr;
+  if (!m->proto->has_graph()) {
+    error = path + ": not a valid ONNX model (no graph)";
+    return nullptr;
+  }
+  for (const auto &op : m->proto->opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      m->opset = op.version();
+  }
+  if (m->proto->opset_import_size() == 0)
+    m->opset = 1; // IR version 2 models without opset_import
+  if (m->opset < kMinOpset || m->opset > kMaxOpset) {
+    error = path + ": opset " + std::to_string(m->opset) +
+            " of the default domain is not supported (Kiln imports opsets " +
+            std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+            ")";
+    return nullptr;
+  }
+  return m;
+}
+
+/// Copies a repeated field of one C type into elements of another.
+template <class To, class Field>
+static void copyField(const Field &field, std::vector<uint8_t> &data) {
+  data.resize(field.size() * sizeof(To));
+  To *p = reinterpret_cast<To *>(data.data());
+  for (int i = 0; i < field.size(); ++i)
+    p[i] = (To)field.Get(i);
+}
+
+bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
+                const std::string &what, Tensor &out, std::string &error) {
+  out.dtype = t.data_type();
+  out.shape.assign(t.dims().begin(), t.dims().end());
+  for (int64_t d : out.shape)
+    if (d < 0) {
+      error = what + ": negative dimension in shape " + shapeString(out.shape);
+      return false;
+    }
+  size_t elem = dtypeSize(out.dtype);
+  if (elem == 0) {
+    error = what + ": element type " + dtypeName(out.dtype) +
+            " is not supported (Kiln holds bool, integers, float16, float and "
+            "double)";
+    return false;
+  }
+  const size_t expected = (size_t)out.numel() * elem;
+  out.isConst = true;
+  out.data.clear();
+  const char *source = "raw_data";
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::stoll(kv.value());
+      else if (kv.key() == "length")
+        length = std::stoll(kv.value());
+    }
+    if (location.empty() || location[0] == '/' ||
+        location.find("..") != std::string::npos) {
+      error = what + ": external data location '" + location +
+              "' must be a relative path inside the model's directory";
+      return false;
+    }
+    std::string file = dir + "/" + location;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      error = what + ": missing external data file " + file;
+      return false;
+    }
+    in.seekg(0, std::ios::end);
+    int64_t size = in.tellg();
+    if (length < 0)
+      length = size - offset;
+    if (offset < 0 || offset + length > size) {
+      error = what + ": external data [" + std::to_string(offset) + ", " +
+              std::to_string(offset + length) + ") lies outside " + file +
+              " (" + std::to_string(size) + " bytes)";
+      return false;
+    }
+    out.data.resize(length);
+    in.seekg(offset);
+    in.read(reinterpret_cast<char *>(out.data.data()), length);
+    source = "external data";
+  } else if (t.has_raw_data()) {
+    out.data.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    switch (out.dtype) {
+    case F32: copyField<float>(t.float_data(), out.data); source = "float_data"; break;
+    case F64: copyField<double>(t.double_data(), out.data); source = "double_data"; break;
+    case I64: copyField<int64_t>(t.int64_data(), out.data); source = "int64_data"; break;
+    case U32: copyField<uint32_t>(t.uint64_data(), out.data); source = "uint64_data"; break;
+    case U64: copyField<uint64_t>(t.uint64_data(), out.data); source = "uint64_data"; break;
+    case I32: copyField<int32_t>(t.int32_data(), out.data); source = "int32_data"; break;
+    case I16: copyField<int16_t>(t.int32_data(), out.data); source = "int32_data"; break;
+    case U16: case F16: copyField<uint16_t>(t.int32_data(), out.data); source = "int32_data"; break;
+    case I8: copyField<int8_t>(t.int32_data(), out.data); source = "int32_data"; break;
+    case U8: case BOOL: copyField<uint8_t>(t.int32_data(), out.data); source = "int32_data"; break;
+    }
+  }
+  if (out.data.size() != expected) {
+    error = what + ": " + std::to_string(out.data.size()) + " bytes of " +
+            source + " for shape " + shapeString(out.shape) + " of " +
+            dtypeName(out.dtype) + " (expected " + std::to_string(expected) +
+            ")";
+    return false;
+  }
+  return true;
+}
+
+bool readTensorFile(const std::string &path, Tensor &out, std::string &error) {
+  ::onnx::TensorProto t;
+  if (!parseFile(path, t, "TensorProto", error))
+    return false;
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  out.name = t.name();
+  return readTensor(t, dir, path, out, error);
+}
+
+bool writeTensorFile(const std::string &path, const Tensor &t,
+                     std::string &error) {
+  ::onnx::TensorProto p;
+  p.set_name(t.name);
+  p.set_data_type(t.dtype);
+  for (int64_t d : t.shape)
+    p.add_dims(d);
+  p.set_raw_data(t.data.data(), t.data.size());
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !p.SerializeToOstream(&out)) {
+    error = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+} // namespace kiln::onnx

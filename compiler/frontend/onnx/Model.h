@@ -1,0 +1,55 @@
+//===- Model.h - reading an ONNX model file --------------------------------===//
+#ifndef KILN_FRONTEND_ONNX_MODEL_H
+#define KILN_FRONTEND_ONNX_MODEL_H
+
+#include "compiler/frontend/onnx/Graph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace kiln::onnx {
+/// Opsets of the default domain Kiln imports (ONNX 1.12 defines up to 17).
+constexpr int64_t kMinOpset = 7, kMaxOpset = 18;
+
+/// Fixed dimensions for graph inputs: --input-shape=NAME=1,3,48,320.
+using InputShapes = std::map<std::string, std::vector<int64_t>>;
+/// Parses "NAME=D0,D1,..." into `shapes`; false with `error` if malformed.
+bool parseInputShape(const std::string &spec, InputShapes &shapes,
+                     std::string &error);
+
+/// A parsed ONNX model and the directory its external data lives in.
+struct Model {
+  std::string path, dir;
+  std::shared_ptr<::onnx::ModelProto> proto;
+  int64_t opset = 0;
+};
+
+/// Reads and validates the protobuf of `path`.
+std::unique_ptr<Model> loadModel(const std::string &path, std::string &error);
+
+/// Reads a TensorProto (an initializer, a Constant's value or a test's
+/// input_N.pb) into `out`, with external data resolved against `dir`.
+/// `what` names it in messages ("initializer 'W'").
+bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
+                const std::string &what, Tensor &out, std::string &error);
+/// Reads a serialized TensorProto file.
+bool readTensorFile(const std::string &path, Tensor &out, std::string &error);
+/// Writes `t` as a serialized TensorProto file (raw_data).
+bool writeTensorFile(const std::string &path, const Tensor &t,
+                     std::string &error);
+
+/// Lowers the model's main graph (Lower.cpp). With `inputValues` (by input
+/// name) those inputs are constants: the whole graph then folds on the host,
+/// which evaluates a model with the tensor kernels and no target compiler.
+bool lowerModel(const Model &model, const InputShapes &shapes,
+                LoweredGraph &out, std::string &error,
+                const std::map<std::string, Tensor> *inputValues = nullptr);
+} // namespace kiln::onnx
+
+#endif

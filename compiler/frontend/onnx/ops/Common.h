@@ -1,0 +1,31 @@
+//===- Common.h - what every converter file includes ----------------------===//
+//
+// A converter file registers its operators with RegisterConverter at static
+// initialization; the ONNX frontend library is linked whole (see
+// CMakeLists.txt) so that no registration is dropped.
+//
+#ifndef KILN_FRONTEND_ONNX_OPS_COMMON_H
+#define KILN_FRONTEND_ONNX_OPS_COMMON_H
+
+#include "compiler/frontend/onnx/Graph.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::onnx {
+/// Each converter file defines one of these (empty): lowerModel references
+/// them all so the linker keeps every file's registrations.
+void linkElementwiseOps();
+
+/// KILN_MAX_RANK of kiln_tensor.h.
+constexpr size_t KILN_MAX_RANK_CXX = 8;
+
+/// Emits kiln_t_binary with operation code `op` (elementwise.c) computing
+/// `out` (already declared with the broadcast shape) from a and b.
+bool emitBinary(NodeContext &c, int op, Tensor *a, Tensor *b, Tensor &out);
+} // namespace kiln::onnx
+
+#endif

@@ -1,0 +1,360 @@
+//===- GraphEmitter.cpp - the library of a graph model (ONNX) -------------===//
+//
+// A graph model's library has one entry point, NAME_run(ctx, inputs,
+// outputs): each kiln.tensor_op becomes a call of its kernel with its
+// parameters as static arrays and its operands at their planned arena
+// offsets; constants are read from the weight blob; results are copied to
+// the caller's output buffers at the end. The header describes every input
+// and output (name, type, shape, bytes) as constants and as tables.
+//
+#include "compiler/targets/common/Embedded.h"
+#include "compiler/targets/common/GraphEmitter.h"
+#include "compiler/targets/common/WeightBlob.h"
+#include "kiln/kiln.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <set>
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln {
+extern const EmbeddedFile kTensorKernelSources[];
+extern const size_t kTensorKernelSources_count;
+
+namespace {
+
+int32_t dtypeCode(Type t) {
+  if (t.isF32()) return 1;
+  if (t.isF64()) return 11;
+  if (t.isF16()) return 10;
+  if (t.isInteger(1)) return 9;
+  auto i = t.dyn_cast<IntegerType>();
+  if (!i) return 0;
+  bool u = i.isUnsigned();
+  switch (i.getWidth()) {
+  case 8: return u ? 2 : 3;
+  case 16: return u ? 4 : 5;
+  case 32: return u ? 12 : 6;
+  case 64: return u ? 13 : 7;
+  }
+  return 0;
+}
+
+int64_t byteSize(RankedTensorType t) {
+  return t.getNumElements() * ((t.getElementTypeBitWidth() + 7) / 8);
+}
+
+std::string typeComment(RankedTensorType t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+std::string floatLiteral(float v) {
+  if (std::isnan(v))
+    return "(0.0f/0.0f)";
+  if (std::isinf(v))
+    return v > 0 ? "(1.0f/0.0f)" : "(-1.0f/0.0f)";
+  char buf[48];
+  snprintf(buf, sizeof buf, "%af", (double)v); // exact
+  return buf;
+}
+
+std::string cString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if ((unsigned char)c < 32) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\%03o", (unsigned char)c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string commentSafe(StringRef s) {
+  std::string out;
+  for (char c : s)
+    out += (c == '*' || (unsigned char)c < 32) ? '_' : c;
+  return out;
+}
+
+} // namespace
+
+bool generateGraphSources(ModuleOp module, const WeightStore &store,
+                          const CompileOptions &opts, const Target &target,
+                          LibrarySources &out, std::string &error) {
+  auto func = module.lookupSymbol<func::FuncOp>("run");
+  if (!func || !func->hasAttr("kiln.arena_bytes")) {
+    error = "graph module has not been through memory planning";
+    return false;
+  }
+  const std::string &N = opts.name;
+  const std::string U = StringRef(N).upper();
+
+  // Constants, each once, in the blob.
+  WeightBlob blob;
+  std::map<std::string, uint64_t> constOffset;
+  func.walk([&](ConstantOp c) {
+    std::string name = c.getSource().str();
+    if (constOffset.count(name))
+      return;
+    const std::vector<uint8_t> *bytes = store.constant(name);
+    if (!bytes) {
+      error = "constant '" + name + "' is not in the weight store";
+      return;
+    }
+    blob.add(name, false, bytes->data(), bytes->size());
+    constOffset[name] = blob.offsets[{name, false}];
+  });
+  if (!error.empty())
+    return false;
+  blob.finish();
+
+  auto value = [&](Value v) -> std::string {
+    if (auto arg = v.dyn_cast<BlockArgument>())
+      return "inputs[" + std::to_string(arg.getArgNumber()) + "]";
+    Operation *def = v.getDefiningOp();
+    if (auto c = dyn_cast<ConstantOp>(def))
+      return "(wts + " + std::to_string(constOffset[c.getSource().str()]) + ")";
+    int64_t off;
+    if (auto all = def->getAttrOfType<DenseI64ArrayAttr>("kiln.offsets"))
+      off = all[v.cast<OpResult>().getResultNumber()];
+    else
+      off = def->getAttrOfType<IntegerAttr>("kiln.offset").getInt();
+    return "(act + " + std::to_string(off) + ")";
+  };
+
+  std::string body;
+  llvm::raw_string_ostream bs(body);
+  std::set<std::string> kernels;
+  int callNo = 0;
+  for (Operation &op : func.getBody().front()) {
+    auto t = dyn_cast<TensorOp>(op);
+    if (!t)
+      continue;
+    kernels.insert(t.getKernel().str());
+    bs << "  { /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()
+       << ") */\n    static const int64_t p[] = {";
+    ArrayRef<int64_t> params = t.getParams();
+    for (size_t i = 0; i < params.size(); ++i)
+      bs << (i ? ", " : "") << params[i];
+    if (params.empty())
+      bs << "0";
+    bs << "};\n";
+    bool hasF = t.getFparams() && !t.getFparams()->empty();
+    if (hasF) {
+      bs << "    static const float f[] = {";
+      ArrayRef<float> fs = *t.getFparams();
+      for (size_t i = 0; i < fs.size(); ++i)
+        bs << (i ? ", " : "") << floatLiteral(fs[i]);
+      bs << "};\n";
+    }
+    bs << "    const void *in[] = {";
+    SmallVector<int64_t> slots;
+    if (auto s = t.getSlots())
+      slots.assign(s->begin(), s->end());
+    else
+      for (size_t i = 0; i < t.getInputs().size(); ++i)
+        slots.push_back(i);
+    for (size_t i = 0; i < slots.size(); ++i)
+      bs << (i ? ", " : "")
+         << (slots[i] < 0 ? "0" : value(t.getInputs()[slots[i]]));
+    if (slots.empty())
+      bs << "0";
+    bs << "};\n    void *out[] = {";
+    for (size_t i = 0; i < t.getNumResults(); ++i)
+      bs << (i ? ", " : "") << value(t->getResult(i));
+    bs << "};\n    kiln_t_" << t.getKernel() << "(p, " << (hasF ? "f" : "0")
+       << ", in, out, ";
+    if (auto off = t->getAttrOfType<IntegerAttr>("kiln.scratch_offset"))
+      bs << "act + " << off.getInt();
+    else
+      bs << "0";
+    bs << ");\n  }\n";
+    ++callNo;
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (size_t i = 0; i < ret.getNumOperands(); ++i) {
+    auto type = ret.getOperand(i).getType().cast<RankedTensorType>();
+    bs << "  memcpy(outputs[" << i << "], " << value(ret.getOperand(i))
+       << ", " << byteSize(type) << "u);\n";
+  }
+
+  // Tables describing inputs and outputs.
+  std::string tables;
+  llvm::raw_string_ostream ts(tables);
+  auto describe = [&](const char *kind, ArrayRef<Type> types,
+                      std::function<StringRef(unsigned)> nameOf) {
+    for (size_t i = 0; i < types.size(); ++i) {
+      auto t = types[i].cast<RankedTensorType>();
+      ts << "static const int64_t " << N << "_" << kind << i << "_shape[] = {";
+      for (size_t d = 0; d < (size_t)t.getRank(); ++d)
+        ts << (d ? ", " : "") << t.getDimSize(d);
+      ts << (t.getRank() ? "" : "0") << "};\n";
+    }
+    ts << "const kiln_tensor_info " << N << "_" << kind << "s[] = {\n";
+    for (size_t i = 0; i < types.size(); ++i) {
+      auto t = types[i].cast<RankedTensorType>();
+      ts << "  {" << cString(nameOf(i)) << ", " << dtypeCode(t.getElementType())
+         << ", " << t.getRank() << ", " << N << "_" << kind << i << "_shape, "
+         << byteSize(t) << "u},\n";
+    }
+    if (types.empty())
+      ts << "  {0, 0, 0, 0, 0}\n";
+    ts << "};\n";
+  };
+  auto argName = [&](unsigned i) {
+    return func.getArgAttrOfType<StringAttr>(i, "kiln.name").getValue();
+  };
+  auto resName = [&](unsigned i) {
+    return func.getResultAttrOfType<StringAttr>(i, "kiln.name").getValue();
+  };
+  auto fnType = func.getFunctionType();
+  describe("input", fnType.getInputs(), argName);
+  describe("output", fnType.getResults(), resName);
+
+  kiln_layout l = {};
+  l.abi_version = KILN_ABI_VERSION;
+  l.struct_size = sizeof(kiln_layout);
+  l.context = 1;
+  l.max_seqs = 1;
+  l.kv_block = 1;
+  l.kv_blocks = 1;
+  l.activation_bytes =
+      (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
+  l.max_threads = 1;
+  const uint64_t arena = kiln_arena_bytes(&l);
+
+  // --- header ---
+  std::string header;
+  llvm::raw_string_ostream hs(header);
+  std::string source = "graph";
+  if (auto s = module->getAttrOfType<StringAttr>("kiln.source"))
+    source = s.getValue().str();
+  hs << "/* " << N << ".h - generated by kilnc from " << commentSafe(source)
+     << " for target " << opts.target << ". Do not edit. */\n"
+     << "#ifndef " << U << "_KILN_MODEL_H\n#define " << U << "_KILN_MODEL_H\n\n"
+     << embeddedSource("kiln.h")
+     << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "/* Bytes of arena " << N << "_init needs, aligned to KILN_ARENA_ALIGN. */\n"
+     << "#define " << U << "_ARENA_BYTES ((size_t)" << arena << "u)\n"
+     << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
+  if (opts.externalWeights)
+    hs << "#define " << U << "_WEIGHTS_BYTES ((size_t)" << blob.bytes.size() << "u)\n";
+  hs << "#define " << U << "_NUM_INPUTS " << fnType.getNumInputs() << "\n"
+     << "#define " << U << "_NUM_OUTPUTS " << fnType.getNumResults() << "\n\n";
+  auto declare = [&](const char *kind, const char *KIND, ArrayRef<Type> types,
+                     std::function<StringRef(unsigned)> nameOf) {
+    for (size_t i = 0; i < types.size(); ++i) {
+      auto t = types[i].cast<RankedTensorType>();
+      hs << "/* " << kind << " " << i << ": '" << commentSafe(nameOf(i))
+         << "', " << typeComment(t) << " */\n"
+         << "#define " << U << "_" << KIND << "_" << i << "_BYTES ((size_t)"
+         << byteSize(t) << "u)\n";
+    }
+    hs << "extern const kiln_tensor_info " << N << "_" << kind << "s[];\n\n";
+  };
+  declare("input", "INPUT", fnType.getInputs(), argName);
+  declare("output", "OUTPUT", fnType.getResults(), resName);
+  hs << "/* Lays out the arena. */\n"
+     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n";
+  if (opts.externalWeights)
+    hs << "/* Checks and attaches the contents of " << N
+       << ".weights (must outlive ctx). */\n"
+       << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes);\n";
+  hs << "/* Runs the graph: inputs[i] holds " << N << "_inputs[i].bytes bytes of its\n"
+     << "   type and shape; outputs[i] receives " << N << "_outputs[i].bytes bytes.\n"
+     << "   Buffers need no alignment and may not overlap the arena. */\n"
+     << "kiln_status " << N << "_run(kiln_ctx *ctx, const void *const *inputs,\n"
+     << "    void *const *outputs);\n"
+     << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
+
+  // --- source ---
+  std::string src;
+  llvm::raw_string_ostream os(src);
+  os << "/* " << N << ".c - generated by kilnc for target " << opts.target
+     << ". Do not edit. */\n#include \"" << N << ".h\"\n#include \"kiln_tensor.h\"\n"
+     << "#include <string.h>\n\n" << tables << "\n";
+  if (!opts.externalWeights)
+    os << "extern const uint8_t " << N << "_weights_blob[];\n";
+  os << "static const kiln_layout " << N << "_layout = {KILN_ABI_VERSION, "
+     << "sizeof(kiln_layout), 0u, 0u, 1u, 1u, 1u, 1u, " << l.activation_bytes
+     << "u, 1u, 0u};\n\n"
+     << "static int " << N << "_check_blob(const uint8_t *b, size_t bytes) {\n"
+     << "  static const uint8_t magic[8] = {'K','I','L','N','W','T','0','1'};\n"
+     << "  uint64_t payload = 0, print = 0;\n"
+     << "  if (bytes != " << blob.bytes.size() << "u) return 0;\n"
+     << "  for (int i = 0; i < 8; ++i) {\n"
+     << "    if (b[i] != magic[i]) return 0;\n"
+     << "    payload |= (uint64_t)b[8 + i] << (8 * i);\n"
+     << "    print |= (uint64_t)b[16 + i] << (8 * i);\n  }\n"
+     << "  return payload == " << blob.bytes.size() - kBlobHeader
+     << "u && print == " << hex(blob.fingerprint) << ";\n}\n\n"
+     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes) {\n"
+     << "  kiln_status s = kiln_ctx_init(ctx, &" << N << "_layout, arena, arena_bytes);\n"
+     << "  if (s != KILN_OK) return s;\n";
+  if (!opts.externalWeights)
+    os << "  if (!" << N << "_check_blob(" << N << "_weights_blob, "
+       << blob.bytes.size() << "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
+       << "  ctx->weights = " << N << "_weights_blob + " << kBlobHeader << ";\n";
+  os << "  return KILN_OK;\n}\n\n";
+  if (opts.externalWeights)
+    os << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes) {\n"
+       << "  if (!ctx || !weights) return KILN_ERR_INVALID_ARGUMENT;\n"
+       << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
+       << "  if ((uintptr_t)weights % KILN_ARENA_ALIGN != 0 || !" << N
+       << "_check_blob((const uint8_t *)weights, bytes)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
+       << "  ctx->weights = (const uint8_t *)weights + " << kBlobHeader << ";\n"
+       << "  return KILN_OK;\n}\n\n";
+  os << "kiln_status " << N << "_run(kiln_ctx *ctx, const void *const *inputs,\n"
+     << "    void *const *outputs) {\n"
+     << "  if (!ctx || (!inputs && " << fnType.getNumInputs() << ") || !outputs)\n"
+     << "    return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
+     << "  if (!ctx->weights) return KILN_ERR_WEIGHTS_MISSING;\n"
+     << "  for (int i = 0; i < " << fnType.getNumInputs() << "; ++i)\n"
+     << "    if (!inputs[i]) return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "  for (int i = 0; i < " << fnType.getNumResults() << "; ++i)\n"
+     << "    if (!outputs[i]) return KILN_ERR_INVALID_ARGUMENT;\n"
+     << "  uint8_t *const act = ctx->activations;\n"
+     << "  const uint8_t *const wts = ctx->weights;\n"
+     << "  (void)act; (void)wts;\n"
+     << body << "  return KILN_OK;\n}\n";
+
+  out = LibrarySources();
+  out.header = N + ".h";
+  out.texts.push_back({N + ".h", header});
+  out.texts.push_back({N + ".c", src});
+  out.texts.push_back({"kiln/kiln.h", embeddedSource("kiln.h")});
+  out.texts.push_back({"kiln_runtime.c", embeddedSource("kiln_runtime.c")});
+  out.units = {N + ".c", "kiln_runtime.c"};
+  const char *support = target.hosted() ? "kiln_threads.c" : "kiln_freestanding.c";
+  out.texts.push_back({support, embeddedSource(support)});
+  out.units.push_back(support);
+  // The tensor kernels: headers beside the sources, every .c compiled.
+  for (size_t i = 0; i < kTensorKernelSources_count; ++i) {
+    const EmbeddedFile &f = kTensorKernelSources[i];
+    out.texts.push_back({f.name, std::string(f.text, f.size)});
+    if (StringRef(f.name).endswith(".c"))
+      out.units.push_back(f.name);
+  }
+  out.blob = std::move(blob.bytes);
+  out.external = opts.externalWeights;
+  out.cflags = target.cflags();
+  if (target.hosted())
+    out.cflags.push_back("-DKILN_THREADS");
+  return true;
+}
+} // namespace kiln

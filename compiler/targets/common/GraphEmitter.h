@@ -1,0 +1,17 @@
+//===- GraphEmitter.h - the library of a graph model (ONNX) ---------------===//
+#ifndef KILN_TARGETS_COMMON_GRAPHEMITTER_H
+#define KILN_TARGETS_COMMON_GRAPHEMITTER_H
+
+#include "compiler/targets/common/Emitter.h"
+#include "compiler/targets/common/Target.h"
+
+namespace kiln {
+/// The C source, header and weight blob of a planned graph module (module
+/// attribute kiln.graph, function @run). The blob's file (embedded or
+/// external) is left to the caller, as for language models.
+bool generateGraphSources(mlir::ModuleOp module, const WeightStore &store,
+                          const CompileOptions &opts, const Target &target,
+                          LibrarySources &out, std::string &error);
+} // namespace kiln
+
+#endif

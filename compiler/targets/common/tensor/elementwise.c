@@ -1,0 +1,359 @@
+/* elementwise.c - broadcasting unary, binary and ternary tensor kernels.
+ *
+ * Broadcasting is resolved at compile time: the converter passes the output
+ * shape and, per input, strides in elements with 0 on broadcast dimensions,
+ * after merging dimensions that are contiguous in every operand. The
+ * innermost dimension runs as a plain loop with constant strides. */
+#include "kiln_tensor.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Operation codes of kiln_t_binary (BinaryOp in ops/Elementwise.cpp). */
+enum {
+  BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_POW, BIN_MAX, BIN_MIN, BIN_MOD,
+  BIN_FMOD, BIN_EQUAL, BIN_LESS, BIN_GREATER, BIN_LESS_EQ, BIN_GREATER_EQ,
+  BIN_AND, BIN_OR, BIN_XOR, BIN_PRELU
+};
+
+/* Operation codes of kiln_t_unary (UnaryOp in ops/Elementwise.cpp). */
+enum {
+  UN_RELU, UN_LEAKY_RELU, UN_SIGMOID, UN_HARD_SIGMOID, UN_HARD_SWISH, UN_TANH,
+  UN_ERF, UN_GELU, UN_GELU_TANH, UN_SQRT, UN_EXP, UN_LOG, UN_ABS, UN_NEG,
+  UN_RECIPROCAL, UN_NOT, UN_FLOOR, UN_CEIL, UN_SIN, UN_COS, UN_SOFTPLUS,
+  UN_SOFTSIGN, UN_ELU, UN_SELU, UN_SIGN, UN_ROUND, UN_CELU, UN_THRESHOLDED_RELU,
+  UN_IDENTITY
+};
+
+void kiln_t_copy(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  (void)f; (void)scratch;
+  if (out[0] != in[0])
+    memmove(out[0], in[0], (size_t)p[0]);
+}
+
+/* --- binary ------------------------------------------------------------- */
+
+static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
+  double r = fmod(x, y);
+  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+
+/* One output element from a and b of type T into TO. Integer division and
+ * modulo by zero give 0 rather than trap. */
+#define KILN_BIN_FLOAT(T)                                                     \
+  static void bin_##T(int op, const T *a, const T *b, void *o, int64_t n,      \
+                      int64_t sa, int64_t sb) {                                \
+    T *y = (T *)o;                                                             \
+    uint8_t *c = (uint8_t *)o;                                                 \
+    switch (op) {                                                              \
+    case BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] + b[i * sb]; break; \
+    case BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] - b[i * sb]; break; \
+    case BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] * b[i * sb]; break; \
+    case BIN_DIV: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] / b[i * sb]; break; \
+    case BIN_MAX: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = (u != u || u > v) ? u : v; } break; \
+    case BIN_MIN: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = (u != u || u < v) ? u : v; } break; \
+    case BIN_MOD: for (int64_t i = 0; i < n; ++i) y[i] = (T)fmod_py(a[i * sa], b[i * sb]); break; \
+    case BIN_FMOD: for (int64_t i = 0; i < n; ++i) y[i] = (T)fmod(a[i * sa], b[i * sb]); break; \
+    case BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? u * b[i * sb] : u; } break; \
+    case BIN_EQUAL: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] == b[i * sb]; break; \
+    case BIN_LESS: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] < b[i * sb]; break; \
+    case BIN_GREATER: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] > b[i * sb]; break; \
+    case BIN_LESS_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] <= b[i * sb]; break; \
+    case BIN_GREATER_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] >= b[i * sb]; break; \
+    }                                                                          \
+  }
+#define KILN_BIN_INT(T)                                                       \
+  static void bin_##T(int op, const T *a, const T *b, void *o, int64_t n,      \
+                      int64_t sa, int64_t sb) {                                \
+    T *y = (T *)o;                                                             \
+    uint8_t *c = (uint8_t *)o;                                                 \
+    switch (op) {                                                              \
+    case BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] + b[i * sb]); break; \
+    case BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] - b[i * sb]); break; \
+    case BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] * b[i * sb]); break; \
+    case BIN_DIV: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = v ? (T)(a[i * sa] / v) : 0; } break; \
+    case BIN_MAX: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u > v ? u : v; } break; \
+    case BIN_MIN: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u < v ? u : v; } break; \
+    case BIN_MOD: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; T r = v ? (T)(u % v) : 0; \
+                    y[i] = (r != 0 && ((r < 0) != (v < 0))) ? (T)(r + v) : r; } break; \
+    case BIN_FMOD: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = v ? (T)(a[i * sa] % v) : 0; } break; \
+    case BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? (T)(u * b[i * sb]) : u; } break; \
+    case BIN_EQUAL: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] == b[i * sb]; break; \
+    case BIN_LESS: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] < b[i * sb]; break; \
+    case BIN_GREATER: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] > b[i * sb]; break; \
+    case BIN_LESS_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] <= b[i * sb]; break; \
+    case BIN_GREATER_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] >= b[i * sb]; break; \
+    case BIN_AND: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] && b[i * sb]; break; \
+    case BIN_OR: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] || b[i * sb]; break; \
+    case BIN_XOR: for (int64_t i = 0; i < n; ++i) c[i] = (!a[i * sa]) != (!b[i * sb]); break; \
+    }                                                                          \
+  }
+KILN_BIN_FLOAT(float)
+KILN_BIN_FLOAT(double)
+KILN_BIN_INT(uint8_t)
+KILN_BIN_INT(int8_t)
+KILN_BIN_INT(uint16_t)
+KILN_BIN_INT(int16_t)
+KILN_BIN_INT(int32_t)
+KILN_BIN_INT(int64_t)
+KILN_BIN_INT(uint32_t)
+KILN_BIN_INT(uint64_t)
+
+/* Pow, whose exponent may have another type than its base: computed in
+ * double and converted to the base's type. */
+static double load_as_double(const void *p, int64_t dtype, int64_t i) {
+  switch (dtype) {
+#define X(code, T) case code: return (double)((const T *)p)[i];
+    KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+  }
+  return 0;
+}
+static void store_from_double(void *p, int64_t dtype, int64_t i, double v) {
+  switch (dtype) {
+#define X(code, T) case code: ((T *)p)[i] = (T)v; break;
+    KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+  }
+}
+
+/* p = {op, dtype_a, dtype_b, dtype_out, rank, shape[rank], strides_a[rank],
+ *      strides_b[rank]}. Comparisons and logic write bool (one byte). */
+void kiln_t_binary(const int64_t *p, const float *f, const void *const *in,
+                   void *const *out, void *scratch) {
+  (void)f; (void)scratch;
+  const int op = (int)p[0];
+  const int64_t ta = p[1], tb = p[2], to = p[3];
+  const int rank = (int)p[4];
+  const int64_t *shape = p + 5, *sa = shape + rank, *sb = sa + rank;
+  const size_t ea = kiln_dtype_size(ta), eb = kiln_dtype_size(tb),
+               eo = kiln_dtype_size(to);
+  int64_t idx[KILN_MAX_RANK] = {0};
+  if (rank == 0) {
+    static const int64_t one = 1;
+    shape = &one;
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (shape[d] == 0)
+      return;
+  const int r = rank ? rank : 1;
+  const int64_t n = shape[r - 1];
+  const int64_t ia = rank ? sa[r - 1] : 0, ib = rank ? sb[r - 1] : 0;
+  int64_t row = 0;
+  do {
+    const char *a = (const char *)in[0] + ea * kiln_nd_offset(idx, sa, rank);
+    const char *b = (const char *)in[1] + eb * kiln_nd_offset(idx, sb, rank);
+    char *o = (char *)out[0] + eo * row * n;
+    if (op == BIN_POW) {
+      for (int64_t i = 0; i < n; ++i)
+        store_from_double(o, to, i,
+                          pow(load_as_double(a, ta, i * ia),
+                              load_as_double(b, tb, i * ib)));
+    } else {
+      switch (ta) {
+#define X(code, T)                                                             \
+  case code: bin_##T(op, (const T *)a, (const T *)b, o, n, ia, ib); break;
+        KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+      case KILN_BOOL:
+        bin_uint8_t(op, (const uint8_t *)a, (const uint8_t *)b, o, n, ia, ib);
+        break;
+      }
+    }
+    ++row;
+  } while (rank > 1 && kiln_nd_next(idx, shape, rank - 1) >= 0);
+}
+
+/* --- unary -------------------------------------------------------------- */
+
+static float gelu_tanh(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
+
+#define KILN_UNARY_FLOAT(T, S)                                                 \
+  static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
+    switch (op) {                                                              \
+    case UN_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
+    case UN_LEAKY_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * x[i]; break; \
+    case UN_SIGMOID: for (int64_t i = 0; i < n; ++i) y[i] = 1 / (1 + exp##S(-x[i])); break; \
+    case UN_HARD_SIGMOID: for (int64_t i = 0; i < n; ++i) { T v = alpha * x[i] + beta; y[i] = v < 0 ? 0 : v > 1 ? 1 : v; } break; \
+    case UN_HARD_SWISH: for (int64_t i = 0; i < n; ++i) { T v = x[i] / 6 + (T)0.5; y[i] = x[i] * (v < 0 ? 0 : v > 1 ? 1 : v); } break; \
+    case UN_TANH: for (int64_t i = 0; i < n; ++i) y[i] = tanh##S(x[i]); break; \
+    case UN_ERF: for (int64_t i = 0; i < n; ++i) y[i] = erf##S(x[i]); break; \
+    case UN_GELU: for (int64_t i = 0; i < n; ++i) y[i] = (T)0.5 * x[i] * (1 + erf##S(x[i] * (T)0.70710678118654752)); break; \
+    case UN_GELU_TANH: for (int64_t i = 0; i < n; ++i) y[i] = (T)gelu_tanh((float)x[i]); break; \
+    case UN_SQRT: for (int64_t i = 0; i < n; ++i) y[i] = sqrt##S(x[i]); break; \
+    case UN_EXP: for (int64_t i = 0; i < n; ++i) y[i] = exp##S(x[i]); break;  \
+    case UN_LOG: for (int64_t i = 0; i < n; ++i) y[i] = log##S(x[i]); break;  \
+    case UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = fabs##S(x[i]); break; \
+    case UN_NEG: for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;         \
+    case UN_RECIPROCAL: for (int64_t i = 0; i < n; ++i) y[i] = 1 / x[i]; break; \
+    case UN_FLOOR: for (int64_t i = 0; i < n; ++i) y[i] = floor##S(x[i]); break; \
+    case UN_CEIL: for (int64_t i = 0; i < n; ++i) y[i] = ceil##S(x[i]); break; \
+    case UN_SIN: for (int64_t i = 0; i < n; ++i) y[i] = sin##S(x[i]); break;  \
+    case UN_COS: for (int64_t i = 0; i < n; ++i) y[i] = cos##S(x[i]); break;  \
+    case UN_SOFTPLUS: for (int64_t i = 0; i < n; ++i) y[i] = log##S(1 + exp##S(x[i])); break; \
+    case UN_SOFTSIGN: for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1 + fabs##S(x[i])); break; \
+    case UN_ELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * (exp##S(x[i]) - 1); break; \
+    case UN_SELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? beta * x[i] : beta * (alpha * exp##S(x[i]) - alpha); break; \
+    case UN_CELU: for (int64_t i = 0; i < n; ++i) { T v = alpha * (exp##S(x[i] / alpha) - 1); y[i] = (x[i] > 0 ? x[i] : 0) + (v < 0 ? v : 0); } break; \
+    case UN_THRESHOLDED_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > alpha ? x[i] : 0; break; \
+    case UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
+    case UN_ROUND: for (int64_t i = 0; i < n; ++i) y[i] = nearbyint##S(x[i]); break; \
+    case UN_IDENTITY: for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;     \
+    }                                                                          \
+  }
+#define KILN_UNARY_INT(T)                                                      \
+  static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
+    (void)alpha; (void)beta;                                                   \
+    switch (op) {                                                              \
+    case UN_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
+    case UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? (T)-x[i] : x[i]; break; \
+    case UN_NEG: for (int64_t i = 0; i < n; ++i) y[i] = (T)-x[i]; break;      \
+    case UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
+    case UN_NOT: for (int64_t i = 0; i < n; ++i) y[i] = !x[i]; break;         \
+    default: for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;              \
+    }                                                                          \
+  }
+KILN_UNARY_FLOAT(float, f)
+KILN_UNARY_FLOAT(double, )
+KILN_UNARY_INT(uint8_t)
+KILN_UNARY_INT(int8_t)
+KILN_UNARY_INT(uint16_t)
+KILN_UNARY_INT(int16_t)
+KILN_UNARY_INT(int32_t)
+KILN_UNARY_INT(int64_t)
+KILN_UNARY_INT(uint32_t)
+KILN_UNARY_INT(uint64_t)
+
+/* p = {op, dtype, n}; f = {alpha, beta}. */
+void kiln_t_unary(const int64_t *p, const float *f, const void *const *in,
+                  void *const *out, void *scratch) {
+  (void)scratch;
+  const int op = (int)p[0];
+  const int64_t n = p[2];
+  switch (p[1]) {
+#define X(code, T)                                                             \
+  case code: un_##T(op, (const T *)in[0], (T *)out[0], n, (T)f[0], (T)f[1]); break;
+    KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+  case KILN_BOOL:
+    un_uint8_t(op, (const uint8_t *)in[0], (uint8_t *)out[0], n, 0, 0);
+    break;
+  }
+}
+
+/* --- where, cast, clip -------------------------------------------------- */
+
+/* p = {elem_bytes, rank, shape[rank], strides_cond, strides_x, strides_y}. */
+void kiln_t_where(const int64_t *p, const float *f, const void *const *in,
+                  void *const *out, void *scratch) {
+  (void)f; (void)scratch;
+  const size_t e = (size_t)p[0];
+  const int rank = (int)p[1];
+  const int64_t *shape = p + 2, *sc = shape + rank, *sx = sc + rank,
+                *sy = sx + rank;
+  int64_t idx[KILN_MAX_RANK] = {0};
+  int64_t total = 1;
+  for (int d = 0; d < rank; ++d)
+    total *= shape[d];
+  const uint8_t *c = (const uint8_t *)in[0];
+  const char *x = (const char *)in[1], *y = (const char *)in[2];
+  char *o = (char *)out[0];
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t oc = kiln_nd_offset(idx, sc, rank);
+    const char *src = c[oc] ? x + e * kiln_nd_offset(idx, sx, rank)
+                            : y + e * kiln_nd_offset(idx, sy, rank);
+    memcpy(o + e * i, src, e);
+    if (rank)
+      kiln_nd_next(idx, shape, rank);
+  }
+}
+
+/* IEEE half <-> float, round to nearest even. */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
+           mant = h & 0x3ff, bits;
+  if (exp == 0x1f)
+    bits = sign | 0x7f800000u | (mant << 13);
+  else if (exp)
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  else if (!mant)
+    bits = sign;
+  else {
+    int e = -1;
+    do { ++e; mant <<= 1; } while (!(mant & 0x400));
+    bits = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float v;
+  memcpy(&v, &bits, 4);
+  return v;
+}
+static uint16_t float_to_half(float v) {
+  uint32_t x;
+  memcpy(&x, &v, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) /* inf or nan */
+    return sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0);
+  if (absx >= 0x477ff000u) /* overflows to inf */
+    return sign | 0x7c00;
+  if (absx < 0x38800000u) { /* subnormal or zero */
+    float a;
+    memcpy(&a, &absx, 4);
+    return sign | (uint16_t)nearbyintf(a * 16777216.0f);
+  }
+  uint32_t r = absx + 0xfff + ((absx >> 13) & 1) - 0x38000000u;
+  return sign | (uint16_t)(r >> 13);
+}
+
+/* p = {from, to, n}. Float to integer truncates toward zero (C's
+ * conversion, as ONNX's reference does for in-range values). */
+void kiln_t_cast(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  (void)f; (void)scratch;
+  const int64_t from = p[0], to = p[1], n = p[2];
+  for (int64_t i = 0; i < n; ++i) {
+    double v;
+    if (from == KILN_F16)
+      v = half_to_float(((const uint16_t *)in[0])[i]);
+    else if (from == KILN_BOOL)
+      v = ((const uint8_t *)in[0])[i] != 0;
+    else if (from == KILN_I64) { /* exact for values beyond 2^53 */
+      int64_t w = ((const int64_t *)in[0])[i];
+      if (to == KILN_I64 || to == KILN_U64) { ((int64_t *)out[0])[i] = w; continue; }
+      v = (double)w;
+    } else
+      v = load_as_double(in[0], from, i);
+    if (to == KILN_F16)
+      ((uint16_t *)out[0])[i] = float_to_half((float)v);
+    else if (to == KILN_BOOL)
+      ((uint8_t *)out[0])[i] = v != 0;
+    else
+      store_from_double(out[0], to, i, v);
+  }
+}
+
+/* p = {dtype, n}; in = {x, min or NULL, max or NULL} (scalars). */
+void kiln_t_clip(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  (void)f; (void)scratch;
+  const int64_t n = p[1];
+  switch (p[0]) {
+#define X(code, T)                                                             \
+  case code: {                                                                 \
+    const T *x = (const T *)in[0];                                             \
+    T *y = (T *)out[0];                                                        \
+    for (int64_t i = 0; i < n; ++i) {                                          \
+      T v = x[i];                                                              \
+      if (in[1] && v < *(const T *)in[1]) v = *(const T *)in[1];               \
+      if (in[2] && v > *(const T *)in[2]) v = *(const T *)in[2];               \
+      y[i] = v;                                                                \
+    }                                                                          \
+    break;                                                                     \
+  }
+    KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+  }
+}

@@ -1,0 +1,97 @@
+/* kiln_tensor.h - kernels for ONNX graphs (tensor ops of any rank and type).
+ *
+ * Every kernel has the same signature, so that the compiler can call the very
+ * same code on the host to fold constant subgraphs, and generated code calls
+ * it with parameters baked in as static arrays:
+ *
+ *   void kiln_t_NAME(const int64_t *p, const float *f,
+ *                    const void *const *in, void *const *out, void *scratch);
+ *
+ *   p        integer parameters: shapes, strides, axes, type codes; their
+ *            layout is documented at each kernel and produced by its
+ *            converter in compiler/frontend/onnx/ops/
+ *   f        float parameters (epsilon, alpha, ...), may be NULL
+ *   in, out  tensors, row-major and dense; an omitted optional input is NULL
+ *   scratch  the kernel's planned scratch (bytes requested by the converter)
+ *
+ * Element types use ONNX's TensorProto.DataType numbers. Kernels never
+ * allocate and never fail: the converter has validated everything they rely
+ * on at compile time.
+ */
+#ifndef KILN_TENSOR_H
+#define KILN_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum kiln_dtype {
+  KILN_F32 = 1, KILN_U8 = 2, KILN_I8 = 3, KILN_U16 = 4, KILN_I16 = 5,
+  KILN_I32 = 6, KILN_I64 = 7, KILN_BOOL = 9, KILN_F16 = 10, KILN_F64 = 11,
+  KILN_U32 = 12, KILN_U64 = 13
+};
+
+/* Most ranks ONNX graphs use; converters reject more (after merging dims). */
+#define KILN_MAX_RANK 8
+
+typedef void (*kiln_tensor_kernel)(const int64_t *p, const float *f,
+                                   const void *const *in, void *const *out,
+                                   void *scratch);
+
+#define KILN_TENSOR_KERNEL(name)                                             \
+  void kiln_t_##name(const int64_t *p, const float *f,                        \
+                     const void *const *in, void *const *out, void *scratch);
+#include "kiln_tensor_kernels.def"
+#undef KILN_TENSOR_KERNEL
+
+/* X-macros over element types, for kernels that switch on a type code:
+ * X(code, C type). */
+#define KILN_FOR_FLOAT_TYPES(X) X(KILN_F32, float) X(KILN_F64, double)
+#define KILN_FOR_INT_TYPES(X)                                                 \
+  X(KILN_U8, uint8_t) X(KILN_I8, int8_t) X(KILN_U16, uint16_t)                \
+  X(KILN_I16, int16_t) X(KILN_I32, int32_t) X(KILN_I64, int64_t)              \
+  X(KILN_U32, uint32_t) X(KILN_U64, uint64_t)
+#define KILN_FOR_NUMERIC_TYPES(X) KILN_FOR_FLOAT_TYPES(X) KILN_FOR_INT_TYPES(X)
+#define KILN_FOR_ALL_TYPES(X) KILN_FOR_NUMERIC_TYPES(X) X(KILN_BOOL, uint8_t)
+
+/* Bytes of one element of `dtype` (0 for an unknown code). */
+static inline size_t kiln_dtype_size(int64_t dtype) {
+  switch (dtype) {
+  case KILN_U8: case KILN_I8: case KILN_BOOL: return 1;
+  case KILN_U16: case KILN_I16: case KILN_F16: return 2;
+  case KILN_F32: case KILN_I32: case KILN_U32: return 4;
+  case KILN_F64: case KILN_I64: case KILN_U64: return 8;
+  default: return 0;
+  }
+}
+
+/* Odometer over an N-d index: advances `idx` (rank entries) within `shape`
+ * and returns the dimension that moved, or -1 after the last index. Kernels
+ * loop over all but the innermost dimension with it, so the inner loop runs
+ * with constant strides and vectorizes. */
+static inline int kiln_nd_next(int64_t *idx, const int64_t *shape, int rank) {
+  for (int d = rank - 1; d >= 0; --d) {
+    if (++idx[d] < shape[d])
+      return d;
+    idx[d] = 0;
+  }
+  return -1;
+}
+
+/* Offset of `idx` under `strides` (elements). */
+static inline int64_t kiln_nd_offset(const int64_t *idx, const int64_t *strides,
+                                     int rank) {
+  int64_t o = 0;
+  for (int d = 0; d < rank; ++d)
+    o += idx[d] * strides[d];
+  return o;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,289 @@
+//===- GraphHarness.cpp - building and running graph-model libraries ------===//
+#include "tools/common/GraphHarness.h"
+#include "compiler/targets/common/Process.h"
+#include "compiler/targets/common/Target.h"
+
+#include "compiler/dialect/KilnDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+using namespace mlir;
+
+namespace kiln {
+
+static int32_t dtypeOf(Type t) {
+  if (t.isF32()) return onnx::F32;
+  if (t.isF64()) return onnx::F64;
+  if (t.isF16()) return onnx::F16;
+  if (t.isInteger(1)) return onnx::BOOL;
+  auto i = t.cast<IntegerType>();
+  bool u = i.isUnsigned();
+  switch (i.getWidth()) {
+  case 8: return u ? onnx::U8 : onnx::I8;
+  case 16: return u ? onnx::U16 : onnx::I16;
+  case 32: return u ? onnx::U32 : onnx::I32;
+  default: return u ? onnx::U64 : onnx::I64;
+  }
+}
+
+void describeGraph(ModuleOp module, std::vector<onnx::Tensor> &inputs,
+                   std::vector<onnx::Tensor> &outputs) {
+  auto func = module.lookupSymbol<func::FuncOp>("run");
+  auto fnType = func.getFunctionType();
+  auto add = [](std::vector<onnx::Tensor> &list, Type type, StringRef name) {
+    auto t = type.cast<RankedTensorType>();
+    onnx::Tensor d;
+    d.name = name.str();
+    d.dtype = dtypeOf(t.getElementType());
+    d.shape.assign(t.getShape().begin(), t.getShape().end());
+    list.push_back(std::move(d));
+  };
+  inputs.clear();
+  outputs.clear();
+  for (unsigned i = 0; i < fnType.getNumInputs(); ++i)
+    add(inputs, fnType.getInput(i),
+        func.getArgAttrOfType<StringAttr>(i, "kiln.name").getValue());
+  for (unsigned i = 0; i < fnType.getNumResults(); ++i)
+    add(outputs, fnType.getResult(i),
+        func.getResultAttrOfType<StringAttr>(i, "kiln.name").getValue());
+}
+
+void parallelFor(size_t n, int jobs, const std::function<void(size_t)> &fn) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, jobs); ++j)
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < n;)
+        fn(i);
+    });
+  for (auto &t : threads)
+    t.join();
+}
+
+static bool writeText(const std::string &path, const std::string &text,
+                      std::string &error) {
+  return writeFile(path, text.data(), text.size(), error);
+}
+
+/// The test program: main(argc, argv) with argv = MODEL IN... OUT...
+static std::string driverSource(const std::vector<HarnessModel> &models) {
+  std::string s = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
+  for (const HarnessModel &m : models)
+    if (m.built)
+      s += "#include \"" + m.name + ".h\"\n";
+  s += "typedef struct {\n  const char *name;\n"
+       "  kiln_status (*init)(kiln_ctx *, void *, size_t);\n"
+       "  kiln_status (*run)(kiln_ctx *, const void *const *, void *const *);\n"
+       "  size_t arena;\n  int nin, nout;\n"
+       "  const kiln_tensor_info *ins, *outs;\n} model_entry;\n"
+       "static const model_entry models[] = {\n";
+  for (const HarnessModel &m : models) {
+    if (!m.built)
+      continue;
+    std::string U = llvm::StringRef(m.name).upper();
+    s += "  {\"" + m.name + "\", " + m.name + "_init, " + m.name + "_run, " + U +
+         "_ARENA_BYTES, " + U + "_NUM_INPUTS, " + U + "_NUM_OUTPUTS, " +
+         m.name + "_inputs, " + m.name + "_outputs},\n";
+  }
+  s += "  {0, 0, 0, 0, 0, 0, 0, 0}\n};\n";
+  s += R"c(
+static void *load(const char *path, size_t bytes) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { fprintf(stderr, "cannot open %s\n", path); exit(3); }
+  void *p = malloc(bytes ? bytes : 1);
+  size_t got = fread(p, 1, bytes, f);
+  int extra = fgetc(f) != EOF;
+  fclose(f);
+  if (got != bytes || extra) {
+    fprintf(stderr, "%s: expected %zu bytes\n", path, bytes);
+    exit(3);
+  }
+  return p;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return 2;
+  const model_entry *m = 0;
+  for (const model_entry *e = models; e->name; ++e)
+    if (!strcmp(e->name, argv[1])) m = e;
+  if (!m || argc != 2 + m->nin + m->nout) {
+    fprintf(stderr, "usage: harness MODEL IN... OUT...\n");
+    return 2;
+  }
+  const void *in[64];
+  void *out[64];
+  for (int i = 0; i < m->nin; ++i) in[i] = load(argv[2 + i], m->ins[i].bytes);
+  for (int i = 0; i < m->nout; ++i) out[i] = malloc(m->outs[i].bytes + 1);
+  void *arena = aligned_alloc(KILN_ARENA_ALIGN, (m->arena + 63) / 64 * 64);
+  kiln_ctx ctx;
+  kiln_status s = m->init(&ctx, arena, m->arena);
+  if (s == KILN_OK) s = m->run(&ctx, in, out);
+  if (s != KILN_OK) {
+    fprintf(stderr, "%s: %s\n", m->name, kiln_status_string(s));
+    return 4;
+  }
+  for (int i = 0; i < m->nout; ++i) {
+    FILE *f = fopen(argv[2 + m->nin + i], "wb");
+    if (!f || fwrite(out[i], 1, m->outs[i].bytes, f) != m->outs[i].bytes ||
+        fclose(f) != 0) {
+      fprintf(stderr, "cannot write %s\n", argv[2 + m->nin + i]);
+      return 3;
+    }
+  }
+  return 0;
+}
+)c";
+  return s;
+}
+
+bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
+                  const std::string &dir, int jobs, std::string &error) {
+  if (!target.hosted()) {
+    error = "target " + target.name() +
+            " is freestanding: running graph models on it is not supported "
+            "yet (no file I/O or C math library there)";
+    return false;
+  }
+  if (auto ec = llvm::sys::fs::create_directories(dir + "/kiln")) {
+    error = "cannot create " + dir + ": " + ec.message();
+    return false;
+  }
+  // Shared units (runtime, thread support, tensor kernels) come from the
+  // first model; each model adds its own source and weights.
+  std::map<std::string, bool> shared; // unit -> compiled ok
+  std::vector<std::string> sharedUnits;
+  std::vector<std::string> cflags;
+  for (HarnessModel &m : models) {
+    const LibrarySources &src = m.sources;
+    for (const auto &[name, text] : src.texts) {
+      bool own = llvm::StringRef(name).startswith(m.name + ".") ||
+                 llvm::StringRef(name).startswith(m.name + "_weights");
+      if (!own && shared.count(name))
+        continue;
+      if (!writeText(dir + "/" + name, text, error))
+        return false;
+      if (!own)
+        shared[name] = true;
+    }
+    if (!writeFile(dir + "/" + src.blobFile, src.blob.data(), src.blob.size(),
+                   error))
+      return false;
+    for (const std::string &u : src.units) {
+      bool own = llvm::StringRef(u).startswith(m.name + ".") ||
+                 llvm::StringRef(u).startswith(m.name + "_weights");
+      if (!own && std::find(sharedUnits.begin(), sharedUnits.end(), u) ==
+                      sharedUnits.end())
+        sharedUnits.push_back(u);
+    }
+    if (cflags.empty())
+      cflags = src.cflags;
+  }
+  auto compile = [&](const std::string &unit, std::string &output) {
+    std::vector<std::string> argv = {KILN_DEFAULT_CC};
+    argv.insert(argv.end(), cflags.begin(), cflags.end());
+    std::string obj = llvm::sys::path::stem(unit).str() + ".o";
+    argv.insert(argv.end(), {"-I.", "-c", unit, "-o", obj});
+    return runProgram(argv, dir, output) == 0;
+  };
+  // Shared units first (every model needs them), then the models.
+  std::vector<std::string> sharedErrors(sharedUnits.size());
+  std::vector<char> sharedOk(sharedUnits.size());
+  parallelFor(sharedUnits.size(), jobs, [&](size_t i) {
+    sharedOk[i] = compile(sharedUnits[i], sharedErrors[i]);
+  });
+  for (size_t i = 0; i < sharedUnits.size(); ++i)
+    if (!sharedOk[i]) {
+      error = "C compiler failed on " + sharedUnits[i] + ":\n" + sharedErrors[i];
+      return false;
+    }
+  parallelFor(models.size(), jobs, [&](size_t i) {
+    HarnessModel &m = models[i];
+    m.built = true;
+    for (const std::string &u : m.sources.units) {
+      if (std::find(sharedUnits.begin(), sharedUnits.end(), u) !=
+          sharedUnits.end())
+        continue;
+      std::string out;
+      if (!compile(u, out)) {
+        m.built = false;
+        m.buildError = "C compiler failed on " + u + ": " + out.substr(0, 2000);
+        return;
+      }
+    }
+  });
+  bool any = false;
+  for (const HarnessModel &m : models)
+    any |= m.built;
+  if (!any) {
+    error = models.empty() ? "no models to build" : models[0].buildError;
+    return false;
+  }
+  if (!writeText(dir + "/harness.c", driverSource(models), error))
+    return false;
+  std::string out;
+  if (!compile("harness.c", out)) {
+    error = "C compiler failed on harness.c:\n" + out;
+    return false;
+  }
+  std::vector<std::string> inputs = {"harness.o"};
+  for (const std::string &u : sharedUnits)
+    inputs.push_back(llvm::sys::path::stem(u).str() + ".o");
+  for (const HarnessModel &m : models)
+    if (m.built)
+      for (const std::string &u : m.sources.units)
+        if (std::find(sharedUnits.begin(), sharedUnits.end(), u) ==
+            sharedUnits.end())
+          inputs.push_back(llvm::sys::path::stem(u).str() + ".o");
+  inputs.push_back("-lm");
+  std::vector<std::string> link = target.linkCommand(inputs, "harness");
+  if (runProgram(link, dir, out) != 0) {
+    error = "linking the harness failed: " + joinCommand(link) + "\n" + out;
+    return false;
+  }
+  return true;
+}
+
+bool runHarness(const std::vector<HarnessModel> &models, size_t index,
+                const Target &target, int64_t vectorBits,
+                const std::string &dir, const std::vector<onnx::Tensor> &inputs,
+                std::vector<onnx::Tensor> &outputs, std::string &error) {
+  const HarnessModel &m = models[index];
+  std::vector<std::string> argv = target.runPrefix(vectorBits);
+  argv.push_back(dir + "/harness");
+  argv.push_back(m.name);
+  const std::string base = dir + "/" + m.name;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string path = base + ".in" + std::to_string(i);
+    if (!writeFile(path, inputs[i].data.data(), inputs[i].data.size(), error))
+      return false;
+    argv.push_back(path);
+  }
+  for (size_t i = 0; i < m.outputs.size(); ++i)
+    argv.push_back(base + ".out" + std::to_string(i));
+  std::string output;
+  int status = runProgram(argv, "", output);
+  if (status != 0) {
+    error = (status > 128 ? "killed by signal " + std::to_string(status - 128)
+                          : "exit status " + std::to_string(status)) +
+            (output.empty() ? "" : ": " + output.substr(0, 500));
+    return false;
+  }
+  outputs = m.outputs;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::ifstream in(base + ".out" + std::to_string(i), std::ios::binary);
+    outputs[i].data.assign(std::istreambuf_iterator<char>(in), {});
+    outputs[i].isConst = true;
+    if (outputs[i].data.size() != outputs[i].bytes()) {
+      error = "output " + std::to_string(i) + " has the wrong size";
+      return false;
+    }
+  }
+  return true;
+}
+} // namespace kiln
