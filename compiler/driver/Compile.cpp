@@ -2,6 +2,7 @@
 #include "compiler/driver/Compile.h"
 #include "compiler/frontend/gguf/Import.h"
 #include "compiler/frontend/onnx/Import.h"
+#include "onnx.pb.h"
 #include "compiler/passes/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -30,13 +31,24 @@ bool kiln::isGraphModule(ModuleOp module) {
 
 bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
                      LoadedModel &model, std::string &error,
-                     const onnx::InputShapes &inputShapes) {
+                     const onnx::InputShapes &inputShapes,
+                     const std::map<std::string, onnx::Tensor> &frozenInputs) {
   if (llvm::StringRef(path).endswith(".onnx")) {
     auto m = onnx::loadModel(path, error);
     if (!m)
       return false;
     onnx::LoweredGraph graph;
-    if (!onnx::lowerModel(*m, inputShapes, graph, error)) {
+    for (const auto &[name, value] : frozenInputs) {
+      bool found = false;
+      for (const auto &in : m->proto->graph().input())
+        found |= in.name() == name;
+      if (!found) {
+        error = "--freeze-input=" + name + "=...: the model has no input '" +
+                name + "'";
+        return false;
+      }
+    }
+    if (!onnx::lowerModel(*m, inputShapes, graph, error, &frozenInputs)) {
       error = path + ": " + error;
       return false;
     }
@@ -49,8 +61,9 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
         StringAttr::get(&ctx, llvm::sys::path::filename(path)));
     return true;
   }
-  if (!inputShapes.empty()) {
-    error = "--input-shape applies to ONNX models, not " + path;
+  if (!inputShapes.empty() || !frozenInputs.empty()) {
+    error = std::string(inputShapes.empty() ? "--freeze-input" : "--input-shape") +
+            " applies to ONNX models, not " + path;
     return false;
   }
   if (!llvm::StringRef(path).endswith(".gguf")) {

@@ -25,9 +25,12 @@ struct LoadedModel {
 std::string defaultModelName(const std::string &path);
 /// Maps, validates and imports a model file: GGUF, or ONNX with its dynamic
 /// input dimensions fixed by `inputShapes` (--input-shape).
+/// `frozenInputs` (ONNX, --freeze-input) become constants with those values,
+/// e.g. a Reshape's shape that the graph takes as an input.
 bool loadModel(mlir::MLIRContext &ctx, const std::string &path,
                LoadedModel &model, std::string &error,
-               const onnx::InputShapes &inputShapes = {});
+               const onnx::InputShapes &inputShapes = {},
+               const std::map<std::string, onnx::Tensor> &frozenInputs = {});
 /// True for a module imported from an ONNX graph (entry point @run).
 bool isGraphModule(mlir::ModuleOp module);
 /// Records the compile options in the module and runs kilnc's pipeline

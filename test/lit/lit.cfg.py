@@ -13,6 +13,10 @@ config.environment["PATH"] = os.pathsep.join(
     [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%cc", config.kiln_cc))
 config.substitutions.append(("%nm", config.kiln_nm))
+# Writes ONNX models for the tests (text form, or crafted broken files).
+config.substitutions.append(
+    ("%onnx-model", config.kiln_onnx_python + " " +
+     os.path.join(config.test_source_root, "Inputs", "onnx_model.py")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 # The shipped trained model and its held-out sample (models/README.md).
 config.substitutions.append(

@@ -88,7 +88,7 @@ bool readDataSet(const std::string &dir, const char *kind,
   }
 }
 
-static std::vector<std::string> runtimeInputs(const Model &model) {
+std::vector<std::string> runtimeInputs(const Model &model) {
   std::set<std::string> inits;
   for (const auto &init : model.proto->graph().initializer())
     inits.insert(init.name());

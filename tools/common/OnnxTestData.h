@@ -27,6 +27,8 @@ std::vector<TestDir> listTests(const std::string &suite,
 /// Reads KIND_0.pb, KIND_1.pb, ... (KIND "input" or "output") of a data set.
 bool readDataSet(const std::string &dir, const char *kind,
                  std::vector<Tensor> &out, std::string &error);
+/// The graph's inputs that are not initializers, in graph order.
+std::vector<std::string> runtimeInputs(const Model &model);
 /// Dynamic dimensions fixed from the data set's inputs, by graph input.
 InputShapes shapesFromInputs(const Model &model, const std::vector<Tensor> &ins);
 /// The same inputs by graph-input name (initializers excluded).

@@ -17,6 +17,7 @@
 #include "compiler/targets/common/Target.h"
 #include "tools/common/ToolOptions.h"
 #include "tools/common/Tokenizer.h"
+#include "tools/kiln-run/GraphRun.h"
 #include "tools/kiln-run/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -33,7 +34,8 @@ using namespace llvm;
 using namespace kiln;
 
 static cl::OptionCategory cat("kiln-run options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
+static cl::opt<std::string> modelPath(cl::Positional,
+                                      cl::desc("<model.gguf | model.onnx>"),
                                       cl::Required, cl::cat(cat));
 static cl::opt<std::string> target(
     "target",
@@ -106,6 +108,23 @@ static cl::opt<std::string>
             cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
+
+// Graph models (ONNX).
+static cl::list<std::string> graphInputs(
+    "input",
+    cl::desc("ONNX: the value of graph input NAME, NAME=FILE.pb (a serialized "
+             "TensorProto); repeat for each input"),
+    cl::cat(cat));
+static cl::opt<std::string> outputDir(
+    "output-dir",
+    cl::desc("ONNX: write each output as DIR/NAME.pb (a TensorProto)"),
+    cl::cat(cat));
+static cl::list<std::string> inputShape("input-shape",
+                                        cl::desc("As kilnc --input-shape"),
+                                        cl::cat(cat));
+static cl::list<std::string> freezeInput("freeze-input",
+                                         cl::desc("As kilnc --freeze-input"),
+                                         cl::cat(cat));
 
 static int fail(const std::string &msg) {
   errs() << "kiln-run: error: " << msg << "\n";
@@ -200,8 +219,32 @@ int main(int argc, char **argv) {
       argc, argv,
       "kiln-run: compile a model, run it on a prompt, print tokens or logits\n\n"
       "  kiln-run MODEL --target=generic --tokens=1,5,9 --generate=N [--logits]\n"
-      "  kiln-run MODEL --prompt=\"In the beginning\" --generate=N\n\n"
+      "  kiln-run MODEL --prompt=\"In the beginning\" --generate=N\n"
+      "  kiln-run MODEL.onnx --input=NAME=FILE.pb ... [--output-dir=DIR]\n\n"
       "  --threads=N  as kilnc --threads; the runner starts N threads\n");
+
+  if (StringRef(modelPath).endswith(".onnx")) {
+    for (const char *opt : {"tokens", "prompt", "generate", "logits",
+                            "logits-at", "sequences", "reference"})
+      if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
+        return fail(std::string("--") + opt + " applies to language models "
+                    "(GGUF); an ONNX model takes --input=NAME=FILE.pb");
+    GraphRunOptions g;
+    g.model = modelPath;
+    g.target = target;
+    g.cpu = cpu;
+    g.sveBits = sveBits;
+    g.vectorBits = vectorBits;
+    g.outputDir = outputDir;
+    g.keepDir = keepDir;
+    g.inputs.assign(graphInputs.begin(), graphInputs.end());
+    g.inputShapes.assign(inputShape.begin(), inputShape.end());
+    g.frozenInputs.assign(freezeInput.begin(), freezeInput.end());
+    return runGraphModel(g);
+  }
+  for (const char *opt : {"input", "output-dir", "input-shape", "freeze-input"})
+    if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
+      return fail(std::string("--") + opt + " applies to ONNX models");
 
   RunPlan plan;
   const bool textMode = promptText.getNumOccurrences() > 0;

@@ -106,6 +106,12 @@ static cl::list<std::string> inputShape(
     cl::desc("ONNX: fix the dynamic dimensions of an input, NAME=D0,D1,... "
              "(repeatable; e.g. --input-shape=images=1,3,48,320)"),
     cl::cat(cat));
+static cl::list<std::string> freezeInput(
+    "freeze-input",
+    cl::desc("ONNX: compile input NAME as a constant holding FILE.pb (a "
+             "serialized TensorProto), NAME=FILE.pb (repeatable); for inputs "
+             "that determine shapes, such as a Reshape's target shape"),
+    cl::cat(cat));
 static cl::list<std::string> disablePass(
     "disable-pass", cl::CommaSeparated,
     cl::desc("Skip an optional pass: kiln-quantize, kiln-fuse-horizontal, "
@@ -256,7 +262,11 @@ int main(int argc, char **argv) {
   for (const std::string &spec : inputShape)
     if (!kiln::onnx::parseInputShape(spec, shapes, error))
       return fail(error);
-  if (!loadModel(ctx, modelPath, model, error, shapes))
+  std::map<std::string, kiln::onnx::Tensor> frozen;
+  for (const std::string &spec : freezeInput)
+    if (!kiln::onnx::parseTensorBinding(spec, "--freeze-input", frozen, error))
+      return fail(error);
+  if (!loadModel(ctx, modelPath, model, error, shapes, frozen))
     return progress.finish(), fail(error);
   progress.phase("running passes");
   if (!runPipeline(*model.module, opts, error))

@@ -396,8 +396,15 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
     values[init.name()] = &t;
   }
   std::set<std::string> known;
-  for (const auto &in : graph.input()) {
+  for (const auto &in : graph.input())
     known.insert(in.name());
+  for (const auto &[name, dims] : shapes)
+    if (!known.count(name)) {
+      error = "--input-shape=" + name + "=...: the model has no input '" +
+              name + "'";
+      return false;
+    }
+  for (const auto &in : graph.input()) {
     if (values.count(in.name()))
       continue; // an initializer: a constant with a default value
     Tensor &t = g.newTensor(in.name());
@@ -420,12 +427,6 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
     t.input = (int)g.inputs.size();
     g.inputs.push_back(t.id);
   }
-  for (const auto &[name, dims] : shapes)
-    if (!known.count(name)) {
-      error = "--input-shape=" + name + "=...: the model has no input '" +
-              name + "'";
-      return false;
-    }
 
   for (const auto &node : graph.node()) {
     std::string nodeName = node.name().empty() && node.output_size()

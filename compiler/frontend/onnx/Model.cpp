@@ -40,6 +40,23 @@ bool parseInputShape(const std::string &spec, InputShapes &shapes,
   return true;
 }
 
+bool parseTensorBinding(const std::string &spec, const std::string &option,
+                        std::map<std::string, Tensor> &values,
+                        std::string &error) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    error = option + "=" + spec + ": expected NAME=FILE.pb";
+    return false;
+  }
+  Tensor t;
+  if (!readTensorFile(spec.substr(eq + 1), t, error)) {
+    error = option + "=" + spec + ": " + error;
+    return false;
+  }
+  values[spec.substr(0, eq)] = std::move(t);
+  return true;
+}
+
 static bool parseFile(const std::string &path,
                       google::protobuf::MessageLite &msg, const char *kind,
                       std::string &error) {

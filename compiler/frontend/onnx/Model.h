@@ -23,6 +23,12 @@ using InputShapes = std::map<std::string, std::vector<int64_t>>;
 bool parseInputShape(const std::string &spec, InputShapes &shapes,
                      std::string &error);
 
+/// Parses "NAME=FILE.pb" (--freeze-input, kiln-run --input) and reads the
+/// TensorProto file into `values[NAME]`; `option` names the flag in messages.
+bool parseTensorBinding(const std::string &spec, const std::string &option,
+                        std::map<std::string, Tensor> &values,
+                        std::string &error);
+
 /// A parsed ONNX model and the directory its external data lives in.
 struct Model {
   std::string path, dir;

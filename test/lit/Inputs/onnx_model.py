@@ -1,0 +1,63 @@
+"""Writes ONNX models for lit tests.
+
+  onnx_model.py text TEST_FILE OUT.onnx   the ONNX text form in TEST_FILE (lines
+                                          not starting with '#') as a model
+  onnx_model.py external OUT.onnx         an Add whose constant operand lives in an
+                                          external data file OUT.onnx.data
+  onnx_model.py bad-size OUT.onnx         an initializer with 20 bytes of raw
+                                          data for a float[2,3] shape
+  onnx_model.py garbage OUT.onnx          bytes that are not a protobuf
+"""
+import sys
+
+import numpy as np
+import onnx
+import onnx.parser
+from onnx import helper, numpy_helper, TensorProto
+
+
+def text(src, out):
+    with open(src) as f:
+        body = "".join(l for l in f if not l.lstrip().startswith("#"))
+    onnx.save(onnx.parser.parse_model(body), out)
+
+
+def add_graph(weight):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    graph = helper.make_graph([node], "g", [x], [y], [weight])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def external(out):
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(3, 2), "w")
+    model = add_graph(w)
+    name = out.split("/")[-1] + ".data"
+    onnx.save(model, out, save_as_external_data=True, all_tensors_to_one_file=True,
+              location=name, size_threshold=0)
+
+
+def bad_size(out):
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, 2],
+                    raw_data=b"\0" * 20)
+    onnx.save(add_graph(w), out)
+
+
+def garbage(out):
+    with open(out, "wb") as f:
+        f.write(b"\xff\xff\xff\xff this is not an ONNX model")
+
+
+if __name__ == "__main__":
+    kind = sys.argv[1]
+    if kind == "text":
+        text(sys.argv[2], sys.argv[3])
+    elif kind == "external":
+        external(sys.argv[2])
+    elif kind == "bad-size":
+        bad_size(sys.argv[2])
+    elif kind == "garbage":
+        garbage(sys.argv[2])
+    else:
+        sys.exit("unknown kind " + kind)
