@@ -17,6 +17,8 @@ PACKAGES=(
   clang-16 lld-16 llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   libclang-rt-16-dev libgtest-dev zlib1g-dev libzstd-dev
   qemu-user gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+  libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx python3-numpy
+  libonnx-testdata
 )
 
 missing=()

@@ -71,9 +71,9 @@ static bool writeText(const std::string &path, const std::string &text,
   return writeFile(path, text.data(), text.size(), error);
 }
 
-/// The test program: main(argc, argv) with argv = MODEL IN... OUT...
-static std::string driverSource(const std::vector<HarnessModel> &models) {
-  std::string s = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
+/// The table of models every harness program starts with.
+static std::string modelTable(const std::vector<HarnessModel> &models) {
+  std::string s;
   for (const HarnessModel &m : models)
     if (m.built)
       s += "#include \"" + m.name + ".h\"\n";
@@ -92,6 +92,13 @@ static std::string driverSource(const std::vector<HarnessModel> &models) {
          m.name + "_inputs, " + m.name + "_outputs},\n";
   }
   s += "  {0, 0, 0, 0, 0, 0, 0, 0}\n};\n";
+  return s;
+}
+
+/// The hosted test program: main(argc, argv) with argv = MODEL IN... OUT...
+static std::string hostedDriver(const std::vector<HarnessModel> &models) {
+  std::string s = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n";
+  s += modelTable(models);
   s += R"c(
 static void *load(const char *path, size_t bytes) {
   FILE *f = fopen(path, "rb");
@@ -142,14 +149,106 @@ int main(int argc, char **argv) {
   return s;
 }
 
+/// The freestanding test program (Hexagon: no C library, no argv): Linux
+/// system calls through trap0 read the file "args" of the working directory
+/// (MODEL, then one path per input and output, one per line), the inputs and
+/// write the outputs; buffers are static, sized for the largest model.
+static std::string freestandingDriver(const std::vector<HarnessModel> &models) {
+  uint64_t arena = 64, in = 64, out = 64;
+  for (const HarnessModel &m : models) {
+    if (!m.built)
+      continue;
+    for (const auto &t : m.inputs)
+      in = std::max<uint64_t>(in, t.bytes());
+    for (const auto &t : m.outputs)
+      out = std::max<uint64_t>(out, t.bytes());
+  }
+  std::string s = "#include <stddef.h>\n#include <stdint.h>\n";
+  s += modelTable(models);
+  s += "static uint8_t arena[" + std::string("ARENA_MAX") + "] __attribute__((aligned(64)));\n";
+  std::string sizes = "#define IN_MAX " + std::to_string(in) + "u\n#define OUT_MAX " +
+                      std::to_string(out) + "u\n";
+  s = sizes + s;
+  s += R"c(
+static uint8_t inbuf[8][IN_MAX], outbuf[8][OUT_MAX];
+static char args[8192];
+
+static long sys4(long nr, long a, long b, long c, long d) {
+  register long r0 __asm__("r0") = a;
+  register long r1 __asm__("r1") = b;
+  register long r2 __asm__("r2") = c;
+  register long r3 __asm__("r3") = d;
+  register long r6 __asm__("r6") = nr;
+  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r6) : "memory");
+  return r0;
+}
+static void quit(int rc) { sys4(93, rc, 0, 0, 0); for (;;) {} }
+static void say(const char *m) { size_t n = 0; while (m[n]) ++n; sys4(64, 2, (long)m, (long)n, 0); }
+static long readall(const char *path, void *buf, long cap) {
+  long fd = sys4(56, -100, (long)path, 0, 0), got = 0, r;
+  if (fd < 0) { say("cannot open "); say(path); say("
+"); quit(3); }
+  while ((r = sys4(63, fd, (long)((char *)buf + got), cap - got, 0)) > 0) got += r;
+  sys4(57, fd, 0, 0, 0);
+  return got;
+}
+static int same(const char *a, const char *b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+void _start(void) {
+  long n = readall("args", args, sizeof args - 1);
+  args[n] = 0;
+  char *line[20];
+  int lines = 0;
+  for (char *p = args; *p && lines < 20;) {
+    line[lines++] = p;
+    while (*p && *p != '
+') ++p;
+    if (*p) *p++ = 0;
+  }
+  const model_entry *m = 0;
+  for (const model_entry *e = models; lines && e->name; ++e)
+    if (same(e->name, line[0])) m = e;
+  if (!m || lines != 1 + m->nin + m->nout || m->nin > 8 || m->nout > 8 ||
+      m->arena > sizeof arena) { say("bad args
+"); quit(2); }
+  const void *in[8];
+  void *out[8];
+  for (int i = 0; i < m->nin; ++i) {
+    if (readall(line[1 + i], inbuf[i], IN_MAX) != (long)m->ins[i].bytes) {
+      say(line[1 + i]); say(": wrong size
+"); quit(3);
+    }
+    in[i] = inbuf[i];
+  }
+  for (int i = 0; i < m->nout; ++i) out[i] = outbuf[i];
+  kiln_ctx ctx;
+  kiln_status s = m->init(&ctx, arena, m->arena);
+  if (s == KILN_OK) s = m->run(&ctx, in, out);
+  if (s != KILN_OK) { say(kiln_status_string(s)); say("
+"); quit(4); }
+  for (int i = 0; i < m->nout; ++i) {
+    long fd = sys4(56, -100, (long)line[1 + m->nin + i], 0x241, 0644);
+    if (fd < 0 || sys4(64, fd, (long)outbuf[i], (long)m->outs[i].bytes, 0) !=
+                      (long)m->outs[i].bytes) { say("cannot write output
+"); quit(3); }
+    sys4(57, fd, 0, 0, 0);
+  }
+  quit(0);
+}
+)c";
+  uint64_t arenaMax = 64;
+  for (const HarnessModel &m : models)
+    if (m.built)
+      arenaMax = std::max<uint64_t>(arenaMax, m.arenaBytes);
+  s = "#define ARENA_MAX " + std::to_string(arenaMax) + "u\n" + s;
+  return s;
+}
+
 bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
                   const std::string &dir, int jobs, std::string &error) {
-  if (!target.hosted()) {
-    error = "target " + target.name() +
-            " is freestanding: running graph models on it is not supported "
-            "yet (no file I/O or C math library there)";
-    return false;
-  }
   if (auto ec = llvm::sys::fs::create_directories(dir + "/kiln")) {
     error = "cannot create " + dir + ": " + ec.message();
     return false;
@@ -224,7 +323,17 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
     error = models.empty() ? "no models to build" : models[0].buildError;
     return false;
   }
-  if (!writeText(dir + "/harness.c", driverSource(models), error))
+  for (HarnessModel &m : models) // NAME_ARENA_BYTES, for static arenas
+    for (const auto &[name, text] : m.sources.texts)
+      if (name == m.sources.header) {
+        size_t at = text.find("_ARENA_BYTES ((size_t)");
+        if (at != std::string::npos)
+          m.arenaBytes = std::stoull(text.substr(at + 22));
+      }
+  if (!writeText(dir + "/harness.c",
+                 target.hosted() ? hostedDriver(models)
+                                 : freestandingDriver(models),
+                 error))
     return false;
   std::string out;
   if (!compile("harness.c", out)) {
@@ -240,7 +349,10 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
         if (std::find(sharedUnits.begin(), sharedUnits.end(), u) ==
             sharedUnits.end())
           inputs.push_back(llvm::sys::path::stem(u).str() + ".o");
-  inputs.push_back("-lm");
+  if (target.hosted())
+    inputs.push_back("-lm");
+  else // kernels no model calls may need math the target does not have
+    inputs.push_back("-Wl,--gc-sections");
   std::vector<std::string> link = target.linkCommand(inputs, "harness");
   if (runProgram(link, dir, out) != 0) {
     error = "linking the harness failed: " + joinCommand(link) + "\n" + out;
@@ -251,9 +363,12 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
 
 bool runHarness(const std::vector<HarnessModel> &models, size_t index,
                 const Target &target, int64_t vectorBits,
-                const std::string &dir, const std::vector<onnx::Tensor> &inputs,
+                const std::string &dirArg, const std::vector<onnx::Tensor> &inputs,
                 std::vector<onnx::Tensor> &outputs, std::string &error) {
   const HarnessModel &m = models[index];
+  llvm::SmallString<256> absDir(dirArg);
+  llvm::sys::fs::make_absolute(absDir);
+  const std::string dir = absDir.str().str();
   std::vector<std::string> argv = target.runPrefix(vectorBits);
   argv.push_back(dir + "/harness");
   argv.push_back(m.name);
@@ -266,8 +381,20 @@ bool runHarness(const std::vector<HarnessModel> &models, size_t index,
   }
   for (size_t i = 0; i < m.outputs.size(); ++i)
     argv.push_back(base + ".out" + std::to_string(i));
+  std::string cwd;
+  if (!target.hosted()) { // no argv: the program reads ./args
+    cwd = base + ".run";
+    llvm::sys::fs::create_directories(cwd);
+    std::string args;
+    for (size_t i = argv.size() - 1 - inputs.size() - m.outputs.size();
+         i < argv.size(); ++i)
+      args += argv[i] + "\n";
+    if (!writeText(cwd + "/args", args, error))
+      return false;
+    argv.resize(argv.size() - 1 - inputs.size() - m.outputs.size());
+  }
   std::string output;
-  int status = runProgram(argv, "", output);
+  int status = runProgram(argv, cwd, output);
   if (status != 0) {
     error = (status > 128 ? "killed by signal " + std::to_string(status - 128)
                           : "exit status " + std::to_string(status)) +

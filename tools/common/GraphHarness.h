@@ -23,6 +23,7 @@ struct HarnessModel {
   std::string name;          // C prefix (CompileOptions::name)
   LibrarySources sources;    // from generateLibrarySources, embedded weights
   std::vector<onnx::Tensor> inputs, outputs; // names, types, shapes (no data)
+  uint64_t arenaBytes = 0;   // NAME_ARENA_BYTES
   bool built = false;        // compiled into the program
   std::string buildError;    // why not, when built is false
 };

@@ -23,6 +23,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -60,6 +61,12 @@ static cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance for floats")
 static cl::opt<std::string> keep(
     "keep", cl::desc("Build in this directory and keep it (default: a "
                      "temporary directory, removed)"),
+    cl::init(""), cl::cat(cat));
+static cl::opt<std::string> baseline(
+    "baseline",
+    cl::desc("A previous run's output: every test it lists as PASS must pass "
+             "again (a regression fails the run); other failures are "
+             "reported but do not change the exit status"),
     cl::init(""), cl::cat(cat));
 static cl::opt<bool> quiet("q", cl::desc("Print only failures and the summary"),
                            cl::init(false), cl::cat(cat));
@@ -291,7 +298,33 @@ int main(int argc, char **argv) {
          << listedPassed << " of " << listedTotal << " passed ("
          << format("%.1f", listedTotal ? 100.0 * listedPassed / listedTotal : 0.0)
          << "%)\n";
+  int regressions = 0;
+  if (!baseline.empty()) {
+    std::ifstream in(baseline);
+    if (!in)
+      return fail("--baseline=" + baseline + ": cannot read the file");
+    std::map<std::string, const TestCase *> byName;
+    for (const TestCase &t : tests)
+      byName[t.dir.name] = &t;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("PASS ", 0) != 0)
+        continue;
+      std::string name = line.substr(5);
+      name = name.substr(0, name.find(':'));
+      auto it = byName.find(name);
+      if (it == byName.end() || it->second->status == "SKIP")
+        continue; // filtered out of this run
+      if (it->second->status != "PASS") {
+        outs() << "REGRESSION " << name << ": passes in " << baseline
+               << ", now " << it->second->status << "\n";
+        ++regressions;
+      }
+    }
+  }
   outs() << passed << " passed, " << failed << " failed, " << unsupported
          << " unsupported\n";
+  if (!baseline.empty())
+    return regressions ? 1 : 0;
   return failed ? 1 : 0;
 }
