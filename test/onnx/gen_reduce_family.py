@@ -171,6 +171,21 @@ def main():
         13, [("x", xb)], [("y", want.astype(np.uint8))],
         [("sizes", np.array([1, 1, 5, 4], np.int64))])
 
+    # tf_crop_and_resize with a box reaching outside: extrapolation_value,
+    # linear and nearest (the nearest path copies rows).
+    xc = rng.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    roi = np.array([0, 0, 0.4, -0.25, 1, 1, 1.2, 0.9], np.float32)
+    for mode, coeffs in (("linear", linear_coeffs), ("nearest", nearest_coeffs)):
+        want = interpolate_nd(xc, coeffs, output_size=[1, 1, 3, 5], roi=roi,
+                              coordinate_transformation_mode="tf_crop_and_resize",
+                              extrapolation_value=10.0)
+        write(S, f"resize_crop_extrapolate_{mode}", helper.make_node(
+            "Resize", ["x", "roi", "", "sizes"], ["y"], mode=mode,
+            coordinate_transformation_mode="tf_crop_and_resize",
+            extrapolation_value=10.0), 13,
+            [("x", xc)], [("y", want.astype(np.float32))],
+            [("roi", roi), ("sizes", np.array([1, 1, 3, 5], np.int64))])
+
     # Rejected: each must fail with the message the ctest checks.
     E = "reduce-family-errors"
     write(E, "resize_keep_aspect_ratio_not_larger", helper.make_node(
