@@ -470,6 +470,12 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
                 " holds a subgraph; control flow is not supported";
         return false;
       }
+    for (const auto &a : node.attribute())
+      if (model.opset < 7 && a.name() == "broadcast") {
+        error = where() + ": attribute broadcast (opsets before 7) is not "
+                          "supported; convert the model to opset 7 or later";
+        return false;
+      }
     NodeContext ctx(g, node, model.opset, inputs, error);
     if (!conv->second(ctx))
       return false;

@@ -98,9 +98,8 @@ std::unique_ptr<Model> loadModel(const std::string &path, std::string &error) {
     m->opset = 1; // IR version 2 models without opset_import
   if (m->opset < kMinOpset || m->opset > kMaxOpset) {
     error = path + ": opset " + std::to_string(m->opset) +
-            " of the default domain is not supported (Kiln imports opsets " +
-            std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
-            ")";
+            " of the default domain is not supported (Kiln imports opsets up to " +
+            std::to_string(kMaxOpset) + ")";
     return nullptr;
   }
   return m;

@@ -15,7 +15,9 @@ class ModelProto;
 
 namespace kiln::onnx {
 /// Opsets of the default domain Kiln imports (ONNX 1.12 defines up to 17).
-constexpr int64_t kMinOpset = 7, kMaxOpset = 18;
+/// Models of opsets 1 to 6 import too where their operators mean what they
+/// mean at 7 (most do; the legacy `broadcast` attribute is rejected).
+constexpr int64_t kMinOpset = 1, kMaxOpset = 18;
 
 /// Fixed dimensions for graph inputs: --input-shape=NAME=1,3,48,320.
 using InputShapes = std::map<std::string, std::vector<int64_t>>;

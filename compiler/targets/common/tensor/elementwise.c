@@ -6,7 +6,7 @@
  * innermost dimension runs as a plain loop with constant strides. */
 #include "kiln_tensor.h"
 
-#include <math.h>
+#include "kiln_math.h"
 #include <string.h>
 
 /* Operation codes of kiln_t_binary (BinaryOp in ops/Elementwise.cpp). */

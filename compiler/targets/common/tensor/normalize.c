@@ -6,7 +6,7 @@
  * scratch and sweeps contiguous rows, so both cases vectorize. */
 #include "kiln_tensor.h"
 
-#include <math.h>
+#include "kiln_math.h"
 #include <string.h>
 
 /* Operation codes of kiln_t_softmax (ops/Reduce.cpp). */
