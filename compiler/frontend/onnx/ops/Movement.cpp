@@ -144,10 +144,8 @@ RegisterConverter reshapeOp({"Reshape"}, [](NodeContext &c) {
   if (!needData(c))
     return false;
   Tensor *x = c.input(0);
-  std::vector<int64_t> shape;
-  if (c.opset() < 5)
-    shape = c.getInts("shape");
-  else if (!c.constInts(1, shape))
+  std::vector<int64_t> shape; // an attribute before opset 5 (< kMinOpset)
+  if (!c.constInts(1, shape))
     return false;
   bool allowzero = c.getInt("allowzero", 0) != 0;
   int64_t infer = -1, known = 1;
@@ -407,9 +405,9 @@ RegisterConverter concatOp({"Concat"}, [](NodeContext &c) {
     if (!needData(c, i))
       return false;
   Tensor *x0 = c.input(0);
-  int64_t axis = c.getInt("axis", c.opset() < 4 ? 1 : INT64_MIN);
-  if (axis == INT64_MIN)
+  if (!c.has("axis")) // required since opset 4 (< kMinOpset)
     return c.fail("attribute axis is required");
+  int64_t axis = c.getInt("axis", 0);
   if (!normalizeAxis(axis, x0->rank()))
     return c.fail("axis " + std::to_string(axis) + " is out of range for rank " +
                   std::to_string(x0->rank()));
@@ -777,6 +775,36 @@ RegisterConverter oneHotOp({"OneHot"}, [](NodeContext &c) {
          {(int64_t)dtypeSize(vals->dtype), idx->dtype,
           product(idx->shape, 0, axis), depth, product(idx->shape, axis)},
          {}, {idx, vals}, {&out});
+  return true;
+});
+// EyeLike depends only on its input's shape: the output is a constant.
+RegisterConverter eyeLikeOp({"EyeLike"}, [](NodeContext &c) {
+  if (!needData(c))
+    return false;
+  Tensor *x = c.input(0);
+  if (x->rank() != 2)
+    return c.fail("expects a 2-d input, got " + shapeString(x->shape));
+  Tensor v;
+  v.dtype = (int32_t)c.getInt("dtype", x->dtype);
+  if (dtypeSize(v.dtype) == 0)
+    return c.unsupportedAttr("dtype", dtypeName(v.dtype));
+  v.shape = x->shape;
+  v.isConst = true;
+  v.data.assign(v.bytes(), 0);
+  // the bytes of 1 in v.dtype
+  uint8_t one[8] = {0};
+  switch (v.dtype) {
+  case F32: { float t = 1; memcpy(one, &t, 4); break; }
+  case F64: { double t = 1; memcpy(one, &t, 8); break; }
+  case F16: { uint16_t t = 0x3C00; memcpy(one, &t, 2); break; }
+  default: one[0] = 1; // integers and bool, little-endian
+  }
+  int64_t k = c.getInt("k", 0), rows = x->shape[0], cols = x->shape[1];
+  size_t es = dtypeSize(v.dtype);
+  for (int64_t i = 0; i < rows; ++i)
+    if (i + k >= 0 && i + k < cols)
+      memcpy(v.data.data() + (i * cols + i + k) * es, one, es);
+  c.constOutput(0, v);
   return true;
 });
 } // namespace
