@@ -68,6 +68,14 @@ bool checkIndices(NodeContext &c, Tensor *idx, int64_t dim) {
 
 bool indexType(NodeContext &c, size_t i) { return c.expectType(i, {I32, I64}); }
 
+/// gather_elements and scatter_elements walk an index of KILN_MAX_RANK.
+bool maxRank(NodeContext &c, Tensor *x) {
+  if (x->shape.size() <= KILN_MAX_RANK_CXX)
+    return true;
+  return c.fail("rank " + std::to_string(x->rank()) +
+                " exceeds Kiln's maximum of 8");
+}
+
 bool readReduction(NodeContext &c, Tensor *x, int64_t &red) {
   std::string r = c.getString("reduction", "none");
   if (r == "none")
@@ -524,6 +532,8 @@ RegisterConverter gatherElementsOp({"GatherElements"}, [](NodeContext &c) {
   if (!needData(c) || !indexType(c, 1))
     return false;
   Tensor *x = c.input(0), *idx = c.input(1);
+  if (!maxRank(c, x))
+    return false;
   int64_t axis = c.getInt("axis", 0);
   if (!normalizeAxis(axis, x->rank()) || idx->rank() != x->rank())
     return c.fail("axis or indices rank do not match the data's rank");
@@ -549,7 +559,7 @@ RegisterConverter scatterElementsOp({"ScatterElements", "Scatter"},
     return false;
   Tensor *x = c.input(0), *idx = c.input(1), *upd = c.input(2);
   int64_t red = RED_NONE;
-  if (!readReduction(c, x, red))
+  if (!readReduction(c, x, red) || !maxRank(c, x))
     return false;
   int64_t axis = c.getInt("axis", 0);
   if (!normalizeAxis(axis, x->rank()) || idx->rank() != x->rank() ||

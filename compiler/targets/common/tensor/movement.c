@@ -133,6 +133,23 @@ void kiln_t_gather(const int64_t *p, const float *f, const void *const *in,
   uint8_t *y = (uint8_t *)out[0];
   if (dim == 0)
     return;
+  /* single elements (inner = 1): typed loads instead of small memcpys */
+  switch (row) {
+#define ELEMS(T)                                                               \
+  {                                                                            \
+    const T *xt = (const T *)x;                                                \
+    T *yt = (T *)y;                                                            \
+    for (int64_t o = 0; o < outer; ++o)                                        \
+      for (int64_t j = 0; j < n; ++j)                                          \
+        *yt++ = xt[o * dim + fix_index(load_index(in[1], idt, j), dim)];       \
+    return;                                                                    \
+  }
+  case 1: ELEMS(uint8_t)
+  case 2: ELEMS(uint16_t)
+  case 4: ELEMS(uint32_t)
+  case 8: ELEMS(uint64_t)
+#undef ELEMS
+  }
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < n; ++j) {
       int64_t k = fix_index(load_index(in[1], idt, j), dim);
