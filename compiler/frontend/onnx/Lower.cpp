@@ -385,6 +385,7 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
   linkElementwiseOps();
   linkReduceOps();
   linkResizeOps();
+  linkMovementOps();
   const ::onnx::GraphProto &graph = model.proto->graph();
   g.name = graph.name();
   g.opset = model.opset;

@@ -21,6 +21,7 @@ namespace kiln::onnx {
 void linkElementwiseOps();
 void linkReduceOps();
 void linkResizeOps();
+void linkMovementOps();
 
 /// KILN_MAX_RANK of kiln_tensor.h.
 constexpr size_t KILN_MAX_RANK_CXX = 8;
@@ -28,6 +29,14 @@ constexpr size_t KILN_MAX_RANK_CXX = 8;
 /// Emits kiln_t_binary with operation code `op` (elementwise.c) computing
 /// `out` (already declared with the broadcast shape) from a and b.
 bool emitBinary(NodeContext &c, int op, Tensor *a, Tensor *b, Tensor &out);
+
+/// Emits kiln_t_strided_copy (movement.c): `out` (declared with `shape`'s
+/// element count) = x read at element `offset` with per-dimension `strides`
+/// (elements; 0 broadcasts, negative reverses) over `shape`. Unit dimensions
+/// are dropped and contiguous ones merged first. (Movement.cpp)
+bool emitStridedCopy(NodeContext &c, Tensor *x, Tensor &out,
+                     const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides, int64_t offset);
 } // namespace kiln::onnx
 
 #endif

@@ -7,7 +7,6 @@
 #include "kiln_tensor.h"
 
 #include "kiln_math.h"
-#include <string.h>
 
 /* Operation codes of kiln_t_binary (BinaryOp in ops/Elementwise.cpp). */
 enum {

@@ -7,7 +7,6 @@
 #include "kiln_tensor.h"
 
 #include "kiln_math.h"
-#include <string.h>
 
 /* Operation codes of kiln_t_softmax (ops/Reduce.cpp). */
 enum { SM_SOFTMAX, SM_LOGSOFTMAX, SM_HARDMAX };

@@ -7,7 +7,6 @@
  * by element. Works on bytes, so every element type is handled alike. */
 #include "kiln_tensor.h"
 
-#include <string.h>
 
 enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE };
 

@@ -9,7 +9,6 @@
  * contiguous rows of `inner` elements, so the inner loop vectorizes. */
 #include "kiln_tensor.h"
 
-#include <string.h>
 
 #define KILN_RESIZE_AXIS(T)                                                    \
   static void resize_##T(int64_t outer, int64_t in_len, int64_t out_len,       \
