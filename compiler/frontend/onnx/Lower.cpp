@@ -383,6 +383,7 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
                 LoweredGraph &g, std::string &error,
                 const std::map<std::string, Tensor> *inputValues) {
   linkElementwiseOps();
+  linkNNOps();
   const ::onnx::GraphProto &graph = model.proto->graph();
   g.name = graph.name();
   g.opset = model.opset;

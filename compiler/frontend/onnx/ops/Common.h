@@ -19,6 +19,7 @@ namespace kiln::onnx {
 /// Each converter file defines one of these (empty): lowerModel references
 /// them all so the linker keeps every file's registrations.
 void linkElementwiseOps();
+void linkNNOps();
 
 /// KILN_MAX_RANK of kiln_tensor.h.
 constexpr size_t KILN_MAX_RANK_CXX = 8;
