@@ -9,6 +9,7 @@
 // code calls) and compares with a direct loop written from the ONNX spec.
 //
 #include "compiler/frontend/onnx/Model.h"
+#include "kiln_gemm.h"
 #include "kiln_tensor.h"
 #include "onnx.pb.h"
 
@@ -427,7 +428,7 @@ TEST(OnnxNN, GemmKernelTransposedOperandsThroughScratch) {
   int64_t M = 6, N = 21, K = 9;
   Tensor a = floatTensor({K, M}, 18), b = floatTensor({N, K}, 19),
          c = floatTensor({N}, 20);
-  std::vector<float> y(M * N), scratch(K * N);
+  std::vector<float> y(M * N), scratch(KILN_SGEMM_PACK_FLOATS + K * N);
   int64_t p[] = {F32, M, N, K, 1, 1, 1, 0, 1};
   float f[] = {0.5f, -2.0f};
   const void *in[] = {a.data.data(), b.data.data(), c.data.data()};

@@ -13,6 +13,8 @@ namespace {
 /// Bytes an im2col / col2im block may take in the scratch: big enough that
 /// the GEMM sees long rows, small enough to stay in L2.
 constexpr int64_t kColumnBudget = 1 << 20;
+/// Scratch bytes kiln_sgemm packs B panels into (KILN_SGEMM_PACK_FLOATS).
+constexpr int64_t kPackBytes = 4096 * 4;
 
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -166,7 +168,7 @@ RegisterConverter matmulOp({"MatMul"}, [](NodeContext &c) {
   append(p, batch);
   append(p, sa);
   append(p, sb);
-  c.call("matmul", p, {}, {a, b}, {&out});
+  c.call("matmul", p, {}, {a, b}, {&out}, a->dtype == F32 ? kPackBytes : 0);
   return true;
 });
 
@@ -202,7 +204,7 @@ RegisterConverter gemmOp({"Gemm"}, [](NodeContext &c) {
     csn = s[1];
   }
   Tensor &out = c.output(0, a->dtype, {M, N});
-  int64_t scratch = 0;
+  int64_t scratch = a->dtype == F32 ? kPackBytes : 0;
   if (transB && a->dtype == F32) {
     if (b->isConst) { // constant weights: transpose them now, once
       Tensor &bt = c.temp(F32, {K, N});
@@ -216,7 +218,7 @@ RegisterConverter gemmOp({"Gemm"}, [](NodeContext &c) {
       b = &bt;
       transB = 0;
     } else {
-      scratch = K * N * 4;
+      scratch += K * N * 4;
     }
   }
   c.call("gemm", {a->dtype, M, N, K, transA, transB, cc ? 1 : 0, csm, csn},
@@ -274,7 +276,8 @@ RegisterConverter convOp({"Conv"}, [](NodeContext &c) {
   for (auto *v : {&win.in, &win.k, &win.out, &win.stride, &win.dil,
                   &win.padBegin})
     append(p, *v);
-  c.call("conv", p, {}, {x, w, bias}, {&out}, direct ? 0 : CK * chunk * 4);
+  c.call("conv", p, {}, {x, w, bias}, {&out},
+         kPackBytes + (direct ? 0 : CK * chunk * 4));
   return true;
 });
 
@@ -351,7 +354,8 @@ RegisterConverter convTransposeOp({"ConvTranspose"}, [](NodeContext &c) {
   std::vector<int64_t> p = {(int64_t)n, N, C, M, G, chunk};
   for (auto *v : {&in, &k, &out, &stride, &dil, &padBegin})
     append(p, *v);
-  c.call("conv_transpose", p, {}, {x, w, bias}, {&y}, MK * chunk * 4);
+  c.call("conv_transpose", p, {}, {x, w, bias}, {&y},
+         kPackBytes + MK * chunk * 4);
   return true;
 });
 

@@ -16,6 +16,7 @@
 #define NR 16
 #define KC 256
 #define MC 64
+_Static_assert(KC * NR == KILN_SGEMM_PACK_FLOATS, "pack buffer size");
 
 /* C tile (mr x nr, mr <= MR, nr <= NR) over kc steps of k. Inlined with
  * constant mr/nr on the hot path, so the tile lives in registers. */
@@ -76,7 +77,7 @@ static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
 
 void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                 int64_t sam, int64_t sak, const float *B, int64_t ldb,
-                float *C, int64_t ldc, int accumulate) {
+                float *C, int64_t ldc, int accumulate, float *pack) {
   if (k == 0) { /* an empty sum: C = 0 (or unchanged) */
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i)
@@ -90,9 +91,20 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
     for (int64_t i0 = 0; i0 < m; i0 += MC) {
       int64_t mb = m - i0 < MC ? m - i0 : MC;
       int64_t j = 0;
-      for (; j + NR <= n; j += NR)
-        sgemm_rows(mb, kc, alpha, Ak + i0 * sam, sam, sak, Bk + j, ldb,
+      for (; j + NR <= n; j += NR) {
+        const float *panel = Bk + j;
+        int64_t ldp = ldb;
+        if (pack && mb > MR && ldb != NR) {
+          /* Copy the kc x NR panel contiguous: rows of B a power-of-two
+           * apart would otherwise share L1 sets and evict each other. */
+          for (int64_t kk = 0; kk < kc; ++kk)
+            memcpy(pack + kk * NR, Bk + kk * ldb + j, NR * sizeof(float));
+          panel = pack;
+          ldp = NR;
+        }
+        sgemm_rows(mb, kc, alpha, Ak + i0 * sam, sam, sak, panel, ldp,
                    C + i0 * ldc + j, ldc, acc);
+      }
       if (j < n)
         sgemm_rows_tail(mb, (int)(n - j), kc, alpha, Ak + i0 * sam, sam, sak,
                         Bk + j, ldb, C + i0 * ldc + j, ldc, acc);
@@ -138,10 +150,11 @@ KILN_GEMM_GENERIC(KILN_U64, uint64_t)
  *   p = {dtype, M, N, K, R, batch[R], aStride[R], bStride[R]}
  * A is [..., M, K], B is [..., K, N], both dense per matrix; aStride and
  * bStride give each operand's offset per batch index in elements (0 on a
- * broadcast dimension). Y is [batch..., M, N], dense. */
+ * broadcast dimension). Y is [batch..., M, N], dense. Scratch (f32):
+ * KILN_SGEMM_PACK_FLOATS floats. */
 void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
                    void *const *out, void *scratch) {
-  (void)f; (void)scratch;
+  (void)f;
   int64_t dtype = p[0], M = p[1], N = p[2], K = p[3];
   int R = (int)p[4];
   const int64_t *batch = p + 5, *as = batch + R, *bs = as + R;
@@ -156,7 +169,7 @@ void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
     switch (dtype) {
     case KILN_F32:
       kiln_sgemm(M, N, K, 1.0f, (const float *)a, K, 1, (const float *)b, N,
-                 (float *)c, N, 0);
+                 (float *)c, N, 0, (float *)scratch);
       break;
 #define X(code, T)                                                            \
   case code:                                                                  \
@@ -177,8 +190,9 @@ void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
  *   f = {alpha, beta}
  * A is [M, K] or [K, M] (transA), B is [K, N] or [N, K]; C (optional) is
  * read at i * cStrideM + j * cStrideN (its unidirectional broadcast to
- * [M, N]). f32 with transB packs B^T into the scratch (K * N floats) so the
- * GEMM's inner loop stays contiguous. */
+ * [M, N]). Scratch (f32): KILN_SGEMM_PACK_FLOATS floats for the GEMM, then
+ * with transB K * N floats where B^T is packed so that the GEMM's inner loop
+ * stays contiguous. */
 void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   int64_t dtype = p[0], M = p[1], N = p[2], K = p[3];
@@ -197,14 +211,16 @@ void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
         for (int64_t j = 0; j < N; ++j)
           Y[i * N + j] = beta * C[i * csm + j * csn];
     const float *B = (const float *)in[1];
+    float *pack = (float *)scratch;
     if (transB) {
-      float *bt = (float *)scratch;
+      float *bt = pack + KILN_SGEMM_PACK_FLOATS;
       for (int64_t j = 0; j < N; ++j)
         for (int64_t kk = 0; kk < K; ++kk)
           bt[kk * N + j] = B[j * K + kk];
       B = bt;
     }
-    kiln_sgemm(M, N, K, alpha, (const float *)in[0], sam, sak, B, N, Y, N, acc);
+    kiln_sgemm(M, N, K, alpha, (const float *)in[0], sam, sak, B, N, Y, N, acc,
+               pack);
     break;
   }
 #define X(code, T)                                                            \

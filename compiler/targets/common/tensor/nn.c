@@ -104,6 +104,7 @@ static void im2col_walk(int scatter, float *img, int64_t channels, int nsp,
  *   in = {X [N, C, in...], W [M, C/group, k...], B [M] or NULL}
  *   out = {Y [N, M, out...]}
  * chunk: output positions per im2col block; the scratch holds
+ * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then the columns:
  * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
  * padding, where X itself is the column matrix. */
 void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
@@ -116,7 +117,8 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
                 *dl = st + nsp, *pb = dl + nsp;
   const float *X = (const float *)in[0], *Wt = (const float *)in[1],
               *B = (const float *)in[2];
-  float *Y = (float *)out[0], *col = (float *)scratch;
+  float *Y = (float *)out[0], *pack = (float *)scratch;
+  float *col = pack + KILN_SGEMM_PACK_FLOATS;
   int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
   int64_t CK = cg * prod(kd, nsp);
   for (int64_t n = 0; n < N; ++n)
@@ -129,7 +131,7 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
           for (int64_t j = 0; j < P; ++j)
             y[m * P + j] = B[g * mg + m];
       if (direct) {
-        kiln_sgemm(mg, P, CK, 1.0f, w, CK, 1, x, P, y, P, B != NULL);
+        kiln_sgemm(mg, P, CK, 1.0f, w, CK, 1, x, P, y, P, B != NULL, pack);
         continue;
       }
       for (int64_t j0 = 0; j0 < P; j0 += chunk) {
@@ -137,7 +139,7 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
         im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0, j1,
                     col);
         kiln_sgemm(mg, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0, P,
-                   B != NULL);
+                   B != NULL, pack);
       }
     }
 }
@@ -149,8 +151,8 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
  *   out = {Y [N, M, out...]}
  * Input position i and tap k add into output position i * stride - padBegin
  * + k * dilation (dropped outside the output). The scratch holds
- * (M/group) * prod(k) * chunk floats: the columns of `chunk` input
- * positions. */
+ * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then (M/group) * prod(k) *
+ * chunk floats: the columns of `chunk` input positions. */
 void kiln_t_conv_transpose(const int64_t *p, const float *f,
                            const void *const *in, void *const *out,
                            void *scratch) {
@@ -161,7 +163,8 @@ void kiln_t_conv_transpose(const int64_t *p, const float *f,
                 *dl = st + nsp, *pb = dl + nsp;
   const float *X = (const float *)in[0], *Wt = (const float *)in[1],
               *B = (const float *)in[2];
-  float *Y = (float *)out[0], *col = (float *)scratch;
+  float *Y = (float *)out[0], *pack = (float *)scratch;
+  float *col = pack + KILN_SGEMM_PACK_FLOATS;
   int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
   int64_t MK = mg * prod(kd, nsp);
   for (int64_t n = 0; n < N; ++n) {
@@ -175,7 +178,7 @@ void kiln_t_conv_transpose(const int64_t *p, const float *f,
       for (int64_t j0 = 0; j0 < Pin; j0 += chunk) {
         int64_t j1 = j0 + chunk < Pin ? j0 + chunk : Pin;
         kiln_sgemm(MK, j1 - j0, cg, 1.0f, w, 1, MK, x + j0, Pin, col, j1 - j0,
-                   0);
+                   0, pack);
         im2col_walk(1, yn + g * mg * P, mg, nsp, od, id, kd, st, dl, pb, j0,
                     j1, col);
       }
