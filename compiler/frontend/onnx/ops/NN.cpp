@@ -474,7 +474,11 @@ RegisterConverter poolOps({"MaxPool", "AveragePool"}, [](NodeContext &c) {
   for (auto *v : {&win.in, &win.k, &win.out, &win.stride, &win.dil,
                   &win.padBegin, &win.padEnd})
     append(p, *v);
-  c.call("pool", p, {}, {x}, outs);
+  // Average: the per-axis divisors (kiln_t_pool) live in the scratch.
+  int64_t divisors = 0;
+  for (int64_t o : win.out)
+    divisors += o;
+  c.call("pool", p, {}, {x}, outs, isMax ? 0 : divisors * 8);
   return true;
 });
 

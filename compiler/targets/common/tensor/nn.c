@@ -285,26 +285,48 @@ void kiln_t_lrn(const int64_t *p, const float *f, const void *const *in,
     }
 }
 
+/* Taps of a window along one axis (k taps, stride s, dilation d, padding
+ * pb) that land in [lo, hi) for output position o. */
+static int64_t taps_inside(int64_t o, int64_t k, int64_t s, int64_t d,
+                           int64_t pb, int64_t lo, int64_t hi) {
+  int64_t n = 0;
+  for (int64_t t = 0; t < k; ++t) {
+    int64_t i = o * s - pb + t * d;
+    n += i >= lo && i < hi;
+  }
+  return n;
+}
+
+/* The lowest value of T (the identity of max): -inf for floats. */
+#define KILN_LOWEST(T)                                                        \
+  ((T)0.5 != (T)0 ? (T)-INFINITY                                              \
+                  : (T)-1 < (T)0 ? (T)((uint64_t)1 << (sizeof(T) * 8 - 1))    \
+                                 : (T)0)
+
 /* MaxPool / AveragePool over nsp spatial dimensions.
  *   p = {dtype, kind (0 max, 1 average), countIncludePad, storageOrder,
  *        wantIndices, nsp, NC, in[nsp], k[nsp], out[nsp], stride[nsp],
  *        dilation[nsp], padBegin[nsp], padEnd[nsp]}
  *   out = {Y [N, C, out...], Indices (int64) when wantIndices}
- * Average: the divisor counts the taps inside the input, or with
- * countIncludePad the taps inside the explicitly padded input (taps that
- * ceil_mode adds past the padding never count). Indices are flat indices
- * into X, row-major (storageOrder 0) or with the spatial dimensions
- * column-major (storageOrder 1). */
+ * The loop runs tap by tap over whole output rows, like im2col: the inner
+ * loop over the last axis has a constant stride and vectorizes. Average:
+ * the divisor counts the taps inside the input, or with countIncludePad the
+ * taps inside the explicitly padded input (taps that ceil_mode adds past the
+ * padding never count); a box window makes it a product of per-axis counts,
+ * kept in the scratch (sum of out[] int64). Indices are flat indices into
+ * X, row-major (storageOrder 0) or with the spatial dimensions column-major
+ * (storageOrder 1); the first maximum wins. */
 void kiln_t_pool(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
-  (void)f; (void)scratch;
+  (void)f;
   int64_t dtype = p[0], kind = p[1], incPad = p[2], order = p[3];
   int64_t wantIdx = p[4];
-  int nsp = (int)p[5];
+  int nsp = (int)p[5], last = nsp - 1;
   int64_t NC = p[6];
   const int64_t *id = p + 7, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
                 *dl = st + nsp, *pb = dl + nsp, *pe = pb + nsp;
   int64_t P = prod(od, nsp), Pin = prod(id, nsp), kn = prod(kd, nsp);
+  int64_t rows = P / od[last], W = id[last], s = st[last];
   int64_t *indices = wantIdx ? (int64_t *)out[1] : NULL;
   /* Flat-index weights of each spatial axis for Indices. */
   int64_t mul[KILN_MAX_RANK], m = 1;
@@ -313,6 +335,18 @@ void kiln_t_pool(const int64_t *p, const float *f, const void *const *in,
     mul[dd] = m;
     m *= id[dd];
   }
+  /* Average divisors per axis and output position. */
+  int64_t *cnt[KILN_MAX_RANK];
+  if (kind == 1) {
+    int64_t *c = (int64_t *)scratch;
+    for (int d = 0; d < nsp; ++d) {
+      cnt[d] = c;
+      for (int64_t o = 0; o < od[d]; ++o)
+        c[o] = taps_inside(o, kd[d], st[d], dl[d], pb[d],
+                           incPad ? -pb[d] : 0, incPad ? id[d] + pe[d] : id[d]);
+      c += od[d];
+    }
+  }
   switch (dtype) {
 #define X(code, T)                                                            \
   case code: {                                                                \
@@ -320,40 +354,62 @@ void kiln_t_pool(const int64_t *p, const float *f, const void *const *in,
     T *y = (T *)out[0];                                                       \
     for (int64_t pl = 0; pl < NC; ++pl) {                                     \
       const T *xs = x + pl * Pin;                                             \
-      int64_t oidx[KILN_MAX_RANK] = {0};                                      \
-      for (int64_t o = 0; o < P; ++o, kiln_nd_next(oidx, od, nsp)) {          \
-        int64_t kidx[KILN_MAX_RANK] = {0};                                    \
-        double sum = 0;                                                       \
-        T best = 0;                                                           \
-        int64_t bestAt = -1, count = 0, padCount = 0;                         \
-        for (int64_t t = 0; t < kn; ++t, kiln_nd_next(kidx, kd, nsp)) {       \
+      T *ys = y + pl * P;                                                     \
+      int64_t *is = indices ? indices + pl * P : NULL;                        \
+      for (int64_t o = 0; o < P; ++o)                                         \
+        ys[o] = kind == 0 ? KILN_LOWEST(T) : (T)0;                            \
+      if (is)                                                                 \
+        for (int64_t o = 0; o < P; ++o)                                       \
+          is[o] = pl * Pin;                                                   \
+      int64_t kidx[KILN_MAX_RANK] = {0};                                      \
+      for (int64_t t = 0; t < kn; ++t, kiln_nd_next(kidx, kd, nsp)) {         \
+        int64_t oidx[KILN_MAX_RANK] = {0};                                    \
+        int64_t base = kidx[last] * dl[last] - pb[last];                      \
+        int64_t lo = ceil_div(-base, s), hi = ceil_div(W - base, s);          \
+        lo = lo < 0 ? 0 : lo > od[last] ? od[last] : lo;                      \
+        hi = hi < lo ? lo : hi > od[last] ? od[last] : hi;                    \
+        for (int64_t r = 0; r < rows; ++r) {                                  \
           int64_t off = 0, flat = 0;                                          \
-          int inside = 1, inPad = 1;                                          \
-          for (int d = 0; d < nsp; ++d) {                                     \
+          int inside = 1;                                                     \
+          for (int d = 0; d < last; ++d) {                                    \
             int64_t ii = oidx[d] * st[d] - pb[d] + kidx[d] * dl[d];           \
             inside &= ii >= 0 && ii < id[d];                                  \
-            inPad &= ii >= -pb[d] && ii < id[d] + pe[d];                      \
             off = off * id[d] + ii;                                           \
             flat += ii * mul[d];                                              \
           }                                                                   \
-          padCount += inPad;                                                  \
+          if (last > 0)                                                       \
+            kiln_nd_next(oidx, od, last);                                     \
           if (!inside)                                                        \
             continue;                                                         \
-          T v = xs[off];                                                      \
-          ++count;                                                            \
-          sum += (double)v;                                                   \
-          if (bestAt < 0 || v > best) {                                       \
-            best = v;                                                         \
-            bestAt = flat;                                                    \
+          const int64_t first = off * W + base;                               \
+          T *dst = ys + r * od[last];                                         \
+          if (kind == 1) {                                                    \
+            for (int64_t q = lo; q < hi; ++q)                                 \
+              dst[q] += xs[first + q * s];                                    \
+          } else if (!is) {                                                   \
+            for (int64_t q = lo; q < hi; ++q) {                               \
+              T v = xs[first + q * s];                                        \
+              dst[q] = v > dst[q] ? v : dst[q];                               \
+            }                                                                 \
+          } else {                                                            \
+            int64_t *ids = is + r * od[last];                                 \
+            for (int64_t q = lo; q < hi; ++q) {                               \
+              T v = xs[first + q * s];                                        \
+              if (v > dst[q]) {                                               \
+                dst[q] = v;                                                   \
+                ids[q] = pl * Pin + flat + (q * s + base) * mul[last];        \
+              }                                                               \
+            }                                                                 \
           }                                                                   \
         }                                                                     \
-        if (kind == 0) {                                                      \
-          y[pl * P + o] = best;                                               \
-          if (indices)                                                        \
-            indices[pl * P + o] = pl * Pin + (bestAt < 0 ? 0 : bestAt);       \
-        } else {                                                              \
-          int64_t div = incPad ? padCount : count;                            \
-          y[pl * P + o] = (T)(div ? sum / (double)div : 0.0);                 \
+      }                                                                       \
+      if (kind == 1) {                                                        \
+        int64_t oidx[KILN_MAX_RANK] = {0};                                    \
+        for (int64_t o = 0; o < P; ++o, kiln_nd_next(oidx, od, nsp)) {        \
+          int64_t div = 1;                                                    \
+          for (int d = 0; d < nsp; ++d)                                       \
+            div *= cnt[d][oidx[d]];                                           \
+          ys[o] = div ? (T)(ys[o] / (T)div) : (T)0;                           \
         }                                                                     \
       }                                                                       \
     }                                                                         \
