@@ -386,6 +386,7 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
   linkReduceOps();
   linkResizeOps();
   linkMovementOps();
+  linkNNOps();
   const ::onnx::GraphProto &graph = model.proto->graph();
   g.name = graph.name();
   g.opset = model.opset;

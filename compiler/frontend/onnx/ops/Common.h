@@ -22,6 +22,7 @@ void linkElementwiseOps();
 void linkReduceOps();
 void linkResizeOps();
 void linkMovementOps();
+void linkNNOps();
 
 /// KILN_MAX_RANK of kiln_tensor.h.
 constexpr size_t KILN_MAX_RANK_CXX = 8;

@@ -1,0 +1,455 @@
+/* nn.c - convolution, pooling and normalization kernels (NCHW, any number
+ * of spatial dimensions).
+ *
+ * Conv is im2col + kiln_sgemm: the columns of one (image, group) are built in
+ * the call's scratch a chunk of output positions at a time (the converter
+ * picks the chunk so the scratch stays bounded), and the GEMM's contiguous
+ * inner loop runs over output positions. ConvTranspose is the reverse: a GEMM
+ * with the transposed weights produces columns, which are scatter-added
+ * (col2im) into the output. A 1x1 convolution with stride 1 and no padding
+ * needs no columns at all. */
+#include "kiln_gemm.h"
+#include "kiln_tensor.h"
+
+#include "kiln_math.h"
+
+static int64_t prod(const int64_t *v, int n) {
+  int64_t r = 1;
+  for (int i = 0; i < n; ++i)
+    r *= v[i];
+  return r;
+}
+
+/* ceil(a / b) for b > 0 and any sign of a. */
+static int64_t ceil_div(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/* Walks the rows of a column matrix (channel, kernel tap) and, per row, the
+ * positions [j0, j1) of the position grid `pos`. Position o and tap k map to
+ * image coordinate o * st - pb + k * dl on each axis (outside the image: a
+ * padding zero). scatter = 0: col[row][j] = img[...] (im2col, conv);
+ * scatter = 1: img[...] += col[row][j] (col2im, transposed conv). */
+static void im2col_walk(int scatter, float *img, int64_t channels, int nsp,
+                        const int64_t *imgDims, const int64_t *pos,
+                        const int64_t *ker, const int64_t *st,
+                        const int64_t *dl, const int64_t *pb, int64_t j0,
+                        int64_t j1, float *col) {
+  int last = nsp - 1;
+  int64_t w = j1 - j0, plane = prod(imgDims, nsp), kn = prod(ker, nsp);
+  int64_t W = imgDims[last], s = st[last];
+  float *row = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    float *src = img + c * plane;
+    int64_t kidx[KILN_MAX_RANK] = {0};
+    for (int64_t kk = 0; kk < kn; ++kk, row += w) {
+      int64_t oidx[KILN_MAX_RANK];
+      int64_t rest = j0;
+      for (int d = last; d >= 0; --d) {
+        oidx[d] = rest % pos[d];
+        rest /= pos[d];
+      }
+      int64_t base = kidx[last] * dl[last] - pb[last];
+      float *dst = row;
+      for (int64_t j = j0; j < j1;) {
+        int64_t o0 = oidx[last];
+        int64_t run = pos[last] - o0 < j1 - j ? pos[last] - o0 : j1 - j;
+        int64_t off = 0;
+        int inside = 1;
+        for (int d = 0; d < last; ++d) {
+          int64_t ii = oidx[d] * st[d] - pb[d] + kidx[d] * dl[d];
+          inside &= ii >= 0 && ii < imgDims[d];
+          off = off * imgDims[d] + ii;
+        }
+        off *= W;
+        /* t in [lo, hi) maps inside the image: 0 <= (o0 + t) s + base < W */
+        int64_t lo = ceil_div(-base, s) - o0, hi = ceil_div(W - base, s) - o0;
+        lo = lo < 0 ? 0 : lo > run ? run : lo;
+        hi = hi < lo ? lo : hi > run ? run : hi;
+        if (!inside)
+          lo = hi = run;
+        const int64_t first = off + o0 * s + base;
+        if (!scatter) {
+          for (int64_t t = 0; t < lo; ++t)
+            dst[t] = 0.0f;
+          if (s == 1)
+            memcpy(dst + lo, src + first + lo, (size_t)(hi - lo) * sizeof(float));
+          else
+            for (int64_t t = lo; t < hi; ++t)
+              dst[t] = src[first + t * s];
+          for (int64_t t = hi; t < run; ++t)
+            dst[t] = 0.0f;
+        } else if (s == 1) {
+          for (int64_t t = lo; t < hi; ++t)
+            src[first + t] += dst[t];
+        } else {
+          for (int64_t t = lo; t < hi; ++t)
+            src[first + t * s] += dst[t];
+        }
+        dst += run;
+        j += run;
+        oidx[last] = 0;
+        if (last > 0)
+          kiln_nd_next(oidx, pos, last);
+      }
+      kiln_nd_next(kidx, ker, nsp);
+    }
+  }
+}
+
+/* Conv (f32).
+ *   p = {nsp, N, C, M, group, chunk, direct, in[nsp], k[nsp], out[nsp],
+ *        stride[nsp], dilation[nsp], padBegin[nsp]}
+ *   in = {X [N, C, in...], W [M, C/group, k...], B [M] or NULL}
+ *   out = {Y [N, M, out...]}
+ * chunk: output positions per im2col block; the scratch holds
+ * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then the columns:
+ * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
+ * padding, where X itself is the column matrix. */
+void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  (void)f;
+  int nsp = (int)p[0];
+  int64_t N = p[1], C = p[2], M = p[3], G = p[4], chunk = p[5];
+  int direct = (int)p[6];
+  const int64_t *id = p + 7, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
+                *dl = st + nsp, *pb = dl + nsp;
+  const float *X = (const float *)in[0], *Wt = (const float *)in[1],
+              *B = (const float *)in[2];
+  float *Y = (float *)out[0], *pack = (float *)scratch;
+  float *col = pack + KILN_SGEMM_PACK_FLOATS;
+  int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
+  int64_t CK = cg * prod(kd, nsp);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < G; ++g) {
+      const float *x = X + (n * C + g * cg) * Pin;
+      const float *w = Wt + g * mg * CK;
+      float *y = Y + (n * M + g * mg) * P;
+      if (B)
+        for (int64_t m = 0; m < mg; ++m)
+          for (int64_t j = 0; j < P; ++j)
+            y[m * P + j] = B[g * mg + m];
+      if (direct) {
+        kiln_sgemm(mg, P, CK, 1.0f, w, CK, 1, x, P, y, P, B != NULL, pack);
+        continue;
+      }
+      for (int64_t j0 = 0; j0 < P; j0 += chunk) {
+        int64_t j1 = j0 + chunk < P ? j0 + chunk : P;
+        im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0, j1,
+                    col);
+        kiln_sgemm(mg, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0, P,
+                   B != NULL, pack);
+      }
+    }
+}
+
+/* ConvTranspose (f32).
+ *   p = {nsp, N, C, M, group, chunk, in[nsp], k[nsp], out[nsp],
+ *        stride[nsp], dilation[nsp], padBegin[nsp]}
+ *   in = {X [N, C, in...], W [C, M/group, k...], B [M] or NULL}
+ *   out = {Y [N, M, out...]}
+ * Input position i and tap k add into output position i * stride - padBegin
+ * + k * dilation (dropped outside the output). The scratch holds
+ * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then (M/group) * prod(k) *
+ * chunk floats: the columns of `chunk` input positions. */
+void kiln_t_conv_transpose(const int64_t *p, const float *f,
+                           const void *const *in, void *const *out,
+                           void *scratch) {
+  (void)f;
+  int nsp = (int)p[0];
+  int64_t N = p[1], C = p[2], M = p[3], G = p[4], chunk = p[5];
+  const int64_t *id = p + 6, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
+                *dl = st + nsp, *pb = dl + nsp;
+  const float *X = (const float *)in[0], *Wt = (const float *)in[1],
+              *B = (const float *)in[2];
+  float *Y = (float *)out[0], *pack = (float *)scratch;
+  float *col = pack + KILN_SGEMM_PACK_FLOATS;
+  int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
+  int64_t MK = mg * prod(kd, nsp);
+  for (int64_t n = 0; n < N; ++n) {
+    float *yn = Y + n * M * P;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < P; ++j)
+        yn[m * P + j] = B ? B[m] : 0.0f;
+    for (int64_t g = 0; g < G; ++g) {
+      const float *x = X + (n * C + g * cg) * Pin;
+      const float *w = Wt + g * cg * MK; /* [cg, MK]: read transposed */
+      for (int64_t j0 = 0; j0 < Pin; j0 += chunk) {
+        int64_t j1 = j0 + chunk < Pin ? j0 + chunk : Pin;
+        kiln_sgemm(MK, j1 - j0, cg, 1.0f, w, 1, MK, x + j0, Pin, col, j1 - j0,
+                   0, pack);
+        im2col_walk(1, yn + g * mg * P, mg, nsp, od, id, kd, st, dl, pb, j0,
+                    j1, col);
+      }
+    }
+  }
+}
+
+/* BatchNormalization (inference):
+ *   y = (x - mean) * scale / sqrt(var + epsilon) + B, per channel.
+ *   p = {dtype, N, C, S}  (S = product of the spatial dimensions)
+ *   f = {epsilon}
+ *   in = {X, scale, B, mean, var} (the four of shape [C]) */
+void kiln_t_batchnorm(const int64_t *p, const float *f, const void *const *in,
+                      void *const *out, void *scratch) {
+  (void)scratch;
+  int64_t dtype = p[0], N = p[1], C = p[2], S = p[3];
+  switch (dtype) {
+#define X(code, T)                                                            \
+  case code: {                                                                \
+    const T *x = (const T *)in[0], *sc = (const T *)in[1],                    \
+            *bi = (const T *)in[2], *mu = (const T *)in[3],                   \
+            *va = (const T *)in[4];                                           \
+    T *y = (T *)out[0];                                                       \
+    for (int64_t n = 0; n < N; ++n)                                           \
+      for (int64_t c = 0; c < C; ++c) {                                       \
+        T a = sc[c] / (T)sqrt((double)va[c] + (double)f[0]);                  \
+        T b = bi[c] - mu[c] * a;                                              \
+        const T *xs = x + (n * C + c) * S;                                    \
+        T *ys = y + (n * C + c) * S;                                          \
+        for (int64_t i = 0; i < S; ++i)                                       \
+          ys[i] = xs[i] * a + b;                                              \
+      }                                                                       \
+    break;                                                                    \
+  }
+    KILN_FOR_FLOAT_TYPES(X)
+#undef X
+  default: break;
+  }
+}
+
+/* InstanceNormalization: per (n, c), normalize over the spatial dimensions.
+ *   p = {dtype, N, C, S}, f = {epsilon}, in = {X, scale [C], B [C]} */
+void kiln_t_instancenorm(const int64_t *p, const float *f,
+                         const void *const *in, void *const *out,
+                         void *scratch) {
+  (void)scratch;
+  int64_t dtype = p[0], N = p[1], C = p[2], S = p[3];
+  switch (dtype) {
+#define X(code, T)                                                            \
+  case code: {                                                                \
+    const T *x = (const T *)in[0], *sc = (const T *)in[1],                    \
+            *bi = (const T *)in[2];                                           \
+    T *y = (T *)out[0];                                                       \
+    for (int64_t n = 0; n < N; ++n)                                           \
+      for (int64_t c = 0; c < C; ++c) {                                       \
+        const T *xs = x + (n * C + c) * S;                                    \
+        T *ys = y + (n * C + c) * S;                                          \
+        double sum = 0, sq = 0;                                               \
+        for (int64_t i = 0; i < S; ++i)                                       \
+          sum += xs[i];                                                       \
+        double mean = sum / (double)S;                                        \
+        for (int64_t i = 0; i < S; ++i)                                       \
+          sq += ((double)xs[i] - mean) * ((double)xs[i] - mean);              \
+        T a = (T)(sc[c] / sqrt(sq / (double)S + (double)f[0]));               \
+        T b = (T)(bi[c] - mean * a);                                          \
+        for (int64_t i = 0; i < S; ++i)                                       \
+          ys[i] = xs[i] * a + b;                                              \
+      }                                                                       \
+    break;                                                                    \
+  }
+    KILN_FOR_FLOAT_TYPES(X)
+#undef X
+  default: break;
+  }
+}
+
+/* LRN across channels (f32):
+ *   y = x / (bias + alpha / size * sum of x^2 over channels
+ *            [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta
+ *   p = {N, C, S, size}, f = {alpha, beta, bias} */
+void kiln_t_lrn(const int64_t *p, const float *f, const void *const *in,
+                void *const *out, void *scratch) {
+  (void)scratch;
+  int64_t N = p[0], C = p[1], S = p[2], size = p[3];
+  float alpha = f[0], beta = f[1], bias = f[2];
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const float *x = (const float *)in[0];
+  float *y = (float *)out[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      int64_t c0 = c - before < 0 ? 0 : c - before;
+      int64_t c1 = c + after >= C ? C - 1 : c + after;
+      float *ys = y + (n * C + c) * S;
+      for (int64_t i = 0; i < S; ++i)
+        ys[i] = 0.0f;
+      for (int64_t cc = c0; cc <= c1; ++cc) {
+        const float *xs = x + (n * C + cc) * S;
+        for (int64_t i = 0; i < S; ++i)
+          ys[i] += xs[i] * xs[i];
+      }
+      const float *xc = x + (n * C + c) * S;
+      for (int64_t i = 0; i < S; ++i)
+        ys[i] = xc[i] / powf(bias + alpha / (float)size * ys[i], beta);
+    }
+}
+
+/* Taps of a window along one axis (k taps, stride s, dilation d, padding
+ * pb) that land in [lo, hi) for output position o. */
+static int64_t taps_inside(int64_t o, int64_t k, int64_t s, int64_t d,
+                           int64_t pb, int64_t lo, int64_t hi) {
+  int64_t n = 0;
+  for (int64_t t = 0; t < k; ++t) {
+    int64_t i = o * s - pb + t * d;
+    n += i >= lo && i < hi;
+  }
+  return n;
+}
+
+/* The lowest value of T (the identity of max): -inf for floats. */
+#define KILN_LOWEST(T)                                                        \
+  ((T)0.5 != (T)0 ? (T)-INFINITY                                              \
+                  : (T)-1 < (T)0 ? (T)((uint64_t)1 << (sizeof(T) * 8 - 1))    \
+                                 : (T)0)
+
+/* MaxPool / AveragePool over nsp spatial dimensions.
+ *   p = {dtype, kind (0 max, 1 average), countIncludePad, storageOrder,
+ *        wantIndices, nsp, NC, in[nsp], k[nsp], out[nsp], stride[nsp],
+ *        dilation[nsp], padBegin[nsp], padEnd[nsp]}
+ *   out = {Y [N, C, out...], Indices (int64) when wantIndices}
+ * The loop runs tap by tap over whole output rows, like im2col: the inner
+ * loop over the last axis has a constant stride and vectorizes. Average:
+ * the divisor counts the taps inside the input, or with countIncludePad the
+ * taps inside the explicitly padded input (taps that ceil_mode adds past the
+ * padding never count); a box window makes it a product of per-axis counts,
+ * kept in the scratch (sum of out[] int64). Indices are flat indices into
+ * X, row-major (storageOrder 0) or with the spatial dimensions column-major
+ * (storageOrder 1); the first maximum wins. */
+void kiln_t_pool(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  (void)f;
+  int64_t dtype = p[0], kind = p[1], incPad = p[2], order = p[3];
+  int64_t wantIdx = p[4];
+  int nsp = (int)p[5], last = nsp - 1;
+  int64_t NC = p[6];
+  const int64_t *id = p + 7, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
+                *dl = st + nsp, *pb = dl + nsp, *pe = pb + nsp;
+  int64_t P = prod(od, nsp), Pin = prod(id, nsp), kn = prod(kd, nsp);
+  int64_t rows = P / od[last], W = id[last], s = st[last];
+  int64_t *indices = wantIdx ? (int64_t *)out[1] : NULL;
+  /* Flat-index weights of each spatial axis for Indices. */
+  int64_t mul[KILN_MAX_RANK], m = 1;
+  for (int d = 0; d < nsp; ++d) {
+    int dd = order ? d : nsp - 1 - d;
+    mul[dd] = m;
+    m *= id[dd];
+  }
+  /* Average divisors per axis and output position. */
+  int64_t *cnt[KILN_MAX_RANK];
+  if (kind == 1) {
+    int64_t *c = (int64_t *)scratch;
+    for (int d = 0; d < nsp; ++d) {
+      cnt[d] = c;
+      for (int64_t o = 0; o < od[d]; ++o)
+        c[o] = taps_inside(o, kd[d], st[d], dl[d], pb[d],
+                           incPad ? -pb[d] : 0, incPad ? id[d] + pe[d] : id[d]);
+      c += od[d];
+    }
+  }
+  switch (dtype) {
+#define X(code, T)                                                            \
+  case code: {                                                                \
+    const T *x = (const T *)in[0];                                            \
+    T *y = (T *)out[0];                                                       \
+    for (int64_t pl = 0; pl < NC; ++pl) {                                     \
+      const T *xs = x + pl * Pin;                                             \
+      T *ys = y + pl * P;                                                     \
+      int64_t *is = indices ? indices + pl * P : NULL;                        \
+      for (int64_t o = 0; o < P; ++o)                                         \
+        ys[o] = kind == 0 ? KILN_LOWEST(T) : (T)0;                            \
+      if (is)                                                                 \
+        for (int64_t o = 0; o < P; ++o)                                       \
+          is[o] = pl * Pin;                                                   \
+      int64_t kidx[KILN_MAX_RANK] = {0};                                      \
+      for (int64_t t = 0; t < kn; ++t, kiln_nd_next(kidx, kd, nsp)) {         \
+        int64_t oidx[KILN_MAX_RANK] = {0};                                    \
+        int64_t base = kidx[last] * dl[last] - pb[last];                      \
+        int64_t lo = ceil_div(-base, s), hi = ceil_div(W - base, s);          \
+        lo = lo < 0 ? 0 : lo > od[last] ? od[last] : lo;                      \
+        hi = hi < lo ? lo : hi > od[last] ? od[last] : hi;                    \
+        for (int64_t r = 0; r < rows; ++r) {                                  \
+          int64_t off = 0, flat = 0;                                          \
+          int inside = 1;                                                     \
+          for (int d = 0; d < last; ++d) {                                    \
+            int64_t ii = oidx[d] * st[d] - pb[d] + kidx[d] * dl[d];           \
+            inside &= ii >= 0 && ii < id[d];                                  \
+            off = off * id[d] + ii;                                           \
+            flat += ii * mul[d];                                              \
+          }                                                                   \
+          if (last > 0)                                                       \
+            kiln_nd_next(oidx, od, last);                                     \
+          if (!inside)                                                        \
+            continue;                                                         \
+          const int64_t first = off * W + base;                               \
+          T *dst = ys + r * od[last];                                         \
+          if (kind == 1) {                                                    \
+            for (int64_t q = lo; q < hi; ++q)                                 \
+              dst[q] += xs[first + q * s];                                    \
+          } else if (!is) {                                                   \
+            for (int64_t q = lo; q < hi; ++q) {                               \
+              T v = xs[first + q * s];                                        \
+              dst[q] = v > dst[q] ? v : dst[q];                               \
+            }                                                                 \
+          } else {                                                            \
+            int64_t *ids = is + r * od[last];                                 \
+            for (int64_t q = lo; q < hi; ++q) {                               \
+              T v = xs[first + q * s];                                        \
+              if (v > dst[q]) {                                               \
+                dst[q] = v;                                                   \
+                ids[q] = pl * Pin + flat + (q * s + base) * mul[last];        \
+              }                                                               \
+            }                                                                 \
+          }                                                                   \
+        }                                                                     \
+      }                                                                       \
+      if (kind == 1) {                                                        \
+        int64_t oidx[KILN_MAX_RANK] = {0};                                    \
+        for (int64_t o = 0; o < P; ++o, kiln_nd_next(oidx, od, nsp)) {        \
+          int64_t div = 1;                                                    \
+          for (int d = 0; d < nsp; ++d)                                       \
+            div *= cnt[d][oidx[d]];                                           \
+          ys[o] = div ? (T)(ys[o] / (T)div) : (T)0;                           \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+    break;                                                                    \
+  }
+    KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+  default: break;
+  }
+}
+
+/* GlobalMaxPool / GlobalAveragePool: one value per (n, c) plane.
+ *   p = {dtype, kind (0 max, 1 average), NC, S} */
+void kiln_t_global_pool(const int64_t *p, const float *f,
+                        const void *const *in, void *const *out,
+                        void *scratch) {
+  (void)f; (void)scratch;
+  int64_t dtype = p[0], kind = p[1], NC = p[2], S = p[3];
+  switch (dtype) {
+#define X(code, T)                                                            \
+  case code: {                                                                \
+    const T *x = (const T *)in[0];                                            \
+    T *y = (T *)out[0];                                                       \
+    for (int64_t pl = 0; pl < NC; ++pl) {                                     \
+      const T *xs = x + pl * S;                                               \
+      if (kind == 0) {                                                        \
+        T best = xs[0];                                                       \
+        for (int64_t i = 1; i < S; ++i)                                       \
+          best = xs[i] > best ? xs[i] : best;                                 \
+        y[pl] = best;                                                         \
+      } else {                                                                \
+        double sum = 0;                                                       \
+        for (int64_t i = 0; i < S; ++i)                                       \
+          sum += (double)xs[i];                                               \
+        y[pl] = (T)(sum / (double)S);                                         \
+      }                                                                       \
+    }                                                                         \
+    break;                                                                    \
+  }
+    KILN_FOR_NUMERIC_TYPES(X)
+#undef X
+  default: break;
+  }
+}
