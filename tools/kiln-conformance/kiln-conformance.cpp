@@ -159,8 +159,20 @@ int main(int argc, char **argv) {
     bool loadedOk;
     while (!(loadedOk = loadModel(ctx, t.dir.dir + "/model.onnx", loaded, err,
                                   shapes, t.frozen))) {
+      if (err.find("known at compile time") == std::string::npos)
+        break;
+      // Freeze the input the message names, else the next one (integer
+      // inputs first: they are the shapes, axes and pads).
       std::string want = inputWantedConstant(err);
-      if (want.empty() || !byName.count(want) || t.frozen.count(want))
+      if (!byName.count(want) || t.frozen.count(want)) {
+        want.clear();
+        for (int pass = 0; pass < 2 && want.empty(); ++pass)
+          for (const std::string &name : t.inputNames)
+            if (want.empty() && byName.count(name) && !t.frozen.count(name) &&
+                (pass == 1 || !konnx::isFloat(byName[name].dtype)))
+              want = name;
+      }
+      if (want.empty())
         break;
       t.frozen[want] = byName[want];
       shapes.erase(want);

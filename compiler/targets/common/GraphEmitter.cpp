@@ -106,6 +106,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   // Constants, each once, in the blob.
   WeightBlob blob;
   std::map<std::string, uint64_t> constOffset;
+  bool missing = false;
   func.walk([&](ConstantOp c) {
     std::string name = c.getSource().str();
     if (constOffset.count(name))
@@ -113,12 +114,13 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     const std::vector<uint8_t> *bytes = store.constant(name);
     if (!bytes) {
       error = "constant '" + name + "' is not in the weight store";
+      missing = true;
       return;
     }
     blob.add(name, false, bytes->data(), bytes->size());
     constOffset[name] = blob.offsets[{name, false}];
   });
-  if (!error.empty())
+  if (missing)
     return false;
   blob.finish();
 
