@@ -7,6 +7,10 @@
   onnx_model.py bad-size OUT.onnx         an initializer with 20 bytes of raw
                                           data for a float[2,3] shape
   onnx_model.py garbage OUT.onnx          bytes that are not a protobuf
+  onnx_model.py tensor OUT.pb TYPE DIMS FILL
+                                          a TensorProto: TYPE float|int64|...,
+                                          DIMS like 2,3,4, FILL arange | ones |
+                                          a comma-separated list of values
 """
 import sys
 
@@ -49,6 +53,20 @@ def garbage(out):
         f.write(b"\xff\xff\xff\xff this is not an ONNX model")
 
 
+def tensor(out, dtype, dims, fill):
+    shape = [int(d) for d in dims.split(",") if d]
+    n = int(np.prod(shape)) if shape else 1
+    if fill == "arange":
+        values = np.arange(n)
+    elif fill == "ones":
+        values = np.ones(n)
+    else:
+        values = np.array([float(v) for v in fill.split(",")])
+    dtype = {"float": "float32", "double": "float64"}.get(dtype, dtype)
+    array = values.astype(np.dtype(dtype)).reshape(shape)
+    onnx.save_tensor(numpy_helper.from_array(array), out)
+
+
 if __name__ == "__main__":
     kind = sys.argv[1]
     if kind == "text":
@@ -57,6 +75,8 @@ if __name__ == "__main__":
         external(sys.argv[2])
     elif kind == "bad-size":
         bad_size(sys.argv[2])
+    elif kind == "tensor":
+        tensor(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     elif kind == "garbage":
         garbage(sys.argv[2])
     else:
