@@ -23,7 +23,7 @@ using namespace kiln;
 static cl::OptionCategory cat("kilnc options");
 static cl::opt<std::string> modelPath(cl::Positional,
                                       cl::desc("<model.gguf | model.onnx>"),
-                                      cl::Required, cl::cat(cat));
+                                      cl::cat(cat));
 static cl::opt<std::string> target(
     "target",
     cl::desc("Instruction set to compile for: generic, x86, neon, sve, rvv, hvx"),
@@ -106,6 +106,10 @@ static cl::list<std::string> inputShape(
     cl::desc("ONNX: fix the dynamic dimensions of an input, NAME=D0,D1,... "
              "(repeatable; e.g. --input-shape=images=1,3,48,320)"),
     cl::cat(cat));
+static cl::opt<bool> listOnnxOps(
+    "list-onnx-ops",
+    cl::desc("Print the ONNX operators Kiln compiles (default domain) and exit"),
+    cl::cat(cat));
 static cl::list<std::string> freezeInput(
     "freeze-input",
     cl::desc("ONNX: compile input NAME as a constant holding FILE.pb (a "
@@ -181,7 +185,16 @@ int main(int argc, char **argv) {
       "                    (import, kiln-quantize, kiln-select-kernels,\n"
       "                    kiln-plan-memory)\n"
       "  --threads=N       threads the generated code splits matmuls for\n"
-      "                    (default 1); NAME_init_threads starts up to N\n");
+      "                    (default 1); NAME_init_threads starts up to N\n"
+      "  kilnc MODEL.onnx [--input-shape=NAME=D0,D1,...] [--freeze-input=NAME=FILE.pb]\n"
+      "  kilnc --list-onnx-ops   the ONNX operators Kiln compiles\n");
+  if (listOnnxOps) {
+    for (const auto &[op, conv] : kiln::onnx::converters())
+      outs() << op << "\n";
+    return 0;
+  }
+  if (modelPath.empty())
+    return fail("no model given (kilnc MODEL.gguf|MODEL.onnx ...; see --help)");
 
   CompileOptions opts;
   opts.target = target;
