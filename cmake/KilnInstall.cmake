@@ -13,10 +13,10 @@ set(KILN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 # not on the loader's path: the installed binaries keep that directory in
 # their RPATH (the build tree's RPATH is otherwise dropped on install).
 set_target_properties(kilnc kiln-opt kiln-run kiln-fixture kiln-bench kiln-perplexity
-  kiln-tokenize PROPERTIES
+  kiln-tokenize kiln-conformance PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS kilnc kiln-opt kiln-run kiln-fixture kiln-bench kiln-perplexity
-  kiln-tokenize
+  kiln-tokenize kiln-conformance
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Device profiles for kilnc --report --device=NAME, found at BIN/../share.
 file(GLOB KILN_DEVICE_PROFILES ${PROJECT_SOURCE_DIR}/devices/*.json)
