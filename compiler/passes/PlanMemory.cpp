@@ -38,6 +38,13 @@ struct Buffer {
 /// a row before writing that row), so their result may take the buffer of an
 /// operand that dies at the op.
 bool reusesOperandInPlace(Operation *op) {
+  if (auto t = dyn_cast<TensorOp>(op)) {
+    // Graph kernels that write element i after reading only element i of an
+    // operand of the result's type and shape (the copy of a Reshape becomes
+    // no work at all: kiln_t_copy skips a copy onto itself).
+    StringRef k = t.getKernel();
+    return k == "copy" || k == "unary" || k == "binary" || k == "clip";
+  }
   return isa<AddOp, SiluMulOp, RMSNormOp, RoPEOp>(op);
 }
 
@@ -105,6 +112,12 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
             auto it = bufferOf.find(operand);
             if (it == bufferOf.end() || buffers[it->second].plan.last != at ||
                 buffers[it->second].plan.bytes != bytesOf(r))
+              continue;
+            // A graph kernel may only overwrite an operand laid out as its
+            // result (same element type and shape; Reshape: same bytes).
+            if (auto t = dyn_cast<TensorOp>(op);
+                t && t.getKernel() != "copy" &&
+                operand.getType() != r.getType())
               continue;
             reuse = it->second;
             break;
