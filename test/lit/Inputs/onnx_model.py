@@ -6,6 +6,8 @@
                                           external data file OUT.onnx.data
   onnx_model.py bad-size OUT.onnx         an initializer with 20 bytes of raw
                                           data for a float[2,3] shape
+  onnx_model.py input-initializer OUT.onnx  a graph input that is also an
+                                          initializer
   onnx_model.py garbage OUT.onnx          bytes that are not a protobuf
   onnx_model.py tensor OUT.pb TYPE DIMS FILL
                                           a TensorProto: TYPE float|int64|...,
@@ -48,6 +50,18 @@ def bad_size(out):
     onnx.save(add_graph(w), out)
 
 
+def input_initializer(out):
+    """y = x + b where b is both a graph input and an initializer (a
+    constant with a default value, as exporters of IR version < 4 wrote)."""
+    b = numpy_helper.from_array(np.array([1, 2, 3], dtype=np.float32), "b")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    bi = helper.make_tensor_value_info("b", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    node = helper.make_node("Add", ["x", "b"], ["y"], name="add")
+    graph = helper.make_graph([node], "g", [x, bi], [y], [b])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), out)
+
+
 def garbage(out):
     with open(out, "wb") as f:
         f.write(b"\xff\xff\xff\xff this is not an ONNX model")
@@ -77,6 +91,8 @@ if __name__ == "__main__":
         bad_size(sys.argv[2])
     elif kind == "tensor":
         tensor(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    elif kind == "input-initializer":
+        input_initializer(sys.argv[2])
     elif kind == "garbage":
         garbage(sys.argv[2])
     else:
