@@ -256,6 +256,14 @@ static void binary(void) {
     y = uniform(1, 2) * 0x1p60;
     line_d2("div", x, y, DIV(x, y));
   }
+  /* Exact halfway quotients that round into the subnormals: ties to even. */
+  for (uint64_t k = 1; k < 400; k += 2) {
+    double x = from_bits_d(k), y = k % 4 == 1 ? 2.0 : 4.0;
+    line_d2("div", x, y, DIV(x, y));
+    x = from_bits_d(0x0010000000000000ull + k * 977);
+    line_d2("div", x, y, DIV(x, y));
+    line_d2("div", -x, 0.5 * y, DIV(-x, 0.5 * y));
+  }
 }
 
 /* 64-bit integer division (__hexagon_[u]{div,mod}di3 on Hexagon). */
