@@ -32,7 +32,8 @@ void *memset(void *dst, int c, size_t n) {
 
 #if defined(__hexagon__)
 /* Hexagon has no divide instructions; clang calls these compiler-rt helpers,
- * which no package provides for Hexagon here. */
+ * which no package provides for Hexagon here. The double division and
+ * float square root helpers are in kiln_libm.c, with the math they share. */
 #include <stdint.h>
 
 static float kiln_fs_bits(uint32_t u) {
