@@ -27,6 +27,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/runtime/src/kiln_runtime.c
   ${PROJECT_SOURCE_DIR}/runtime/src/kiln_threads.c
   ${PROJECT_SOURCE_DIR}/runtime/src/kiln_freestanding.c
+  ${PROJECT_SOURCE_DIR}/runtime/src/kiln_libm.c
   DESTINATION ${CMAKE_INSTALL_DATADIR}/kiln/runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/cmake/toolchains/
   DESTINATION ${KILN_INSTALL_CMAKEDIR}/toolchains FILES_MATCHING PATTERN "*.cmake")

@@ -32,7 +32,8 @@ void *memset(void *dst, int c, size_t n) {
 
 #if defined(__hexagon__)
 /* Hexagon has no divide instructions; clang calls these compiler-rt helpers,
- * which no package provides for Hexagon here. */
+ * which no package provides for Hexagon here. The double division and
+ * float square root helpers are in kiln_libm.c, with the math they share. */
 #include <stdint.h>
 
 static float kiln_fs_bits(uint32_t u) {
@@ -103,5 +104,54 @@ int32_t __hexagon_modsi3(int32_t n, int32_t d) {
   kiln_fs_udivmod(n < 0 ? -(uint32_t)n : (uint32_t)n,
                   d < 0 ? -(uint32_t)d : (uint32_t)d, &r);
   return n < 0 ? -(int32_t)r : (int32_t)r;
+}
+
+/* 64-bit division: shift-subtract from the divisor aligned with the
+ * dividend's leading bit. Division by zero is undefined in C; it gives 0. */
+static uint64_t kiln_fs_udivmod64(uint64_t n, uint64_t d, uint64_t *rem) {
+  if (d == 0 || d > n) {
+    *rem = d == 0 ? 0 : n;
+    return 0;
+  }
+  int s = __builtin_clzll(d) - __builtin_clzll(n);
+  uint64_t q = 0;
+  d <<= s;
+  for (int i = 0; i <= s; ++i) {
+    q <<= 1;
+    if (n >= d) {
+      n -= d;
+      q |= 1;
+    }
+    d >>= 1;
+  }
+  *rem = n;
+  return q;
+}
+uint64_t __hexagon_udivdi3(uint64_t n, uint64_t d) {
+  uint64_t r;
+  return kiln_fs_udivmod64(n, d, &r);
+}
+uint64_t __hexagon_umoddi3(uint64_t n, uint64_t d) {
+  uint64_t r;
+  kiln_fs_udivmod64(n, d, &r);
+  return r;
+}
+int64_t __hexagon_divdi3(int64_t n, int64_t d) {
+  uint64_t r, q = kiln_fs_udivmod64(n < 0 ? -(uint64_t)n : (uint64_t)n,
+                                    d < 0 ? -(uint64_t)d : (uint64_t)d, &r);
+  return (n < 0) != (d < 0) ? (int64_t)-q : (int64_t)q;
+}
+int64_t __hexagon_moddi3(int64_t n, int64_t d) {
+  uint64_t r;
+  kiln_fs_udivmod64(n < 0 ? -(uint64_t)n : (uint64_t)n,
+                    d < 0 ? -(uint64_t)d : (uint64_t)d, &r);
+  return n < 0 ? (int64_t)-r : (int64_t)r;
+}
+
+/* Clang copies large aligned aggregates with this. */
+void *__hexagon_memcpy_likely_aligned_min32bytes_mult8bytes(void *dst,
+                                                           const void *src,
+                                                           size_t n) {
+  return memcpy(dst, src, n);
 }
 #endif

@@ -665,6 +665,12 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   const char *support = target->hosted() ? "kiln_threads.c" : "kiln_freestanding.c";
   out.texts.push_back({support, embeddedSource(support)});
   out.units.push_back(support);
+  if (!target->hosted()) // no C library: our libm, and the headers found by -I.
+    for (const char *f : {"kiln_libm.c", "math.h", "string.h"}) {
+      out.texts.push_back({f, embeddedSource(f)});
+      if (StringRef(f).endswith(".c"))
+        out.units.push_back(f);
+    }
   out.blob = emitter.takeBlobBytes();
   out.cflags = target->cflags();
   if (target->hosted())
