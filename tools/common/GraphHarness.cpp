@@ -186,8 +186,7 @@ static void quit(int rc) { sys4(93, rc, 0, 0, 0); for (;;) {} }
 static void say(const char *m) { size_t n = 0; while (m[n]) ++n; sys4(64, 2, (long)m, (long)n, 0); }
 static long readall(const char *path, void *buf, long cap) {
   long fd = sys4(56, -100, (long)path, 0, 0), got = 0, r;
-  if (fd < 0) { say("cannot open "); say(path); say("
-"); quit(3); }
+  if (fd < 0) { say("cannot open "); say(path); say("\n"); quit(3); }
   while ((r = sys4(63, fd, (long)((char *)buf + got), cap - got, 0)) > 0) got += r;
   sys4(57, fd, 0, 0, 0);
   return got;
@@ -204,22 +203,19 @@ void _start(void) {
   int lines = 0;
   for (char *p = args; *p && lines < 20;) {
     line[lines++] = p;
-    while (*p && *p != '
-') ++p;
+    while (*p && *p != '\n') ++p;
     if (*p) *p++ = 0;
   }
   const model_entry *m = 0;
   for (const model_entry *e = models; lines && e->name; ++e)
     if (same(e->name, line[0])) m = e;
   if (!m || lines != 1 + m->nin + m->nout || m->nin > 8 || m->nout > 8 ||
-      m->arena > sizeof arena) { say("bad args
-"); quit(2); }
+      m->arena > sizeof arena) { say("bad args\n"); quit(2); }
   const void *in[8];
   void *out[8];
   for (int i = 0; i < m->nin; ++i) {
     if (readall(line[1 + i], inbuf[i], IN_MAX) != (long)m->ins[i].bytes) {
-      say(line[1 + i]); say(": wrong size
-"); quit(3);
+      say(line[1 + i]); say(": wrong size\n"); quit(3);
     }
     in[i] = inbuf[i];
   }
@@ -227,13 +223,11 @@ void _start(void) {
   kiln_ctx ctx;
   kiln_status s = m->init(&ctx, arena, m->arena);
   if (s == KILN_OK) s = m->run(&ctx, in, out);
-  if (s != KILN_OK) { say(kiln_status_string(s)); say("
-"); quit(4); }
+  if (s != KILN_OK) { say(kiln_status_string(s)); say("\n"); quit(4); }
   for (int i = 0; i < m->nout; ++i) {
     long fd = sys4(56, -100, (long)line[1 + m->nin + i], 0x241, 0644);
     if (fd < 0 || sys4(64, fd, (long)outbuf[i], (long)m->outs[i].bytes, 0) !=
-                      (long)m->outs[i].bytes) { say("cannot write output
-"); quit(3); }
+                      (long)m->outs[i].bytes) { say("cannot write output\n"); quit(3); }
     sys4(57, fd, 0, 0, 0);
   }
   quit(0);

@@ -6,7 +6,7 @@
  * innermost dimension runs as a plain loop with constant strides. */
 #include "kiln_tensor.h"
 
-#include "kiln_math.h"
+#include <math.h>
 
 /* Operation codes of kiln_t_binary (BinaryOp in ops/Elementwise.cpp). */
 enum {

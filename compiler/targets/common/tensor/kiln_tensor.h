@@ -23,13 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#if __STDC_HOSTED__
-#include <string.h>
-#else /* the runtime's kiln_freestanding.c defines these */
-void *memcpy(void *restrict dst, const void *restrict src, size_t n);
-void *memmove(void *dst, const void *src, size_t n);
-void *memset(void *dst, int c, size_t n);
-#endif
+#include <string.h> /* freestanding targets: runtime/src/freestanding/ */
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,7 +11,7 @@
 #include "kiln_gemm.h"
 #include "kiln_tensor.h"
 
-#include "kiln_math.h"
+#include <math.h>
 
 static int64_t prod(const int64_t *v, int n) {
   int64_t r = 1;

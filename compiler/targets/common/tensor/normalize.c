@@ -6,7 +6,7 @@
  * scratch and sweeps contiguous rows, so both cases vectorize. */
 #include "kiln_tensor.h"
 
-#include "kiln_math.h"
+#include <math.h>
 
 /* Operation codes of kiln_t_softmax (ops/Reduce.cpp). */
 enum { SM_SOFTMAX, SM_LOGSOFTMAX, SM_HARDMAX };

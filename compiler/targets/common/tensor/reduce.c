@@ -10,7 +10,7 @@
  * min/max/sum stay exact. */
 #include "kiln_tensor.h"
 
-#include "kiln_math.h"
+#include <math.h>
 #include <stdint.h>
 
 /* Operation codes of kiln_t_reduce (ReduceOp in ops/Reduce.cpp). */
