@@ -2,6 +2,7 @@
 //
 //   kiln-bench MODEL.gguf [--threads=N] [--runs=5] [--prompt-lengths=64,512]
 //              [--decode=128] [--json] [--vs-llama-cpp=DRIVER]
+//              [--weights-memory=huge|anon|file]
 //
 // Compiles MODEL for the host (--target=x86, --cpu=host unless given) into a
 // temporary directory, links a driver against the library, and runs it as a
@@ -15,6 +16,13 @@
 //      time to first token;
 //   3. a new sequence, prefill the first prompt length, then --decode greedy
 //      steps timed together: decode tokens/s.
+// The library is compiled with --weights=external and the driver reads
+// bench.weights into anonymous memory advised to use transparent huge pages
+// (--weights-memory=huge, the default; `anon` leaves 4 KiB pages, `file` maps
+// the file as embedded weights are, from the page cache). Reading weights from
+// anonymous huge pages decodes faster (docs/benchmarks.md); the read is part
+// of the cold start and the copy is resident memory, as llama.cpp's repacked
+// weights are. read() does not map the file, so the weights count once.
 // Peak resident memory is the child's own VmHWM, which it prints before it
 // exits: the child's ru_maxrss would not do, because Linux carries the
 // high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
@@ -41,6 +49,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -80,6 +89,12 @@ static cl::opt<std::string> vsLlama(
     cl::desc("Also run llama.cpp through DRIVER (scripts/bench-llama-cpp.sh "
              "builds it and prints its path), alternating runs"),
     cl::value_desc("DRIVER"), cl::cat(cat));
+static cl::opt<std::string> weightsMemory(
+    "weights-memory",
+    cl::desc("Where the driver places the weights: huge (default; anonymous "
+             "memory with MADV_HUGEPAGE), anon (anonymous, 4 KiB pages) or "
+             "file (the weights file mapped, as embedded weights are)"),
+    cl::init("huge"), cl::cat(cat));
 static cl::opt<std::string> keep(
     "keep", cl::desc("Keep the compiled library and driver in this directory"),
     cl::value_desc("dir"), cl::cat(cat));
@@ -101,12 +116,54 @@ double now() {
 //   driver THREADS DECODE P1 [P2 ...]
 //   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S",
 //      "VmHWM: K kB" (its peak resident memory)
+// It reads bench.weights from its own directory, placed as the environment
+// variable KILN_BENCH_WEIGHTS says (huge, anon or file; default huge), so one
+// build serves an A/B of the placements.
 const char *kDriver = R"c(
-#define _POSIX_C_SOURCE 199309L
+#define _DEFAULT_SOURCE
 #include "bench.h"
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
+/* The weights file, placed in memory as `mode` says. Anonymous memory is
+ * aligned to 2 MiB so that transparent huge pages can back all of it. */
+static const void *place_weights(const char *argv0, const char *mode) {
+  char path[4096];
+  const char *slash = strrchr(argv0, '/');
+  int dir = slash ? (int)(slash - argv0 + 1) : 0;
+  snprintf(path, sizeof path, "%.*sbench.weights", dir, argv0);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) { perror(path); return NULL; }
+  const size_t n = BENCH_WEIGHTS_BYTES, huge = (size_t)2 << 20;
+  if (!strcmp(mode, "file")) {
+    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+  }
+  if (strcmp(mode, "huge") && strcmp(mode, "anon")) {
+    fprintf(stderr, "driver: KILN_BENCH_WEIGHTS=%s: expected huge, anon or file\n", mode);
+    return NULL;
+  }
+  const size_t len = (n + huge - 1) / huge * huge;
+  uint8_t *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) { close(fd); return NULL; }
+  uint8_t *p = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+#ifdef MADV_HUGEPAGE
+  if (!strcmp(mode, "huge")) madvise(p, len, MADV_HUGEPAGE);
+#endif
+  for (size_t done = 0; done < n;) {
+    ssize_t got = read(fd, p + done, n - done);
+    if (got <= 0) { perror(path); close(fd); return NULL; }
+    done += (size_t)got;
+  }
+  close(fd);
+  return p;
+}
 static double now(void) {
   struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -135,6 +192,10 @@ int main(int argc, char **argv) {
   int32_t seq;
   const int p0 = atoi(argv[3]);
   check(bench_init_threads(&ctx, arena, BENCH_ARENA_BYTES, (uint32_t)threads), "init");
+  const char *mode = getenv("KILN_BENCH_WEIGHTS");
+  const void *w = place_weights(argv[0], mode && *mode ? mode : "huge");
+  if (!w) return 1;
+  check(bench_set_weights(&ctx, w, BENCH_WEIGHTS_BYTES), "set_weights");
   check(bench_seq_open(&ctx, &seq), "seq_open");
   check(bench_prefill(&ctx, seq, tokens, (size_t)p0, logits), "prefill");
   volatile int32_t first = argmax();
@@ -158,11 +219,16 @@ int main(int argc, char **argv) {
   check(bench_seq_close(&ctx, seq), "seq_close");
   bench_shutdown(&ctx);
   (void)first;
-  /* Peak resident memory of this process image (VmHWM; see runOnce). */
+  /* Peak resident memory of this process image (VmHWM; see runOnce), and
+   * where the resident pages are now (anonymous or file-backed), which shows
+   * where the weights were placed. */
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
   while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "VmHWM: %ld", &(long){0}) == 1) fputs(line, stdout);
+    if (sscanf(line, "VmHWM: %ld", &(long){0}) == 1 ||
+        sscanf(line, "RssAnon: %ld", &(long){0}) == 1 ||
+        sscanf(line, "RssFile: %ld", &(long){0}) == 1)
+      fputs(line, stdout);
   if (f) fclose(f);
   return 0;
 }
@@ -327,6 +393,13 @@ int main(int argc, char **argv) {
   opts.threads = threads;
   opts.maxBatch = maxBatch;
   opts.context = context;
+  opts.externalWeights = true;
+  if (weightsMemory != "huge" && weightsMemory != "anon" &&
+      weightsMemory != "file")
+    return fail("--weights-memory=" + weightsMemory +
+                ": expected huge, anon or file");
+  // The driver reads it from its environment (inherited through execv).
+  setenv("KILN_BENCH_WEIGHTS", weightsMemory.c_str(), 1);
   std::string error;
   mlir::MLIRContext ctx;
   LoadedModel model;
@@ -473,6 +546,7 @@ int main(int argc, char **argv) {
       j.attribute("target", "x86");
       j.attribute("cpu", cpu.empty() ? "host" : cpu.getValue());
       j.attribute("threads", threads);
+      j.attribute("weights_memory", weightsMemory.getValue());
       j.attribute("runs", (int64_t)runs);
       j.attribute("decode_tokens", (int64_t)decodeTokens);
       j.attributeArray("prompt_lengths", [&] {
@@ -519,7 +593,8 @@ int main(int argc, char **argv) {
   };
   outs() << "kiln-bench: " << modelPath << ", x86 --cpu="
          << (cpu.empty() ? "host" : cpu.getValue()) << ", " << threads
-         << " thread(s), " << runs << " run(s) after 1 warm-up, decode "
+         << " thread(s), weights in " << weightsMemory << " memory, " << runs
+         << " run(s) after 1 warm-up, decode "
          << decodeTokens << " tokens after a " << prompts[0]
          << "-token prompt\n"
          << "weight bytes per token " << report.decodeWeightBytes
