@@ -2,7 +2,7 @@
 //
 //   kiln-bench MODEL.gguf [--threads=N] [--runs=5] [--prompt-lengths=64,512]
 //              [--decode=128] [--json] [--vs-llama-cpp=DRIVER]
-//              [--weights-memory=huge|anon|file]
+//              [--weights-memory=huge|anon|file|embedded]
 //
 // Compiles MODEL for the host (--target=x86, --cpu=host unless given) into a
 // temporary directory, links a driver against the library, and runs it as a
@@ -16,13 +16,14 @@
 //      time to first token;
 //   3. a new sequence, prefill the first prompt length, then --decode greedy
 //      steps timed together: decode tokens/s.
-// The library is compiled with --weights=external and the driver reads
-// bench.weights into anonymous memory advised to use transparent huge pages
-// (--weights-memory=huge, the default; `anon` leaves 4 KiB pages, `file` maps
-// the file as embedded weights are, from the page cache). Reading weights from
-// anonymous huge pages decodes faster (docs/benchmarks.md); the read is part
-// of the cold start and the copy is resident memory, as llama.cpp's repacked
-// weights are. read() does not map the file, so the weights count once.
+// By default the library is compiled with --weights=external and the driver
+// reads bench.weights into anonymous memory advised to use transparent huge
+// pages (--weights-memory=huge; `anon` leaves 4 KiB pages, `file` maps the
+// file from the page cache). 4 KiB pages decode slower (docs/benchmarks.md);
+// the read is part of the cold start and the copy is resident memory, as
+// llama.cpp's repacked weights are. read() does not map the file, so the
+// weights count once. --weights-memory=embedded compiles the weights into
+// the library, read in place (a large blob is 2 MiB-aligned, see Emitter.cpp).
 // Peak resident memory is the child's own VmHWM, which it prints before it
 // exits: the child's ru_maxrss would not do, because Linux carries the
 // high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
@@ -91,9 +92,10 @@ static cl::opt<std::string> vsLlama(
     cl::value_desc("DRIVER"), cl::cat(cat));
 static cl::opt<std::string> weightsMemory(
     "weights-memory",
-    cl::desc("Where the driver places the weights: huge (default; anonymous "
-             "memory with MADV_HUGEPAGE), anon (anonymous, 4 KiB pages) or "
-             "file (the weights file mapped, as embedded weights are)"),
+    cl::desc("Where the driver places the weights: huge (default; external "
+             "weights read into anonymous memory with MADV_HUGEPAGE), anon "
+             "(the same, 4 KiB pages), file (external weights mapped) or "
+             "embedded (in the library, read in place)"),
     cl::init("huge"), cl::cat(cat));
 static cl::opt<std::string> keep(
     "keep", cl::desc("Keep the compiled library and driver in this directory"),
@@ -116,9 +118,10 @@ double now() {
 //   driver THREADS DECODE P1 [P2 ...]
 //   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S",
 //      "VmHWM: K kB" (its peak resident memory)
-// It reads bench.weights from its own directory, placed as the environment
-// variable KILN_BENCH_WEIGHTS says (huge, anon or file; default huge), so one
-// build serves an A/B of the placements.
+// It places the weights as the environment variable KILN_BENCH_WEIGHTS says,
+// so one build serves an A/B of the placements: external weights (read from
+// bench.weights beside it) huge, anon or file, default huge; embedded ones
+// embedded (default) or copied by bench_copy_weights, huge or anon.
 const char *kDriver = R"c(
 #define _DEFAULT_SOURCE
 #include "bench.h"
@@ -129,41 +132,73 @@ const char *kDriver = R"c(
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-/* The weights file, placed in memory as `mode` says. Anonymous memory is
- * aligned to 2 MiB so that transparent huge pages can back all of it. */
-static const void *place_weights(const char *argv0, const char *mode) {
+static void check(kiln_status s, const char *what) {
+  if (s == KILN_OK) return;
+  fprintf(stderr, "driver: %s: %s\n", what, kiln_status_string(s));
+  exit(1);
+}
+/* 2 MiB-aligned anonymous memory, advised to use transparent huge pages
+ * unless `mode` is anon. */
+static uint8_t *anon_memory(size_t n, const char *mode) {
+  const size_t huge = (size_t)2 << 20, len = (n + huge - 1) / huge * huge;
+  uint8_t *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  uint8_t *p = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+#ifdef MADV_HUGEPAGE
+  if (strcmp(mode, "anon")) madvise(p, len, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+static int bad_mode(const char *mode, const char *expected) {
+  fprintf(stderr, "driver: KILN_BENCH_WEIGHTS=%s: expected %s\n", mode, expected);
+  return 0;
+}
+#if BENCH_WEIGHTS_EXTERNAL
+/* bench.weights from the driver's directory, read into anonymous memory
+ * (huge, anon) or mapped (file). read() does not map the file, so the
+ * weights are resident once. */
+static int place_weights(kiln_ctx *ctx, const char *argv0, const char *mode) {
+  if (strcmp(mode, "huge") && strcmp(mode, "anon") && strcmp(mode, "file"))
+    return bad_mode(mode, "huge, anon or file");
   char path[4096];
   const char *slash = strrchr(argv0, '/');
   int dir = slash ? (int)(slash - argv0 + 1) : 0;
   snprintf(path, sizeof path, "%.*sbench.weights", dir, argv0);
   int fd = open(path, O_RDONLY);
-  if (fd < 0) { perror(path); return NULL; }
-  const size_t n = BENCH_WEIGHTS_BYTES, huge = (size_t)2 << 20;
+  if (fd < 0) { perror(path); return 0; }
+  const size_t n = BENCH_WEIGHTS_BYTES;
+  uint8_t *p;
   if (!strcmp(mode, "file")) {
-    void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    return p == MAP_FAILED ? NULL : p;
-  }
-  if (strcmp(mode, "huge") && strcmp(mode, "anon")) {
-    fprintf(stderr, "driver: KILN_BENCH_WEIGHTS=%s: expected huge, anon or file\n", mode);
-    return NULL;
-  }
-  const size_t len = (n + huge - 1) / huge * huge;
-  uint8_t *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) { close(fd); return NULL; }
-  uint8_t *p = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
-#ifdef MADV_HUGEPAGE
-  if (!strcmp(mode, "huge")) madvise(p, len, MADV_HUGEPAGE);
-#endif
-  for (size_t done = 0; done < n;) {
-    ssize_t got = read(fd, p + done, n - done);
-    if (got <= 0) { perror(path); close(fd); return NULL; }
-    done += (size_t)got;
+    p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) p = NULL;
+  } else if ((p = anon_memory(n, mode))) {
+    for (size_t done = 0; done < n;) {
+      ssize_t got = read(fd, p + done, n - done);
+      if (got <= 0) { perror(path); p = NULL; break; }
+      done += (size_t)got;
+    }
   }
   close(fd);
-  return p;
+  if (!p) return 0;
+  check(bench_set_weights(ctx, p, n), "set_weights");
+  return 1;
 }
+#else
+/* The embedded weights read in place (embedded), or copied once by
+ * bench_copy_weights into anonymous memory (huge, anon): the copy touches
+ * the embedded pages too, so both count in the peak resident memory. */
+static int place_weights(kiln_ctx *ctx, const char *argv0, const char *mode) {
+  (void)argv0;
+  if (!strcmp(mode, "embedded")) return 1;
+  if (strcmp(mode, "huge") && strcmp(mode, "anon"))
+    return bad_mode(mode, "embedded, huge or anon");
+  uint8_t *p = anon_memory(BENCH_WEIGHTS_BYTES, mode);
+  if (!p) return 0;
+  check(bench_copy_weights(ctx, p, BENCH_WEIGHTS_BYTES), "copy_weights");
+  return 1;
+}
+#endif
 static double now(void) {
   struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -174,11 +209,6 @@ static int32_t argmax(void) {
   for (int32_t j = 1; j < BENCH_VOCAB_SIZE; ++j)
     if (logits[j] > logits[best]) best = j;
   return best;
-}
-static void check(kiln_status s, const char *what) {
-  if (s == KILN_OK) return;
-  fprintf(stderr, "driver: %s: %s\n", what, kiln_status_string(s));
-  exit(1);
 }
 int main(int argc, char **argv) {
   if (argc < 4) { fprintf(stderr, "usage: driver THREADS DECODE P...\n"); return 2; }
@@ -193,9 +223,8 @@ int main(int argc, char **argv) {
   const int p0 = atoi(argv[3]);
   check(bench_init_threads(&ctx, arena, BENCH_ARENA_BYTES, (uint32_t)threads), "init");
   const char *mode = getenv("KILN_BENCH_WEIGHTS");
-  const void *w = place_weights(argv[0], mode && *mode ? mode : "huge");
-  if (!w) return 1;
-  check(bench_set_weights(&ctx, w, BENCH_WEIGHTS_BYTES), "set_weights");
+  if (!place_weights(&ctx, argv[0], mode && *mode ? mode : BENCH_WEIGHTS_EXTERNAL ? "huge" : "embedded"))
+    return 1;
   check(bench_seq_open(&ctx, &seq), "seq_open");
   check(bench_prefill(&ctx, seq, tokens, (size_t)p0, logits), "prefill");
   volatile int32_t first = argmax();
@@ -393,11 +422,11 @@ int main(int argc, char **argv) {
   opts.threads = threads;
   opts.maxBatch = maxBatch;
   opts.context = context;
-  opts.externalWeights = true;
   if (weightsMemory != "huge" && weightsMemory != "anon" &&
-      weightsMemory != "file")
+      weightsMemory != "file" && weightsMemory != "embedded")
     return fail("--weights-memory=" + weightsMemory +
-                ": expected huge, anon or file");
+                ": expected huge, anon, file or embedded");
+  opts.externalWeights = weightsMemory != "embedded";
   // The driver reads it from its environment (inherited through execv).
   setenv("KILN_BENCH_WEIGHTS", weightsMemory.c_str(), 1);
   std::string error;
@@ -593,7 +622,7 @@ int main(int argc, char **argv) {
   };
   outs() << "kiln-bench: " << modelPath << ", x86 --cpu="
          << (cpu.empty() ? "host" : cpu.getValue()) << ", " << threads
-         << " thread(s), weights in " << weightsMemory << " memory, " << runs
+         << " thread(s), weights " << weightsMemory << ", " << runs
          << " run(s) after 1 warm-up, decode "
          << decodeTokens << " tokens after a " << prompts[0]
          << "-token prompt\n"

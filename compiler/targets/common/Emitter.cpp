@@ -654,7 +654,8 @@ kiln::StagingDir::~StagingDir() {
     llvm::sys::fs::remove_directories(path);
 }
 
-static bool addBlobFile(const CompileOptions &opts, LibrarySources &out);
+static bool addBlobFile(const CompileOptions &opts, bool hosted,
+                        LibrarySources &out);
 
 bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
                                   const CompileOptions &opts,
@@ -665,7 +666,7 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   if (module->hasAttr("kiln.graph")) {
     if (!generateGraphSources(module, store, opts, *target, out, error))
       return false;
-    return addBlobFile(opts, out);
+    return addBlobFile(opts, target->hosted(), out);
   }
   auto func = module.lookupSymbol<func::FuncOp>("forward");
   if (!func || !func->hasAttr("kiln.arena_bytes")) {
@@ -696,12 +697,13 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   out.cflags = target->cflags();
   if (target->hosted())
     out.cflags.push_back("-DKILN_THREADS");
-  return addBlobFile(opts, out);
+  return addBlobFile(opts, target->hosted(), out);
 }
 
 /// Names the blob's file: NAME.weights (external) or NAME_weights.bin pulled
 /// into the archive by an assembler unit.
-static bool addBlobFile(const CompileOptions &opts, LibrarySources &out) {
+static bool addBlobFile(const CompileOptions &opts, bool hosted,
+                        LibrarySources &out) {
   const std::string &N = opts.name;
   out.external = opts.externalWeights;
   if (opts.externalWeights) {
@@ -712,9 +714,19 @@ static bool addBlobFile(const CompileOptions &opts, LibrarySources &out) {
     // path relative to the directory the compiler runs in.
     out.blobFile = N + "_weights.bin";
     std::string sym = N + "_weights_blob";
+    // On hosted targets a blob of several MiB starts on a 2 MiB boundary:
+    // linkers then give its segment a 2 MiB alignment in the file and in
+    // memory, and Linux (large page-cache folios, ext4/xfs/tmpfs) can map it
+    // with 2 MiB page-table entries, where a 64-byte aligned blob gets 4 KiB
+    // pages. Decode streams every weight per token and ran about 1.4x slower
+    // on 4 KiB pages (docs/benchmarks.md, "Weights and pages"); the price is
+    // at most 2 MiB of padding in the binary.
+    const bool pmd = hosted && out.blob.size() >= (4u << 20);
+    const std::string align = pmd ? "2097152" : "64";
     out.texts.push_back(
         {N + "_weights.S",
-         "  .section .rodata." + sym + ",\"a\"\n  .balign 64\n  .globl " + sym +
+         "  .section .rodata." + sym + ",\"a\"\n  .balign " + align +
+             "\n  .globl " + sym +
              "\n  .type " + sym + ", %object\n" + sym + ":\n  .incbin \"" +
              out.blobFile + "\"\n  .size " + sym + ", " +
              std::to_string(out.blob.size()) + "\n" +

@@ -1,18 +1,25 @@
-"""check_bench_weights.py DRIVER WEIGHTS - kiln-bench's driver places the
-weights where KILN_BENCH_WEIGHTS says.
+"""check_bench_weights.py DRIVER_DIR external|embedded - kiln-bench's driver
+places the weights where KILN_BENCH_WEIGHTS says.
 
-Runs the kept driver with the weights mapped from the file, then read into
-anonymous memory (4 KiB pages, then huge pages): against the mapped run, the
-anonymous resident memory must grow, and the file-backed resident memory
-shrink, by at least the weights' size (less one 4 KiB page per MiB of slack);
-every run must print the whole protocol; a bad placement is refused.
+External weights: against the run that maps bench.weights (file), reading them
+into anonymous memory (anon: 4 KiB pages, huge: huge pages) must grow the
+anonymous resident memory by at least the weights' size (a mapped file is
+resident only where read: token_embd rows of unused tokens never are).
+Embedded weights: against reading them in place (embedded),
+copying them with bench_copy_weights (anon, huge) must grow the anonymous
+resident memory by at least their size. Slack: one 4 KiB page per MiB. Every
+run must print the whole protocol; a bad placement is refused.
 """
 import os
+import re
 import subprocess
 import sys
 
-driver, weights = sys.argv[1], sys.argv[2]
-size = os.path.getsize(weights)
+d, kind = sys.argv[1], sys.argv[2]
+driver = os.path.join(d, "driver")
+header = open(os.path.join(d, "bench.h")).read()
+size = int(re.search(r"#define BENCH_WEIGHTS_BYTES \(\(size_t\)(\d+)u\)", header).group(1))
+slack = 4096 * (size // (1 << 20) + 1)
 
 
 def run(mode):
@@ -32,16 +39,13 @@ def run(mode):
     return int(fields["RssAnon:"][0]) * 1024, int(fields["RssFile:"][0]) * 1024
 
 
-file_anon, file_file = run("file")
-slack = 4096 * (size // (1 << 20) + 1)
+base = "file" if kind == "external" else "embedded"
+base_anon, _ = run(base)
 for mode in ["anon", "huge"]:
-    anon, filed = run(mode)
-    if anon - file_anon < size - slack:
-        sys.exit(f"{mode}: anonymous RSS grew by {anon - file_anon} bytes, "
-                 f"less than the {size}-byte weights")
-    if file_file - filed < size - slack:
-        sys.exit(f"{mode}: file-backed RSS shrank by {file_file - filed} bytes, "
-                 f"less than the {size}-byte weights")
+    anon, _ = run(mode)
+    if anon - base_anon < size - slack:
+        sys.exit(f"{mode}: anonymous RSS grew by {anon - base_anon} bytes "
+                 f"against {base}, less than the {size}-byte weights")
 bad = subprocess.run([driver, "1", "2", "4"], capture_output=True, text=True,
                      env=dict(os.environ, KILN_BENCH_WEIGHTS="bogus"))
 if bad.returncode == 0 or "KILN_BENCH_WEIGHTS=bogus" not in bad.stderr:
