@@ -2,7 +2,7 @@
 //
 //   kiln-bench MODEL.gguf [--threads=N] [--runs=5] [--prompt-lengths=64,512]
 //              [--decode=128] [--json] [--vs-llama-cpp=DRIVER]
-//              [--weights-memory=huge|anon|file|embedded]
+//              [--weights-memory=embedded|huge|anon|file]
 //
 // Compiles MODEL for the host (--target=x86, --cpu=host unless given) into a
 // temporary directory, links a driver against the library, and runs it as a
@@ -16,14 +16,16 @@
 //      time to first token;
 //   3. a new sequence, prefill the first prompt length, then --decode greedy
 //      steps timed together: decode tokens/s.
-// By default the library is compiled with --weights=external and the driver
-// reads bench.weights into anonymous memory advised to use transparent huge
-// pages (--weights-memory=huge; `anon` leaves 4 KiB pages, `file` maps the
-// file from the page cache). 4 KiB pages decode slower (docs/benchmarks.md);
-// the read is part of the cold start and the copy is resident memory, as
-// llama.cpp's repacked weights are. read() does not map the file, so the
-// weights count once. --weights-memory=embedded compiles the weights into
-// the library, read in place (a large blob is 2 MiB-aligned, see Emitter.cpp).
+// Weights: by default (--weights-memory=embedded) they are compiled into the
+// library and read in place, as users get them; a large blob is 2 MiB-aligned
+// so that Linux maps it with 2 MiB entries (Emitter.cpp). The other choices
+// compile them --weights=external and the driver reads bench.weights into
+// anonymous memory advised to use transparent huge pages (huge), the same on
+// 4 KiB pages (anon), or maps the file (file). Weights read through 4 KiB
+// file-backed pages decode about 1.3x slower (docs/benchmarks.md, "Weights and
+// pages"). A read is part of the cold start and the copy is resident memory,
+// as llama.cpp's repacked weights are; read() does not map the file, so the
+// weights count once.
 // Peak resident memory is the child's own VmHWM, which it prints before it
 // exits: the child's ru_maxrss would not do, because Linux carries the
 // high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
@@ -92,11 +94,11 @@ static cl::opt<std::string> vsLlama(
     cl::value_desc("DRIVER"), cl::cat(cat));
 static cl::opt<std::string> weightsMemory(
     "weights-memory",
-    cl::desc("Where the driver places the weights: huge (default; external "
-             "weights read into anonymous memory with MADV_HUGEPAGE), anon "
-             "(the same, 4 KiB pages), file (external weights mapped) or "
-             "embedded (in the library, read in place)"),
-    cl::init("huge"), cl::cat(cat));
+    cl::desc("Where the driver places the weights: embedded (default; in "
+             "the library, read in place), huge (external weights read into "
+             "anonymous memory with MADV_HUGEPAGE), anon (the same, 4 KiB "
+             "pages) or file (external weights mapped)"),
+    cl::init("embedded"), cl::cat(cat));
 static cl::opt<std::string> keep(
     "keep", cl::desc("Keep the compiled library and driver in this directory"),
     cl::value_desc("dir"), cl::cat(cat));
@@ -425,7 +427,7 @@ int main(int argc, char **argv) {
   if (weightsMemory != "huge" && weightsMemory != "anon" &&
       weightsMemory != "file" && weightsMemory != "embedded")
     return fail("--weights-memory=" + weightsMemory +
-                ": expected huge, anon, file or embedded");
+                ": expected embedded, huge, anon or file");
   opts.externalWeights = weightsMemory != "embedded";
   // The driver reads it from its environment (inherited through execv).
   setenv("KILN_BENCH_WEIGHTS", weightsMemory.c_str(), 1);
