@@ -123,7 +123,8 @@ double now() {
 // It places the weights as the environment variable KILN_BENCH_WEIGHTS says,
 // so one build serves an A/B of the placements: external weights (read from
 // bench.weights beside it) huge, anon or file, default huge; embedded ones
-// embedded (default) or copied by bench_copy_weights, huge or anon.
+// embedded (default), embedded-4k (in place, 4 KiB entries) or copied by
+// bench_copy_weights, huge or anon.
 const char *kDriver = R"c(
 #define _DEFAULT_SOURCE
 #include "bench.h"
@@ -187,14 +188,25 @@ static int place_weights(kiln_ctx *ctx, const char *argv0, const char *mode) {
   return 1;
 }
 #else
-/* The embedded weights read in place (embedded), or copied once by
- * bench_copy_weights into anonymous memory (huge, anon): the copy touches
- * the embedded pages too, so both count in the peak resident memory. */
+/* The embedded weights read in place (embedded; embedded-4k forbids the
+ * kernel to map them with 2 MiB entries, to measure what those buy), or
+ * copied once by bench_copy_weights into anonymous memory (huge, anon): the
+ * copy touches the embedded pages too, so both count in the peak resident
+ * memory. */
+extern const uint8_t bench_weights_blob[];
 static int place_weights(kiln_ctx *ctx, const char *argv0, const char *mode) {
   (void)argv0;
   if (!strcmp(mode, "embedded")) return 1;
+  if (!strcmp(mode, "embedded-4k")) {
+#ifdef MADV_NOHUGEPAGE
+    uintptr_t a = (uintptr_t)bench_weights_blob & ~(uintptr_t)4095;
+    size_t n = (uintptr_t)bench_weights_blob + BENCH_WEIGHTS_BYTES - a;
+    if (madvise((void *)a, n, MADV_NOHUGEPAGE) != 0) perror("madvise");
+#endif
+    return 1;
+  }
   if (strcmp(mode, "huge") && strcmp(mode, "anon"))
-    return bad_mode(mode, "embedded, huge or anon");
+    return bad_mode(mode, "embedded, embedded-4k, huge or anon");
   uint8_t *p = anon_memory(BENCH_WEIGHTS_BYTES, mode);
   if (!p) return 0;
   check(bench_copy_weights(ctx, p, BENCH_WEIGHTS_BYTES), "copy_weights");
