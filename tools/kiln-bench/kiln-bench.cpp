@@ -2,6 +2,7 @@
 //
 //   kiln-bench MODEL.gguf [--threads=N] [--runs=5] [--prompt-lengths=64,512]
 //              [--decode=128] [--json] [--vs-llama-cpp=DRIVER]
+//              [--weights-memory=embedded|huge|anon|file]
 //
 // Compiles MODEL for the host (--target=x86, --cpu=host unless given) into a
 // temporary directory, links a driver against the library, and runs it as a
@@ -15,6 +16,16 @@
 //      time to first token;
 //   3. a new sequence, prefill the first prompt length, then --decode greedy
 //      steps timed together: decode tokens/s.
+// Weights: by default (--weights-memory=embedded) they are compiled into the
+// library and read in place, as users get them; a large blob is 2 MiB-aligned
+// so that Linux maps it with 2 MiB entries (Emitter.cpp). The other choices
+// compile them --weights=external and the driver reads bench.weights into
+// anonymous memory advised to use transparent huge pages (huge), the same on
+// 4 KiB pages (anon), or maps the file (file). Weights read through 4 KiB
+// file-backed pages decode about 1.3x slower (docs/benchmarks.md, "Weights and
+// pages"). A read is part of the cold start and the copy is resident memory,
+// as llama.cpp's repacked weights are; read() does not map the file, so the
+// weights count once.
 // Peak resident memory is the child's own VmHWM, which it prints before it
 // exits: the child's ru_maxrss would not do, because Linux carries the
 // high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
@@ -41,6 +52,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -80,6 +92,13 @@ static cl::opt<std::string> vsLlama(
     cl::desc("Also run llama.cpp through DRIVER (scripts/bench-llama-cpp.sh "
              "builds it and prints its path), alternating runs"),
     cl::value_desc("DRIVER"), cl::cat(cat));
+static cl::opt<std::string> weightsMemory(
+    "weights-memory",
+    cl::desc("Where the driver places the weights: embedded (default; in "
+             "the library, read in place), huge (external weights read into "
+             "anonymous memory with MADV_HUGEPAGE), anon (the same, 4 KiB "
+             "pages) or file (external weights mapped)"),
+    cl::init("embedded"), cl::cat(cat));
 static cl::opt<std::string> keep(
     "keep", cl::desc("Keep the compiled library and driver in this directory"),
     cl::value_desc("dir"), cl::cat(cat));
@@ -101,12 +120,99 @@ double now() {
 //   driver THREADS DECODE P1 [P2 ...]
 //   -> "first_token T" (CLOCK_MONOTONIC seconds), "ttft P S", "decode N S",
 //      "VmHWM: K kB" (its peak resident memory)
+// It places the weights as the environment variable KILN_BENCH_WEIGHTS says,
+// so one build serves an A/B of the placements: external weights (read from
+// bench.weights beside it) huge, anon or file, default huge; embedded ones
+// embedded (default), embedded-4k (in place, 4 KiB entries) or copied by
+// bench_copy_weights, huge or anon.
 const char *kDriver = R"c(
-#define _POSIX_C_SOURCE 199309L
+#define _DEFAULT_SOURCE
 #include "bench.h"
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
+static void check(kiln_status s, const char *what) {
+  if (s == KILN_OK) return;
+  fprintf(stderr, "driver: %s: %s\n", what, kiln_status_string(s));
+  exit(1);
+}
+/* 2 MiB-aligned anonymous memory, advised to use transparent huge pages
+ * unless `mode` is anon. */
+static uint8_t *anon_memory(size_t n, const char *mode) {
+  const size_t huge = (size_t)2 << 20, len = (n + huge - 1) / huge * huge;
+  uint8_t *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  uint8_t *p = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+#ifdef MADV_HUGEPAGE
+  if (strcmp(mode, "anon")) madvise(p, len, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+static int bad_mode(const char *mode, const char *expected) {
+  fprintf(stderr, "driver: KILN_BENCH_WEIGHTS=%s: expected %s\n", mode, expected);
+  return 0;
+}
+#if BENCH_WEIGHTS_EXTERNAL
+/* bench.weights from the driver's directory, read into anonymous memory
+ * (huge, anon) or mapped (file). read() does not map the file, so the
+ * weights are resident once. */
+static int place_weights(kiln_ctx *ctx, const char *argv0, const char *mode) {
+  if (strcmp(mode, "huge") && strcmp(mode, "anon") && strcmp(mode, "file"))
+    return bad_mode(mode, "huge, anon or file");
+  char path[4096];
+  const char *slash = strrchr(argv0, '/');
+  int dir = slash ? (int)(slash - argv0 + 1) : 0;
+  snprintf(path, sizeof path, "%.*sbench.weights", dir, argv0);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) { perror(path); return 0; }
+  const size_t n = BENCH_WEIGHTS_BYTES;
+  uint8_t *p;
+  if (!strcmp(mode, "file")) {
+    p = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) p = NULL;
+  } else if ((p = anon_memory(n, mode))) {
+    for (size_t done = 0; done < n;) {
+      ssize_t got = read(fd, p + done, n - done);
+      if (got <= 0) { perror(path); p = NULL; break; }
+      done += (size_t)got;
+    }
+  }
+  close(fd);
+  if (!p) return 0;
+  check(bench_set_weights(ctx, p, n), "set_weights");
+  return 1;
+}
+#else
+/* The embedded weights read in place (embedded; embedded-4k forbids the
+ * kernel to map them with 2 MiB entries, to measure what those buy), or
+ * copied once by bench_copy_weights into anonymous memory (huge, anon): the
+ * copy touches the embedded pages too, so both count in the peak resident
+ * memory. */
+extern const uint8_t bench_weights_blob[];
+static int place_weights(kiln_ctx *ctx, const char *argv0, const char *mode) {
+  (void)argv0;
+  if (!strcmp(mode, "embedded")) return 1;
+  if (!strcmp(mode, "embedded-4k")) {
+#ifdef MADV_NOHUGEPAGE
+    uintptr_t a = (uintptr_t)bench_weights_blob & ~(uintptr_t)4095;
+    size_t n = (uintptr_t)bench_weights_blob + BENCH_WEIGHTS_BYTES - a;
+    if (madvise((void *)a, n, MADV_NOHUGEPAGE) != 0) perror("madvise");
+#endif
+    return 1;
+  }
+  if (strcmp(mode, "huge") && strcmp(mode, "anon"))
+    return bad_mode(mode, "embedded, embedded-4k, huge or anon");
+  uint8_t *p = anon_memory(BENCH_WEIGHTS_BYTES, mode);
+  if (!p) return 0;
+  check(bench_copy_weights(ctx, p, BENCH_WEIGHTS_BYTES), "copy_weights");
+  return 1;
+}
+#endif
 static double now(void) {
   struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -117,11 +223,6 @@ static int32_t argmax(void) {
   for (int32_t j = 1; j < BENCH_VOCAB_SIZE; ++j)
     if (logits[j] > logits[best]) best = j;
   return best;
-}
-static void check(kiln_status s, const char *what) {
-  if (s == KILN_OK) return;
-  fprintf(stderr, "driver: %s: %s\n", what, kiln_status_string(s));
-  exit(1);
 }
 int main(int argc, char **argv) {
   if (argc < 4) { fprintf(stderr, "usage: driver THREADS DECODE P...\n"); return 2; }
@@ -135,6 +236,9 @@ int main(int argc, char **argv) {
   int32_t seq;
   const int p0 = atoi(argv[3]);
   check(bench_init_threads(&ctx, arena, BENCH_ARENA_BYTES, (uint32_t)threads), "init");
+  const char *mode = getenv("KILN_BENCH_WEIGHTS");
+  if (!place_weights(&ctx, argv[0], mode && *mode ? mode : BENCH_WEIGHTS_EXTERNAL ? "huge" : "embedded"))
+    return 1;
   check(bench_seq_open(&ctx, &seq), "seq_open");
   check(bench_prefill(&ctx, seq, tokens, (size_t)p0, logits), "prefill");
   volatile int32_t first = argmax();
@@ -158,11 +262,16 @@ int main(int argc, char **argv) {
   check(bench_seq_close(&ctx, seq), "seq_close");
   bench_shutdown(&ctx);
   (void)first;
-  /* Peak resident memory of this process image (VmHWM; see runOnce). */
+  /* Peak resident memory of this process image (VmHWM; see runOnce), and
+   * where the resident pages are now (anonymous or file-backed), which shows
+   * where the weights were placed. */
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
   while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "VmHWM: %ld", &(long){0}) == 1) fputs(line, stdout);
+    if (sscanf(line, "VmHWM: %ld", &(long){0}) == 1 ||
+        sscanf(line, "RssAnon: %ld", &(long){0}) == 1 ||
+        sscanf(line, "RssFile: %ld", &(long){0}) == 1)
+      fputs(line, stdout);
   if (f) fclose(f);
   return 0;
 }
@@ -327,6 +436,13 @@ int main(int argc, char **argv) {
   opts.threads = threads;
   opts.maxBatch = maxBatch;
   opts.context = context;
+  if (weightsMemory != "huge" && weightsMemory != "anon" &&
+      weightsMemory != "file" && weightsMemory != "embedded")
+    return fail("--weights-memory=" + weightsMemory +
+                ": expected embedded, huge, anon or file");
+  opts.externalWeights = weightsMemory != "embedded";
+  // The driver reads it from its environment (inherited through execv).
+  setenv("KILN_BENCH_WEIGHTS", weightsMemory.c_str(), 1);
   std::string error;
   mlir::MLIRContext ctx;
   LoadedModel model;
@@ -473,6 +589,7 @@ int main(int argc, char **argv) {
       j.attribute("target", "x86");
       j.attribute("cpu", cpu.empty() ? "host" : cpu.getValue());
       j.attribute("threads", threads);
+      j.attribute("weights_memory", weightsMemory.getValue());
       j.attribute("runs", (int64_t)runs);
       j.attribute("decode_tokens", (int64_t)decodeTokens);
       j.attributeArray("prompt_lengths", [&] {
@@ -519,7 +636,8 @@ int main(int argc, char **argv) {
   };
   outs() << "kiln-bench: " << modelPath << ", x86 --cpu="
          << (cpu.empty() ? "host" : cpu.getValue()) << ", " << threads
-         << " thread(s), " << runs << " run(s) after 1 warm-up, decode "
+         << " thread(s), weights " << weightsMemory << ", " << runs
+         << " run(s) after 1 warm-up, decode "
          << decodeTokens << " tokens after a " << prompts[0]
          << "-token prompt\n"
          << "weight bytes per token " << report.decodeWeightBytes

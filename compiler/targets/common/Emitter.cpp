@@ -392,8 +392,12 @@ std::string Emitter::generateHeader() {
      << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
   if (opts.externalWeights)
     os << "/* Size of " << N << ".weights, which the caller maps and passes to "
-       << N << "_set_weights. */\n#define " << U << "_WEIGHTS_BYTES ((size_t)"
-       << blob.bytes.size() << "u)\n";
+       << N << "_set_weights. */\n";
+  else
+    os << "/* Size of the embedded weights, which " << N
+       << "_copy_weights can copy into\n   caller memory. */\n";
+  os << "#define " << U << "_WEIGHTS_BYTES ((size_t)" << blob.bytes.size()
+     << "u)\n";
   os << "\n/* Lays out the arena (sequence table, KV cache, activations). */\n"
      << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n"
      << "/* As " << N << "_init, then starts threads - 1 worker threads (at most\n   "
@@ -406,6 +410,16 @@ std::string Emitter::generateHeader() {
     os << "/* Checks and attaches the contents of " << N
        << ".weights (must outlive ctx). */\n"
        << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes);\n";
+  else
+    os << "/* Optional, after " << N << "_init: copies the embedded weights into dst\n"
+       << "   (aligned to KILN_ARENA_ALIGN, at least " << U << "_WEIGHTS_BYTES bytes,\n"
+       << "   must outlive ctx) and reads them from there from now on. The\n"
+       << "   embedded copy sits in the program's file-backed read-only pages;\n"
+       << "   anonymous (e.g. huge-page) memory can be read faster. Touching the\n"
+       << "   embedded pages once to copy them counts towards resident memory.\n"
+       << "   Errors: KILN_ERR_ARENA_MISALIGNED, KILN_ERR_ARENA_TOO_SMALL (dst),\n"
+       << "   KILN_ERR_NOT_INITIALIZED; on error ctx is unchanged. */\n"
+       << "kiln_status " << N << "_copy_weights(kiln_ctx *ctx, void *dst, size_t bytes);\n";
   os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq);\n"
      << "/* Opens *child as a copy of parent that shares its KV blocks. */\n"
      << "kiln_status " << N << "_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child);\n"
@@ -500,6 +514,19 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
        << "  if ((uintptr_t)weights % KILN_ARENA_ALIGN != 0 || !" << N
        << "_check_blob((const uint8_t *)weights, bytes)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
        << "  ctx->weights = (const uint8_t *)weights + " << kBlobHeader << ";\n"
+       << "  return KILN_OK;\n}\n\n";
+  else
+    // A plain byte loop would do, but memcpy streams at the read bandwidth;
+    // freestanding targets get it from kiln_freestanding.c.
+    os << "kiln_status " << N << "_copy_weights(kiln_ctx *ctx, void *dst, size_t bytes) {\n"
+       << "  if (!ctx || !dst) return KILN_ERR_INVALID_ARGUMENT;\n"
+       << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
+       << "  if ((uintptr_t)dst % KILN_ARENA_ALIGN != 0) return KILN_ERR_ARENA_MISALIGNED;\n"
+       << "  if (bytes < " << blob.bytes.size() << "u) return KILN_ERR_ARENA_TOO_SMALL;\n"
+       << "  __builtin_memcpy(dst, " << N << "_weights_blob, " << blob.bytes.size() << "u);\n"
+       << "  if (!" << N << "_check_blob((const uint8_t *)dst, " << blob.bytes.size()
+       << "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
+       << "  ctx->weights = (const uint8_t *)dst + " << kBlobHeader << ";\n"
        << "  return KILN_OK;\n}\n\n";
   os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq) {\n"
      << "  return kiln_seq_open(ctx, seq);\n}\n\n"
@@ -627,7 +654,8 @@ kiln::StagingDir::~StagingDir() {
     llvm::sys::fs::remove_directories(path);
 }
 
-static bool addBlobFile(const CompileOptions &opts, LibrarySources &out);
+static bool addBlobFile(const CompileOptions &opts, bool hosted,
+                        LibrarySources &out);
 
 bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
                                   const CompileOptions &opts,
@@ -638,7 +666,7 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   if (module->hasAttr("kiln.graph")) {
     if (!generateGraphSources(module, store, opts, *target, out, error))
       return false;
-    return addBlobFile(opts, out);
+    return addBlobFile(opts, target->hosted(), out);
   }
   auto func = module.lookupSymbol<func::FuncOp>("forward");
   if (!func || !func->hasAttr("kiln.arena_bytes")) {
@@ -675,12 +703,13 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   out.cflags = target->cflags();
   if (target->hosted())
     out.cflags.push_back("-DKILN_THREADS");
-  return addBlobFile(opts, out);
+  return addBlobFile(opts, target->hosted(), out);
 }
 
 /// Names the blob's file: NAME.weights (external) or NAME_weights.bin pulled
 /// into the archive by an assembler unit.
-static bool addBlobFile(const CompileOptions &opts, LibrarySources &out) {
+static bool addBlobFile(const CompileOptions &opts, bool hosted,
+                        LibrarySources &out) {
   const std::string &N = opts.name;
   out.external = opts.externalWeights;
   if (opts.externalWeights) {
@@ -691,9 +720,19 @@ static bool addBlobFile(const CompileOptions &opts, LibrarySources &out) {
     // path relative to the directory the compiler runs in.
     out.blobFile = N + "_weights.bin";
     std::string sym = N + "_weights_blob";
+    // On hosted targets a blob of several MiB starts on a 2 MiB boundary:
+    // linkers then give its segment a 2 MiB alignment in the file and in
+    // memory, and Linux (large page-cache folios, ext4/xfs/tmpfs) can map it
+    // with 2 MiB page-table entries, where a 64-byte aligned blob gets 4 KiB
+    // pages. Decode streams every weight per token and ran about 1.4x slower
+    // on 4 KiB pages (docs/benchmarks.md, "Weights and pages"); the price is
+    // at most 2 MiB of padding in the binary.
+    const bool pmd = hosted && out.blob.size() >= (4u << 20);
+    const std::string align = pmd ? "2097152" : "64";
     out.texts.push_back(
         {N + "_weights.S",
-         "  .section .rodata." + sym + ",\"a\"\n  .balign 64\n  .globl " + sym +
+         "  .section .rodata." + sym + ",\"a\"\n  .balign " + align +
+             "\n  .globl " + sym +
              "\n  .type " + sym + ", %object\n" + sym + ":\n  .incbin \"" +
              out.blobFile + "\"\n  .size " + sym + ", " +
              std::to_string(out.blob.size()) + "\n" +

@@ -50,8 +50,17 @@ static int kiln_x86_panel(int rows, int nb) {
 
 /* The driver shared by all kernels: quantize, then for each panel of rows,
  * each group of NR weight rows, each tile of up to 4 activation rows, run
- * TILE(group, metaBytes, nb, activations, da, as, MR, acc) and store. */
-#define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE)         \
+ * TILE(group, metaBytes, nb, activations, da, as, MR, acc) and store.
+ * Decode (a panel of one row) may instead walk two groups at once with
+ * TILE2(group, groupBytes, metaBytes, nb, activations, da, as, acc[2]): two
+ * independent weight streams in flight (HAS2 = 1; HAS2 = 0 and
+ * KILN_X86_NOTILE2 where a kernel has none). */
+#define KILN_X86_NOTILE2(...) ((void)0)
+#ifndef KILN_X86_TILE2 /* -DKILN_X86_TILE2=0: one group at a time, to measure */
+#define KILN_X86_TILE2 1
+#endif
+#define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HAS2,   \
+                        TILE2)                                                 \
   static void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w,   \
                           int N, const float *bias, float *y, void *scratch) { \
     const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
@@ -66,6 +75,16 @@ static int kiln_x86_panel(int rows, int nb) {
       kiln_x86_prep(a + (int64_t)p0 * nb, pr, nb, da, as);                     \
       for (int j0 = 0; j0 < N; j0 += (NR)) {                                   \
         const uint8_t *grp = w + (int64_t)(j0 / (NR)) * groupBytes;            \
+        if ((HAS2) && KILN_X86_TILE2 && pr == 1 && N - j0 >= 2 * (NR)) {       \
+          ACC_T acc2[2];                                                       \
+          TILE2(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da, as,  \
+                acc2);                                                         \
+          for (int g = 0; g < 2; ++g)                                          \
+            STORE(y + (int64_t)p0 * N + j0 + g * (NR), acc2[g],                \
+                  bias ? bias + j0 + g * (NR) : (const float *)0, (NR));       \
+          j0 += (NR);                                                          \
+          continue;                                                            \
+        }                                                                      \
         const int n = N - j0 < (NR) ? N - j0 : (NR);                           \
         for (int r0 = 0; r0 < pr; r0 += KILN_X86_MR) {                         \
           const int rt = pr - r0 < KILN_X86_MR ? pr - r0 : KILN_X86_MR;        \
@@ -295,13 +314,13 @@ KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaByt
 }
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
-                kiln_x86_tile_q4_0_avx2, kiln_x86_store8)
+                kiln_x86_tile_q4_0_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
-                kiln_x86_tile_q8_0_avx2, kiln_x86_store8)
+                kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
 KILN_X86_MATMUL(matmul_q4_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1024,
-                kiln_x86_tile_q4_k_avx2, kiln_x86_store8)
+                kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
-                kiln_x86_tile_q6_k_avx2, kiln_x86_store8)
+                kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -402,8 +421,82 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
   }
 }
 
+/* Decode: one activation row against two groups g0 and g0 + groupBytes, block
+ * by block, so the loads of both quant streams are in flight together
+ * (docs/benchmarks.md: one stream leaves the kernel at about half of what a
+ * plain read gets). The arithmetic per group is that of the tiles above. */
+KILN_X86_INLINE void kiln_x86_tile2_q4_0_vnni(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nb,
+                                              const kiln_q8_block *a, const float *da,
+                                              const int32_t *as, __m512 *acc) {
+  const __m512i m4 = _mm512_set1_epi8(0x0f);
+  const uint8_t *g1 = g0 + groupBytes;
+  const uint8_t *q0 = g0 + metaBytes, *q1 = g1 + metaBytes;
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  for (int b = 0; b < nb; ++b, q0 += 256, q1 += 256) {
+    KILN_X86_PREFETCH(q0, 256);
+    KILN_X86_PREFETCH(q1, 256);
+    const int8_t *q = a[b].qs;
+    const __m512 dab = _mm512_set1_ps(da[b]);
+    const __m512i off = _mm512_set1_epi32(-8 * as[b]);
+    __m512i v0[4], v1[4];
+    for (int c = 0; c < 4; ++c) {
+      v0[c] = _mm512_load_si512((const void *)(q0 + 64 * c));
+      v1[c] = _mm512_load_si512((const void *)(q1 + 64 * c));
+    }
+    __m512i s0 = off, s1 = _mm512_setzero_si512(), t0 = off, t1 = _mm512_setzero_si512();
+    for (int c = 0; c < 4; ++c) {
+      const __m512i lo = KILN_X86_BC512(q + 4 * c), hi = KILN_X86_BC512(q + 16 + 4 * c);
+      s0 = _mm512_dpbusd_epi32(s0, _mm512_and_si512(v0[c], m4), lo);
+      s1 = _mm512_dpbusd_epi32(s1, _mm512_and_si512(_mm512_srli_epi16(v0[c], 4), m4), hi);
+      t0 = _mm512_dpbusd_epi32(t0, _mm512_and_si512(v1[c], m4), lo);
+      t1 = _mm512_dpbusd_epi32(t1, _mm512_and_si512(_mm512_srli_epi16(v1[c], 4), m4), hi);
+    }
+    const __m512 d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g0 + 32 * b)));
+    const __m512 d1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g1 + 32 * b)));
+    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
+                           _mm512_mul_ps(d0, dab), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(t0, t1)),
+                           _mm512_mul_ps(d1, dab), acc1);
+  }
+  acc[0] = acc0;
+  acc[1] = acc1;
+}
+
+KILN_X86_INLINE void kiln_x86_tile2_q8_0_vnni(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nb,
+                                              const kiln_q8_block *a, const float *da,
+                                              const int32_t *as, __m512 *acc) {
+  const uint8_t *g1 = g0 + groupBytes;
+  const uint8_t *q0 = g0 + metaBytes, *q1 = g1 + metaBytes;
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  for (int b = 0; b < nb; ++b, q0 += 512, q1 += 512) {
+    KILN_X86_PREFETCH(q0, 512);
+    KILN_X86_PREFETCH(q1, 512);
+    const int8_t *q = a[b].qs;
+    const __m512 dab = _mm512_set1_ps(da[b]);
+    const __m512i off = _mm512_set1_epi32(-128 * as[b]);
+    __m512i s0 = off, s1 = _mm512_setzero_si512(), t0 = off, t1 = _mm512_setzero_si512();
+    for (int c = 0; c < 8; c += 2) {
+      const __m512i x0 = KILN_X86_BC512(q + 4 * c), x1 = KILN_X86_BC512(q + 4 * c + 4);
+      s0 = _mm512_dpbusd_epi32(s0, _mm512_load_si512((const void *)(q0 + 64 * c)), x0);
+      t0 = _mm512_dpbusd_epi32(t0, _mm512_load_si512((const void *)(q1 + 64 * c)), x0);
+      s1 = _mm512_dpbusd_epi32(s1, _mm512_load_si512((const void *)(q0 + 64 * c + 64)), x1);
+      t1 = _mm512_dpbusd_epi32(t1, _mm512_load_si512((const void *)(q1 + 64 * c + 64)), x1);
+    }
+    const __m512 d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g0 + 32 * b)));
+    const __m512 d1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g1 + 32 * b)));
+    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
+                           _mm512_mul_ps(d0, dab), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(t0, t1)),
+                           _mm512_mul_ps(d1, dab), acc1);
+  }
+  acc[0] = acc0;
+  acc[1] = acc1;
+}
+
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
-                kiln_x86_tile_q4_0_vnni, kiln_x86_store16)
+                kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 1, kiln_x86_tile2_q4_0_vnni)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
-                kiln_x86_tile_q8_0_vnni, kiln_x86_store16)
+                kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 1, kiln_x86_tile2_q8_0_vnni)
 #endif /* AVX-512 VNNI */

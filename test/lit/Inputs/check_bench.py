@@ -11,7 +11,8 @@ prompts = [int(p) for p in sys.argv[2].split(",")]
 errors = []
 for k, want in [("model", str), ("target", str), ("cpu", str), ("threads", int),
                 ("runs", int), ("decode_tokens", int), ("prompt_lengths", list),
-                ("weight_bytes_per_token", int), ("read_bandwidth_gbs", float)]:
+                ("weight_bytes_per_token", int), ("read_bandwidth_gbs", float),
+                ("weights_memory", str)]:
     if not isinstance(r.get(k), want):
         errors.append(f"{k}: {r.get(k)!r} is not {want.__name__}")
 if r.get("prompt_lengths") != prompts:
