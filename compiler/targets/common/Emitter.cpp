@@ -484,37 +484,14 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << l.context << "u, " << l.max_seqs << "u, " << l.kv_block << "u, "
      << l.kv_blocks << "u, " << l.activation_bytes << "u, " << l.max_threads
      << "u, 0u};\n\n"
-     << "static int " << N << "_check_blob(const uint8_t *b, size_t bytes) {\n"
-     << "  static const uint8_t magic[8] = {'K','I','L','N','W','T','0','1'};\n"
-     << "  uint64_t payload = 0, print = 0;\n"
-     << "  if (bytes != " << blob.bytes.size() << "u) return 0;\n"
-     << "  for (int i = 0; i < 8; ++i) {\n"
-     << "    if (b[i] != magic[i]) return 0;\n"
-     << "    payload |= (uint64_t)b[8 + i] << (8 * i);\n"
-     << "    print |= (uint64_t)b[16 + i] << (8 * i);\n  }\n"
-     << "  return payload == " << blob.bytes.size() - kBlobHeader
-     << "u && print == " << hex(blob.fingerprint) << ";\n}\n\n"
-     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes) {\n"
-     << "  kiln_status s = kiln_ctx_init(ctx, &" << N << "_layout, arena, arena_bytes);\n"
-     << "  if (s != KILN_OK) return s;\n";
-  if (!opts.externalWeights)
-    os << "  if (!" << N << "_check_blob(" << N << "_weights_blob, "
-       << blob.bytes.size() << "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
-       << "  ctx->weights = " << N << "_weights_blob + " << kBlobHeader << ";\n";
-  os << "  return KILN_OK;\n}\n\n"
+     << blobInitSource(N, blob, opts.externalWeights)
      << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
      << "    uint32_t threads) {\n"
      << "  kiln_status s = " << N << "_init(ctx, arena, arena_bytes);\n"
      << "  return s == KILN_OK ? kiln_threads_start(ctx, threads) : s;\n}\n\n"
      << "void " << N << "_shutdown(kiln_ctx *ctx) { kiln_threads_stop(ctx); }\n\n";
   if (opts.externalWeights)
-    os << "kiln_status " << N << "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes) {\n"
-       << "  if (!ctx || !weights) return KILN_ERR_INVALID_ARGUMENT;\n"
-       << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
-       << "  if ((uintptr_t)weights % KILN_ARENA_ALIGN != 0 || !" << N
-       << "_check_blob((const uint8_t *)weights, bytes)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
-       << "  ctx->weights = (const uint8_t *)weights + " << kBlobHeader << ";\n"
-       << "  return KILN_OK;\n}\n\n";
+    os << setWeightsSource(N);
   else
     // A plain byte loop would do, but memcpy streams at the read bandwidth;
     // freestanding targets get it from kiln_freestanding.c.
