@@ -10,6 +10,14 @@ using namespace kiln;
 KernelChoice IsaTarget::selectKernel(Operation *op, StringRef weightType,
                                      std::string &error) const {
   static const llvm::StringSet<> q8Types = {"q8_0", "q4_0", "q4_k", "q6_k"};
+  if (isa<AttentionOp>(op)) {
+    std::string own = isaAttentionKernel(op);
+    if (!own.empty()) {
+      KernelChoice c;
+      c.kernel = own;
+      return c;
+    }
+  }
   auto matmul = dyn_cast<MatMulOp>(op);
   if (!matmul || !q8Types.contains(weightType))
     return selectGenericKernel(op, weightType, error);

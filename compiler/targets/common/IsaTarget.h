@@ -28,6 +28,12 @@ public:
     return "";
   }
 
+  /// The ISA's own attention kernel for `op` (same C signature as
+  /// kiln_attention_f32_generic), or "" for the generic one.
+  virtual std::string isaAttentionKernel(mlir::Operation *op) const {
+    return "";
+  }
+
   /// The register tile of one of its kernels: {activation rows, weight rows}.
   /// The default reads it from the name (..._MRxNR_isa, ..._NRx_isa).
   virtual std::vector<int64_t> isaMatMulTile(llvm::StringRef kernel) const;

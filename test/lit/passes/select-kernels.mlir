@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file --kiln-select-kernels | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --kiln-select-kernels=target=x86 | FileCheck %s --check-prefix=X86
 // RUN: not kiln-opt %s --kiln-select-kernels=target=hexagon-v99 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // BADTARGET: unknown target 'hexagon-v99' (supported: generic, x86, neon, sve, rvv, hvx)
@@ -31,6 +32,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<1x64xf32> {
   // CHECK: kiln.rope {{.*}}kiln.kernel = "rope_neox_f32_generic"
   %r2 = kiln.rope %h {head_dim = 16 : i64, theta = 1.0e4 : f32, style = "neox"} : tensor<?x64xf32>
   // CHECK: kiln.attention {{.*}}kiln.kernel = "attention_f32_generic"
+  // X86: kiln.attention {{.*}}kiln.kernel = "attention_f32_tiled"
   %a = kiln.attention %r, %r2, %q {layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
   // CHECK: kiln.silu_mul {{.*}}kiln.kernel = "silu_mul_f32_generic"
   %s = kiln.silu_mul %a, %q : tensor<?x64xf32>

@@ -1,0 +1,250 @@
+/* attention_tiled.c - causal grouped-query attention over the paged KV cache,
+ * in tiles of query vectors, for targets whose clang lowers fixed-width
+ * vectors well (included after kernels_generic.c, whose kiln_g_* helpers and
+ * signature it shares).
+ *
+ * Why: the generic kernel walks one (row, head) at a time, so every K and V
+ * row of the cache is read once per query head and its scores go through a
+ * scalar exp; in a prefill chunk that made attention 4% of the FLOPs but 43%
+ * of the time (docs/benchmarks.md, "Where Kiln's prefill time goes").
+ *
+ * Here the query vectors that share a KV head (the `group` heads of one row,
+ * and the next rows of the same sequence) fill the KILN_AT_LANES lanes of a
+ * vector, lane i holding query vector i transposed (qT[d][i]). A walk over
+ * the keys then does, per key, one FMA per dimension with the key's element
+ * broadcast, producing the scores of all lanes at once; softmax is online
+ * (flash-attention style: running max m, running sum l, output rescaled by
+ * exp(m_old - m_new) when the max grows), so no score buffer is needed and
+ * the exp is a vector polynomial; the output accumulates transposed (accT[d]
+ * += p * V[d]) and is written back once per tile.
+ *
+ * Work splits into tasks of (KV head, tile) that read disjoint parts of the
+ * cache; with a thread pool they run in parallel. New K and V rows are
+ * stored first, so a row sees the rows before it in the same call (a prefill
+ * chunk) exactly as those of earlier calls. */
+
+#ifndef KILN_AT_LANES
+#if defined(__AVX512F__)
+#define KILN_AT_LANES 16
+#else
+#define KILN_AT_LANES 8
+#endif
+#endif
+#define KILN_AT_MAX_HEAD_DIM 512 /* kernel selection falls back above this */
+
+typedef float kiln_at_v __attribute__((vector_size(4 * KILN_AT_LANES)));
+typedef int32_t kiln_at_vi __attribute__((vector_size(4 * KILN_AT_LANES)));
+
+/* Lane-wise mask ? a : b (the vector ?: of GCC vectors is C++-only). */
+static inline kiln_at_v kiln_at_sel(kiln_at_vi mask, kiln_at_v a, kiln_at_v b) {
+  return (kiln_at_v)(((kiln_at_vi)a & mask) | ((kiln_at_vi)b & ~mask));
+}
+
+/* Below this, exp underflows to 0 (and -3e38, a masked score, lands here). */
+#define KILN_AT_EXP_MIN (-87.0f)
+
+/* exp of every lane: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6
+ * polynomial (Cephes' expf coefficients), 2^n through the exponent bits.
+ * Within 2 ulp of expf for x in [-87, 88]; 0 below -87. */
+static inline kiln_at_v kiln_at_exp(kiln_at_v x) {
+  const kiln_at_v lo = (kiln_at_v){0} + KILN_AT_EXP_MIN;
+  const kiln_at_vi small = x < lo;
+  x = kiln_at_sel(small, lo, x);
+  x = kiln_at_sel(x > 88.0f, (kiln_at_v){0} + 88.0f, x);
+  const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to int */
+  kiln_at_v t = x * 1.44269504088896341f + magic;
+  const kiln_at_vi n = (kiln_at_vi)t - (kiln_at_vi)((kiln_at_v){0} + magic);
+  t = t - magic;
+  kiln_at_v r = x - t * 0.693359375f;
+  r = r - t * -2.12194440e-4f;
+  kiln_at_v p = (kiln_at_v){0} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const kiln_at_vi bits = (kiln_at_vi)p + (n << 23);
+  return (kiln_at_v)(bits & ~small);
+}
+
+static inline kiln_at_v kiln_at_max(kiln_at_v a, kiln_at_v b) {
+  return kiln_at_sel(a > b, a, b);
+}
+
+typedef struct {
+  const kiln_ctx *ctx;
+  uint32_t layer;
+  const int32_t *seq;
+  const uint32_t *pos;
+  const float *q;
+  int rows, heads, kv_heads, head_dim, tiles;
+  float scale;
+  float *out;
+} kiln_at_args;
+
+/* Tiles of one KV head: the rows are cut into runs of one sequence, and each
+ * run's (row, head-in-group) pairs, row-major, into tiles of KILN_AT_LANES.
+ * Finds tile `want`'s run and first pair; returns the number of tiles. */
+static int kiln_at_tile_at(const int32_t *seq, int rows, int group, int want,
+                           int *run0, int *run_len, int *pair0) {
+  int tiles = 0;
+  for (int r0 = 0; r0 < rows;) {
+    int r1 = r0 + 1;
+    while (r1 < rows && seq[r1] == seq[r0])
+      ++r1;
+    const int pairs = (r1 - r0) * group;
+    const int n = (pairs + KILN_AT_LANES - 1) / KILN_AT_LANES;
+    if (want >= tiles && want < tiles + n) {
+      *run0 = r0;
+      *run_len = r1 - r0;
+      *pair0 = (want - tiles) * KILN_AT_LANES;
+    }
+    tiles += n;
+    r0 = r1;
+  }
+  return tiles;
+}
+
+/* One tile: up to KILN_AT_LANES query vectors of KV head kh, all of one
+ * sequence, against every key up to the last lane's position. */
+static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
+                         int pair0) {
+  enum { L = KILN_AT_LANES };
+  const int D = a->head_dim, group = a->heads / a->kv_heads;
+  const int qw = a->heads * D, kvw = a->kv_heads * D;
+  const int32_t seq = a->seq[run0];
+  const uint32_t block = a->ctx->layout.kv_block;
+  int lane_row[L], lane_head[L];
+  float posf[L];
+  int active = 0;
+  uint32_t keys = 0;
+  for (int i = 0; i < L; ++i) {
+    const int p = pair0 + i;
+    if (p < run_len * group) {
+      lane_row[i] = run0 + p / group;
+      lane_head[i] = kh * group + p % group;
+      const uint32_t pos = a->pos[lane_row[i]];
+      posf[i] = (float)pos; /* exact: positions are < 2^24 */
+      keys = pos + 1 > keys ? pos + 1 : keys;
+      active = i + 1;
+    } else {
+      lane_row[i] = lane_head[i] = -1;
+      posf[i] = -1.0f; /* masks every key */
+    }
+  }
+  kiln_at_v qT[KILN_AT_MAX_HEAD_DIM], accT[KILN_AT_MAX_HEAD_DIM];
+  for (int d = 0; d < D; ++d) {
+    float col[L];
+    for (int i = 0; i < L; ++i)
+      col[i] = i < active && lane_row[i] >= 0
+                   ? a->q[(int64_t)lane_row[i] * qw + lane_head[i] * D + d] *
+                         a->scale
+                   : 0.0f;
+    __builtin_memcpy(&qT[d], col, sizeof col);
+    accT[d] = (kiln_at_v){0};
+  }
+  kiln_at_v posv;
+  __builtin_memcpy(&posv, posf, sizeof posf);
+  kiln_at_v m = (kiln_at_v){0} - 3.0e38f, l = (kiln_at_v){0};
+
+  for (uint32_t b0 = 0; b0 < keys; b0 += block) {
+    const uint32_t nb = keys - b0 < block ? keys - b0 : block;
+    const float *kb = kiln_kv_row(a->ctx, seq, a->layer, 0, b0) + kh * D;
+    const float *vb = kiln_kv_row(a->ctx, seq, a->layer, 1, b0) + kh * D;
+    for (uint32_t c0 = 0; c0 < nb; c0 += L) {
+      const int nk = nb - c0 < (uint32_t)L ? (int)(nb - c0) : L;
+      /* Keys past nk point at the chunk's first key; their p is 0. */
+      const float *kr[L], *vr[L];
+      for (int j = 0; j < L; ++j) {
+        const uint32_t t = c0 + (j < nk ? (uint32_t)j : 0u);
+        kr[j] = kb + (int64_t)t * kvw;
+        vr[j] = vb + (int64_t)t * kvw;
+      }
+      kiln_at_v s[L];
+      for (int j = 0; j < L; j += 4) {
+        kiln_at_v s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+        for (int d = 0; d < D; ++d) {
+          const kiln_at_v qd = qT[d];
+          s0 += qd * kr[j][d];
+          s1 += qd * kr[j + 1][d];
+          s2 += qd * kr[j + 2][d];
+          s3 += qd * kr[j + 3][d];
+        }
+        s[j] = s0;
+        s[j + 1] = s1;
+        s[j + 2] = s2;
+        s[j + 3] = s3;
+      }
+      kiln_at_v mx = m;
+      for (int j = 0; j < L; ++j) {
+        const float t = (float)(b0 + c0 + (uint32_t)j);
+        const kiln_at_v masked = (kiln_at_v){0} - 3.0e38f;
+        s[j] = j < nk ? kiln_at_sel(t <= posv, s[j], masked) : masked;
+        mx = kiln_at_max(mx, s[j]);
+      }
+      const kiln_at_v alpha = kiln_at_exp(m - mx);
+      m = mx;
+      kiln_at_v sum = {0};
+      for (int j = 0; j < L; ++j) {
+        s[j] = kiln_at_exp(s[j] - mx);
+        sum += s[j];
+      }
+      l = l * alpha + sum;
+      for (int d = 0; d < D; ++d) {
+        kiln_at_v acc = accT[d] * alpha;
+        for (int j = 0; j < L; ++j)
+          acc += s[j] * vr[j][d];
+        accT[d] = acc;
+      }
+    }
+  }
+  float linv[L], col[L];
+  const kiln_at_v inv = 1.0f / l;
+  __builtin_memcpy(linv, &inv, sizeof linv);
+  for (int d = 0; d < D; ++d) {
+    __builtin_memcpy(col, &accT[d], sizeof col);
+    for (int i = 0; i < active; ++i)
+      a->out[(int64_t)lane_row[i] * qw + lane_head[i] * D + d] = col[i] * linv[i];
+  }
+}
+
+/* Task t: tile (tiles - 1 - t / kv_heads) of KV head t % kv_heads; the last
+ * tiles (the longest prefixes) go first so that threads finish together. */
+static void kiln_at_task(void *arg, int t) {
+  const kiln_at_args *a = (const kiln_at_args *)arg;
+  const int kh = t % a->kv_heads, tile = a->tiles - 1 - t / a->kv_heads;
+  int run0 = 0, run_len = 0, pair0 = 0;
+  kiln_at_tile_at(a->seq, a->rows, a->heads / a->kv_heads, tile, &run0,
+                  &run_len, &pair0);
+  kiln_at_tile(a, kh, run0, run_len, pair0);
+}
+
+static void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
+                                     const int32_t *seq, const uint32_t *pos,
+                                     const float *q, const float *k,
+                                     const float *v, int rows, int heads,
+                                     int kv_heads, int head_dim, float scale,
+                                     float *out, float *scores) {
+#if defined(KILN_AT_OFF) /* -DKILN_AT_OFF: the generic kernel, to measure */
+  kiln_attention_f32_generic(ctx, layer, seq, pos, q, k, v, rows, heads,
+                             kv_heads, head_dim, scale, out, scores);
+  return;
+#endif
+  (void)scores;
+  const int kvw = kv_heads * head_dim;
+  for (int r = 0; r < rows; ++r) {
+    __builtin_memcpy(kiln_kv_row(ctx, seq[r], layer, 0, pos[r]),
+                     k + (int64_t)r * kvw, (size_t)kvw * sizeof(float));
+    __builtin_memcpy(kiln_kv_row(ctx, seq[r], layer, 1, pos[r]),
+                     v + (int64_t)r * kvw, (size_t)kvw * sizeof(float));
+  }
+  kiln_at_args a = {ctx, layer, seq, pos, q, rows, heads, kv_heads, head_dim,
+                    0, scale, out};
+  int run0, run_len, pair0;
+  a.tiles = kiln_at_tile_at(seq, rows, heads / kv_heads, -1, &run0, &run_len,
+                            &pair0);
+  /* The pool never writes the context; it takes a non-const one because
+   * starting and stopping threads do. */
+  kiln_parallel_for((kiln_ctx *)ctx, kiln_at_task, &a, a.tiles * kv_heads);
+}
