@@ -7,13 +7,28 @@
 #include "kiln/kiln.h"
 
 #include <pthread.h>
+#include <time.h>
+
+/* How long a thread busy-waits for the next parallel section (a worker) or for
+ * the others to finish (the caller) before it sleeps on a condition variable.
+ * A decode step runs about a hundred parallel sections a few microseconds
+ * apart: waking a sleeping thread through the kernel each time cost a fifth
+ * of the 2-thread decode time (docs/benchmarks.md, "Threads that wait
+ * spinning"). Bounded, so idle and oversubscribed threads still sleep. */
+#ifndef KILN_SPIN_US
+#define KILN_SPIN_US 200
+#endif
 
 typedef struct kiln_pool {
   pthread_mutex_t mu;
   pthread_cond_t go, done;
   void (*fn)(void *, int);
   void *arg;
+  /* Written under mu; generation and finished are also read without it
+   * (atomically) while spinning. */
   int count, next, finished, stop;
+  int sleepers;     /* workers waiting on go */
+  int main_waiting; /* the caller waits on done */
   unsigned generation;
   uint32_t workers;
   pthread_t thread[]; /* workers entries, in the arena's pool region */
@@ -24,6 +39,39 @@ _Static_assert(sizeof(kiln_pool) <= KILN_POOL_BYTES_FIXED,
 _Static_assert(sizeof(pthread_t) <= KILN_POOL_BYTES_PER_THREAD,
                "pthread_t must fit the region the layout reserves");
 
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Spins until *word != value (returns 1) or KILN_SPIN_US passed (returns 0). */
+static int spin_while_equal(const int *word, int value) {
+  if (KILN_SPIN_US <= 0)
+    return 0;
+  uint64_t deadline = 0;
+  for (unsigned i = 0;; ++i) {
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != value)
+      return 1;
+    cpu_relax();
+    if ((i & 63) == 63) {
+      uint64_t t = now_ns();
+      if (!deadline)
+        deadline = t + (uint64_t)KILN_SPIN_US * 1000u;
+      else if (t >= deadline)
+        return 0;
+    }
+  }
+}
+
 /* Takes and runs indices until none are left; called with mu held. */
 static void run_slices(kiln_pool *p) {
   while (p->next < p->count) {
@@ -31,7 +79,8 @@ static void run_slices(kiln_pool *p) {
     pthread_mutex_unlock(&p->mu);
     p->fn(p->arg, i);
     pthread_mutex_lock(&p->mu);
-    if (++p->finished == p->count)
+    __atomic_store_n(&p->finished, p->finished + 1, __ATOMIC_RELEASE);
+    if (p->finished == p->count && p->main_waiting)
       pthread_cond_broadcast(&p->done);
   }
 }
@@ -41,8 +90,17 @@ static void *worker(void *arg) {
   pthread_mutex_lock(&p->mu);
   unsigned seen = p->generation;
   while (!p->stop) {
-    while (p->generation == seen && !p->stop)
-      pthread_cond_wait(&p->go, &p->mu);
+    if (p->generation == seen) {
+      pthread_mutex_unlock(&p->mu);
+      spin_while_equal((const int *)&p->generation, (int)seen);
+      pthread_mutex_lock(&p->mu);
+      ++p->sleepers;
+      while (p->generation == seen && !p->stop)
+        pthread_cond_wait(&p->go, &p->mu);
+      --p->sleepers;
+      if (p->stop)
+        break;
+    }
     seen = p->generation;
     run_slices(p);
   }
@@ -66,6 +124,7 @@ kiln_status kiln_threads_start(kiln_ctx *ctx, uint32_t threads) {
   p->fn = 0;
   p->arg = 0;
   p->count = p->next = p->finished = p->stop = 0;
+  p->sleepers = p->main_waiting = 0;
   p->generation = 0;
   p->workers = 0;
   for (uint32_t i = 0; i + 1 < threads; ++i) {
@@ -110,12 +169,23 @@ void kiln_parallel_for(kiln_ctx *ctx, void (*fn)(void *, int), void *arg,
   p->arg = arg;
   p->count = count;
   p->next = 0;
-  p->finished = 0;
-  ++p->generation;
-  pthread_cond_broadcast(&p->go);
+  __atomic_store_n(&p->finished, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->generation, p->generation + 1, __ATOMIC_RELEASE);
+  if (p->sleepers)
+    pthread_cond_broadcast(&p->go);
   run_slices(p);
-  while (p->finished < p->count)
-    pthread_cond_wait(&p->done, &p->mu);
+  if (p->finished < p->count) {
+    /* The others are still running slices: wait for the count to move. */
+    pthread_mutex_unlock(&p->mu);
+    for (int f; (f = __atomic_load_n(&p->finished, __ATOMIC_ACQUIRE)) < count;)
+      if (!spin_while_equal(&p->finished, f))
+        break;
+    pthread_mutex_lock(&p->mu);
+    p->main_waiting = 1;
+    while (p->finished < p->count)
+      pthread_cond_wait(&p->done, &p->mu);
+    p->main_waiting = 0;
+  }
   p->count = 0;
   pthread_mutex_unlock(&p->mu);
 }
