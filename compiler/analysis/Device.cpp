@@ -284,18 +284,10 @@ int main(void) {
 }
 )c";
 
-bool kiln::measureHost(const std::string &cc, DeviceProfile &p,
-                       std::string &error) {
-  llvm::SmallString<128> dir;
-  if (auto ec = llvm::sys::fs::createUniqueDirectory("kiln-probe", dir)) {
-    error = "--device=host: cannot create a temporary directory: " + ec.message();
-    return false;
-  }
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() { llvm::sys::fs::remove_directories(d); }
-  } cleanup{std::string(dir.str())};
-  std::string src = cleanup.d + "/probe.c", exe = cleanup.d + "/probe";
+bool kiln::buildHostProbe(const std::string &cc, const std::string &dir,
+                          std::string &exe, std::string &error) {
+  std::string src = dir + "/probe.c";
+  exe = dir + "/probe";
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(src, ec);
@@ -314,6 +306,28 @@ bool kiln::measureHost(const std::string &cc, DeviceProfile &p,
             "\n" + output;
     return false;
   }
+  return true;
+}
+
+bool kiln::measureHost(const std::string &cc, DeviceProfile &p,
+                       std::string &error) {
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("kiln-probe", dir)) {
+    error = "--device=host: cannot create a temporary directory: " + ec.message();
+    return false;
+  }
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { llvm::sys::fs::remove_directories(d); }
+  } cleanup{std::string(dir.str())};
+  std::string exe;
+  return buildHostProbe(cc, cleanup.d, exe, error) &&
+         runHostProbe(exe, p, error);
+}
+
+bool kiln::runHostProbe(const std::string &exe, DeviceProfile &p,
+                        std::string &error) {
+  std::string output;
   if (runProgram({exe}, "", output) != 0) {
     error = "--device=host: the probe failed: " + output;
     return false;

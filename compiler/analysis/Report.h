@@ -88,6 +88,12 @@ bool parseDeviceProfile(const std::string &text, const std::string &where,
 /// probe compiled with `cc` -O3 -march=native (about a second).
 bool measureHost(const std::string &cc, DeviceProfile &profile,
                  std::string &error);
+/// measureHost in two steps, for callers that probe again and again: builds
+/// the probe into `dir` (its path in `exe`), then runs it.
+bool buildHostProbe(const std::string &cc, const std::string &dir,
+                    std::string &exe, std::string &error);
+bool runHostProbe(const std::string &exe, DeviceProfile &profile,
+                  std::string &error);
 /// The folder of shipped profiles next to the running tool
 /// (BIN/../share/kiln/devices), or $KILN_DEVICES_DIR.
 std::string defaultProfileDir(const char *argv0, void *mainAddr);

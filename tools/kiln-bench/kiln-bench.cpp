@@ -281,6 +281,7 @@ int main(int argc, char **argv) {
 struct Sample {
   std::map<int64_t, double> ttft; // prompt length -> seconds
   double decodeTokS = 0, coldStart = 0, rssBytes = 0;
+  double readBandwidthGBs = 0; // the probe's, run just before this round
 };
 
 /// Forks and runs argv, timing from just before the fork; parses the
@@ -500,9 +501,18 @@ int main(int argc, char **argv) {
   if (runProgram(link, "", output) != 0)
     return fail("cannot link the driver: " + joinCommand(link) + "\n" + output);
 
-  DeviceProfile host;
-  if (!measureHost("", host, error))
+  // The read bandwidth is probed before every round, so each decode figure is
+  // set against the bandwidth of its own moment on a shared machine.
+  std::string probe;
+  if (!buildHostProbe("", opts.outDir, probe, error))
     return fail(error);
+  auto probeNow = [&](double &gbs) {
+    DeviceProfile host;
+    if (!runHostProbe(probe, host, error))
+      return false;
+    gbs = host.readBandwidthGBs;
+    return true;
+  };
 
   std::vector<std::string> common = {std::to_string(threads),
                                      std::to_string(decodeTokens)};
@@ -521,8 +531,14 @@ int main(int argc, char **argv) {
   if (!runOnce(kilnArgv, s, error) || (vs && !runOnce(llamaArgv, s, error)))
     return fail(error);
   std::vector<Sample> kiln, llama;
+  std::vector<double> bandwidths;
   for (int64_t i = 0; i < runs; ++i) {
     Sample k, l;
+    double bwNow = 0;
+    if (!probeNow(bwNow))
+      return fail(error);
+    bandwidths.push_back(bwNow);
+    k.readBandwidthGBs = l.readBandwidthGBs = bwNow;
     if (!runOnce(kilnArgv, k, error))
       return fail(error);
     kiln.push_back(k);
@@ -534,7 +550,8 @@ int main(int argc, char **argv) {
   }
 
   const double wbytes = (double)report.decodeWeightBytes;
-  const double bw = host.readBandwidthGBs;
+  const Stat bwStat = summarize(bandwidths);
+  const double bw = bwStat.median;
   std::vector<Metric> metrics;
   for (int64_t p : prompts)
     metrics.push_back({"ttft_" + std::to_string(p) + "_s", "s",
@@ -551,8 +568,8 @@ int main(int argc, char **argv) {
                      },
                      true});
   metrics.push_back({"bandwidth_fraction", "",
-                     [wbytes, bw](const Sample &s) {
-                       return wbytes * s.decodeTokS / 1e9 / bw;
+                     [wbytes](const Sample &s) {
+                       return wbytes * s.decodeTokS / 1e9 / s.readBandwidthGBs;
                      },
                      true});
   auto collect = [](const std::vector<Sample> &v, const Metric &m) {
@@ -598,6 +615,11 @@ int main(int argc, char **argv) {
       });
       j.attribute("weight_bytes_per_token", report.decodeWeightBytes);
       j.attribute("read_bandwidth_gbs", bw);
+      j.attributeObject("read_bandwidth_runs_gbs", [&] {
+        j.attribute("median", bwStat.median);
+        j.attribute("min", bwStat.min);
+        j.attribute("max", bwStat.max);
+      });
       j.attributeBegin("kiln");
       engine(kiln);
       j.attributeEnd();
@@ -641,7 +663,9 @@ int main(int argc, char **argv) {
          << decodeTokens << " tokens after a " << prompts[0]
          << "-token prompt\n"
          << "weight bytes per token " << report.decodeWeightBytes
-         << ", one-thread read bandwidth " << fmt(bw) << " GB/s\n";
+         << ", one-thread read bandwidth " << fmt(bw) << " GB/s (median of "
+         << runs << " probes, one before each round: " << fmt(bwStat.min)
+         << "-" << fmt(bwStat.max) << ")\n";
   char line[256];
   snprintf(line, sizeof line, "%-26s %10s %10s %10s", "metric (median min max)",
            "kiln", "min", "max");

@@ -19,6 +19,13 @@ if r.get("prompt_lengths") != prompts:
     errors.append(f"prompt_lengths {r.get('prompt_lengths')} != {prompts}")
 if not r.get("weight_bytes_per_token", 0) > 0 or not r.get("read_bandwidth_gbs", 0) > 0:
     errors.append("weight_bytes_per_token and read_bandwidth_gbs must be positive")
+bw = r.get("read_bandwidth_runs_gbs", {})
+if not (isinstance(bw, dict) and all(isinstance(bw.get(k), (int, float)) and bw[k] > 0
+                                     for k in ["median", "min", "max"])
+        and bw["min"] <= bw["median"] <= bw["max"]
+        and bw["median"] == r.get("read_bandwidth_gbs")):
+    errors.append(f"read_bandwidth_runs_gbs {bw!r}: want positive min <= median <= max, "
+                  "median = read_bandwidth_gbs")
 metrics = [f"ttft_{p}_s" for p in prompts] + [
     "decode_tokens_per_s", "cold_start_s", "peak_rss_bytes",
     "effective_bandwidth_gbs", "bandwidth_fraction"]
