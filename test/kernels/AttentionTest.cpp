@@ -8,7 +8,8 @@
 // prefill chunk from position 0, a second chunk over cached rows, batched
 // decode of three sequences, and a call whose rows form runs of different
 // sequences; KV blocks of 3 to 16 tokens and one contiguous block; GQA ratios
-// 1 to 8; head dimensions 8 to 128; very peaked scores (exp underflow); one
+// 1 to 32 (wider than a vector); head dimensions 8 to 128 (the one-row path
+// needs a multiple of the vector width, the tile path takes any); very peaked scores (exp underflow); one
 // and two threads.
 //
 // Both kernels compute the same sums in a different order with different
@@ -42,9 +43,9 @@ std::vector<Param> params() {
   return list;
 }
 
-// The checks the program runs (and prints one line for): 6 configurations x
+// The checks the program runs (and prints one line for): 7 configurations x
 // 2 thread counts x 5 calls.
-constexpr int kChecks = 6 * 2 * 5;
+constexpr int kChecks = 7 * 2 * 5;
 
 const char *kProgram = R"c(
 #include <stdio.h>
@@ -141,6 +142,7 @@ int main(void) {
   config(6, 2, 48, 7, 1.0f);
   config(16, 2, 16, 96, 1.0f);  /* one block per sequence (contiguous) */
   config(2, 1, 8, 3, 40.0f);    /* peaked scores: exp underflows to 0 */
+  config(32, 1, 16, 4, 1.0f);   /* a group wider than the vector */
   return failures != 0;
 }
 )c";

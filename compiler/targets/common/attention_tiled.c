@@ -78,7 +78,8 @@ typedef struct {
   const int32_t *seq;
   const uint32_t *pos;
   const float *q;
-  int rows, heads, kv_heads, head_dim, tiles;
+  int rows, heads, kv_heads, head_dim;
+  int tiles; /* tiles per KV head; decode: parts per row */
   float scale;
   float *out;
 } kiln_at_args;
@@ -209,6 +210,194 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
   }
 }
 
+/* Sums of the lanes of each of P[0..L-1]: lane t of the result is the sum of
+ * P[t]'s lanes. A tree of half-vector shuffles and adds (L - 1 of each per
+ * level pair) instead of L separate horizontal reductions. */
+static inline kiln_at_v kiln_at_hsums(const kiln_at_v *P) {
+#if KILN_AT_LANES == 16
+  kiln_at_v Q[8], R[4], S[2];
+  for (int i = 0; i < 8; ++i)
+    Q[i] = __builtin_shufflevector(P[2 * i], P[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7,
+                                   16, 17, 18, 19, 20, 21, 22, 23) +
+           __builtin_shufflevector(P[2 * i], P[2 * i + 1], 8, 9, 10, 11, 12, 13,
+                                   14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  for (int j = 0; j < 4; ++j)
+    R[j] = __builtin_shufflevector(Q[2 * j], Q[2 * j + 1], 0, 1, 2, 3, 8, 9, 10,
+                                   11, 16, 17, 18, 19, 24, 25, 26, 27) +
+           __builtin_shufflevector(Q[2 * j], Q[2 * j + 1], 4, 5, 6, 7, 12, 13, 14,
+                                   15, 20, 21, 22, 23, 28, 29, 30, 31);
+  for (int k = 0; k < 2; ++k)
+    S[k] = __builtin_shufflevector(R[2 * k], R[2 * k + 1], 0, 1, 4, 5, 8, 9, 12,
+                                   13, 16, 17, 20, 21, 24, 25, 28, 29) +
+           __builtin_shufflevector(R[2 * k], R[2 * k + 1], 2, 3, 6, 7, 10, 11, 14,
+                                   15, 18, 19, 22, 23, 26, 27, 30, 31);
+  return __builtin_shufflevector(S[0], S[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                 20, 22, 24, 26, 28, 30) +
+         __builtin_shufflevector(S[0], S[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
+                                 21, 23, 25, 27, 29, 31);
+#elif KILN_AT_LANES == 8
+  kiln_at_v Q[4], R[2];
+  for (int i = 0; i < 4; ++i)
+    Q[i] = __builtin_shufflevector(P[2 * i], P[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11) +
+           __builtin_shufflevector(P[2 * i], P[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15);
+  for (int j = 0; j < 2; ++j)
+    R[j] = __builtin_shufflevector(Q[2 * j], Q[2 * j + 1], 0, 1, 4, 5, 8, 9, 12, 13) +
+           __builtin_shufflevector(Q[2 * j], Q[2 * j + 1], 2, 3, 6, 7, 10, 11, 14, 15);
+  return __builtin_shufflevector(R[0], R[1], 0, 2, 4, 6, 8, 10, 12, 14) +
+         __builtin_shufflevector(R[0], R[1], 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+#error "KILN_AT_LANES must be 8 or 16"
+#endif
+}
+
+/* The largest lane of v and the sum of its lanes, by trees of half-swapped
+ * copies. */
+#if KILN_AT_LANES == 16
+#define KILN_AT_SWAP8(v) __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7)
+#define KILN_AT_SWAP4(v) __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11)
+#define KILN_AT_SWAP2(v) __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13)
+#define KILN_AT_SWAP1(v) __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14)
+#else
+#define KILN_AT_SWAP8(v) (v)
+#define KILN_AT_SWAP4(v) __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3)
+#define KILN_AT_SWAP2(v) __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5)
+#define KILN_AT_SWAP1(v) __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6)
+#endif
+static inline float kiln_at_hmax(kiln_at_v v) {
+  if (KILN_AT_LANES == 16)
+    v = kiln_at_max(v, KILN_AT_SWAP8(v));
+  v = kiln_at_max(v, KILN_AT_SWAP4(v));
+  v = kiln_at_max(v, KILN_AT_SWAP2(v));
+  v = kiln_at_max(v, KILN_AT_SWAP1(v));
+  return v[0];
+}
+static inline float kiln_at_hsum(kiln_at_v v) {
+  if (KILN_AT_LANES == 16)
+    v += KILN_AT_SWAP8(v);
+  v += KILN_AT_SWAP4(v);
+  v += KILN_AT_SWAP2(v);
+  v += KILN_AT_SWAP1(v);
+  return v[0];
+}
+
+/* Query heads h0 .. h0+nh-1 (nh <= KILN_AT_ROW_HEADS) of one row: decode,
+ * where a tile would leave most lanes idle. Here the lanes hold keys
+ * instead: a chunk of L keys is scored per head by products over
+ * head-dimension chunks whose lane sums come out of kiln_at_hsums, and the
+ * output accumulates along the head dimension (acc[dc] += p[t] * V[t][dc]).
+ * The heads may span several KV heads: positions are walked once for all,
+ * so each cached K and V row is read whole, in order. Needs head_dim % L
+ * == 0. */
+#define KILN_AT_ROW_HEADS 16
+static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
+  enum { L = KILN_AT_LANES, MAXC = KILN_AT_MAX_HEAD_DIM / KILN_AT_LANES };
+  const int D = a->head_dim, C = D / L, group = a->heads / a->kv_heads;
+  const int qw = a->heads * D, kvw = a->kv_heads * D;
+  const int32_t seq = a->seq[row];
+  const uint32_t keys = a->pos[row] + 1, block = a->ctx->layout.kv_block;
+  const float *qrow = a->q + (int64_t)row * qw;
+  float *orow = a->out + (int64_t)row * qw;
+  kiln_at_v q[KILN_AT_ROW_HEADS][MAXC], acc[KILN_AT_ROW_HEADS][MAXC];
+  kiln_at_v l[KILN_AT_ROW_HEADS]; /* lane sums of the exponentials */
+  float m[KILN_AT_ROW_HEADS];
+  for (int g = 0; g < nh; ++g) {
+    const float *qh = qrow + (h0 + g) * D;
+    for (int c = 0; c < C; ++c) {
+      __builtin_memcpy(&q[g][c], qh + c * L, sizeof(kiln_at_v));
+      q[g][c] *= a->scale;
+      acc[g][c] = (kiln_at_v){0};
+    }
+    m[g] = -3.0e38f;
+    l[g] = (kiln_at_v){0};
+  }
+  const int kh0 = h0 / group, kh1 = (h0 + nh - 1) / group;
+  const int kspan = (kh1 - kh0 + 1) * D; /* floats of each row read */
+  for (uint32_t b0 = 0; b0 < keys; b0 += block) {
+    const uint32_t nb = keys - b0 < block ? keys - b0 : block;
+    const float *kb = kiln_kv_row(a->ctx, seq, a->layer, 0, b0);
+    const float *vb = kiln_kv_row(a->ctx, seq, a->layer, 1, b0);
+    for (uint32_t c0 = 0; c0 < nb; c0 += L) {
+      const int nk = nb - c0 < (uint32_t)L ? (int)(nb - c0) : L;
+      kiln_at_vi valid;
+      for (int j = 0; j < L; ++j)
+        valid[j] = j < nk ? -1 : 0;
+      /* Decode reads each K and V row once, from beyond the caches (the
+       * weights streamed since evicted them): ask for the next chunk's rows
+       * now, while this one is scored. */
+      {
+        const float *nk0 = 0, *nv0 = 0;
+        if (c0 + L < nb) {
+          nk0 = kb + (int64_t)(c0 + L) * kvw;
+          nv0 = vb + (int64_t)(c0 + L) * kvw;
+        } else if (b0 + block < keys) {
+          nk0 = kiln_kv_row(a->ctx, seq, a->layer, 0, b0 + block);
+          nv0 = kiln_kv_row(a->ctx, seq, a->layer, 1, b0 + block);
+        }
+        if (nk0) {
+          const uint32_t left = keys - (b0 + c0 + L);
+          const int n = left < (uint32_t)L ? (int)left : L;
+          for (int j = 0; j < n; ++j)
+            for (int off = kh0 * D; off < kh0 * D + kspan; off += 16) {
+              __builtin_prefetch(nk0 + (int64_t)j * kvw + off, 0, 3);
+              __builtin_prefetch(nv0 + (int64_t)j * kvw + off, 0, 3);
+            }
+        }
+      }
+      const float *kr[L], *vr[L];
+      int kh = -1;
+      for (int g = 0; g < nh; ++g) {
+        if ((h0 + g) / group != kh) { /* rows of the next KV head */
+          kh = (h0 + g) / group;
+          for (int j = 0; j < L; ++j) {
+            const uint32_t t = c0 + (j < nk ? (uint32_t)j : 0u);
+            kr[j] = kb + (int64_t)t * kvw + kh * D;
+            vr[j] = vb + (int64_t)t * kvw + kh * D;
+          }
+        }
+        kiln_at_v P[L];
+        for (int j = 0; j < L; ++j) {
+          kiln_at_v k0;
+          __builtin_memcpy(&k0, kr[j], sizeof k0);
+          kiln_at_v sum = q[g][0] * k0;
+          for (int c = 1; c < C; ++c) {
+            kiln_at_v kc;
+            __builtin_memcpy(&kc, kr[j] + c * L, sizeof kc);
+            sum += q[g][c] * kc;
+          }
+          P[j] = sum;
+        }
+        const kiln_at_v sc =
+            kiln_at_sel(valid, kiln_at_hsums(P), (kiln_at_v){0} - 3.0e38f);
+        const float cmax = kiln_at_hmax(sc);
+        const float mx = cmax > m[g] ? cmax : m[g];
+        const kiln_at_v e = kiln_at_exp(sc - mx);
+        const kiln_at_v alpha = kiln_at_exp((kiln_at_v){0} + (m[g] - mx));
+        float p[L];
+        __builtin_memcpy(p, &e, sizeof p);
+        m[g] = mx;
+        l[g] = l[g] * alpha + e;
+        for (int c = 0; c < C; ++c) {
+          kiln_at_v o = acc[g][c] * alpha[0];
+          for (int j = 0; j < L; ++j) {
+            kiln_at_v vc;
+            __builtin_memcpy(&vc, vr[j] + c * L, sizeof vc);
+            o += p[j] * vc;
+          }
+          acc[g][c] = o;
+        }
+      }
+    }
+  }
+  for (int g = 0; g < nh; ++g) {
+    float *oh = orow + (h0 + g) * D;
+    const float inv = 1.0f / kiln_at_hsum(l[g]);
+    for (int c = 0; c < C; ++c) {
+      kiln_at_v o = acc[g][c] * inv;
+      __builtin_memcpy(oh + c * L, &o, sizeof o);
+    }
+  }
+}
+
 /* Task t: tile (tiles - 1 - t / kv_heads) of KV head t % kv_heads; the last
  * tiles (the longest prefixes) go first so that threads finish together. */
 static void kiln_at_task(void *arg, int t) {
@@ -218,6 +407,20 @@ static void kiln_at_task(void *arg, int t) {
   kiln_at_tile_at(a->seq, a->rows, a->heads / a->kv_heads, tile, &run0,
                   &run_len, &pair0);
   kiln_at_tile(a, kh, run0, run_len, pair0);
+}
+
+/* Decode (every row a different sequence): task t is part t % parts of row
+ * t / parts, a range of whole KV heads' query heads. */
+static void kiln_at_row_task(void *arg, int t) {
+  const kiln_at_args *a = (const kiln_at_args *)arg;
+  const int row = t / a->tiles, part = t % a->tiles;
+  const int group = a->heads / a->kv_heads;
+  const int kh0 = part * a->kv_heads / a->tiles;
+  const int kh1 = (part + 1) * a->kv_heads / a->tiles;
+  for (int h = kh0 * group; h < kh1 * group; h += KILN_AT_ROW_HEADS) {
+    const int n = kh1 * group - h;
+    kiln_at_row(a, row, h, n < KILN_AT_ROW_HEADS ? n : KILN_AT_ROW_HEADS);
+  }
 }
 
 static void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
@@ -241,10 +444,20 @@ static void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
   }
   kiln_at_args a = {ctx, layer, seq, pos, q, rows, heads, kv_heads, head_dim,
                     0, scale, out};
+  /* The pool never writes the context; it takes a non-const one because
+   * starting and stopping threads do. */
+  int decode = head_dim % KILN_AT_LANES == 0;
+  for (int r = 1; r < rows && decode; ++r)
+    decode = seq[r] != seq[r - 1];
+  if (decode) {
+    /* One part per thread (whole KV heads each) when there are few rows. */
+    const int threads = (int)ctx->threads;
+    a.tiles = rows >= threads ? 1 : (kv_heads < threads ? kv_heads : threads);
+    kiln_parallel_for((kiln_ctx *)ctx, kiln_at_row_task, &a, rows * a.tiles);
+    return;
+  }
   int run0, run_len, pair0;
   a.tiles = kiln_at_tile_at(seq, rows, heads / kv_heads, -1, &run0, &run_len,
                             &pair0);
-  /* The pool never writes the context; it takes a non-const one because
-   * starting and stopping threads do. */
   kiln_parallel_for((kiln_ctx *)ctx, kiln_at_task, &a, a.tiles * kv_heads);
 }
