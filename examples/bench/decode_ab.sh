@@ -39,6 +39,7 @@ LIST="" OBJS=""
 for spec in "$@"; do
   name=${spec%%:*} rest=${spec#*:}
   src=${rest%%:*} defs=${rest#*:}
+  [ "$defs" = "$rest" ] && defs=""
   [ "$rest" != "$spec" ] && [ -d "$src/compiler/targets/x86" ] ||
     { echo "decode_ab.sh: $spec: expected NAME:KILN_TREE:DEFINES" >&2; exit 2; }
   # shellcheck disable=SC2086 # DEFINES are several words
