@@ -128,11 +128,17 @@ TEST_P(Microkernel, MatchesScalarKernel) {
       kquant ? std::vector<Shape>{{1, 1, 256}, {1, 33, 512}, {3, 7, 256},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 256}}
              : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
-                                  {5, 16, 256}, {2, 17, 512}, {4, 64, 64}};
+                                  {5, 16, 256}, {2, 17, 512}, {4, 64, 64},
+                                  // Decode, one row over many groups: on x86
+                                  // the walks of 4 and 2 groups at once, a
+                                  // single group and a ragged tail (groups
+                                  // of 16: 4 + 2 + 1 + 5 rows; of 8:
+                                  // 3 x 4 + 2 + 5 rows).
+                                  {1, 117, 96}};
 
   std::ostringstream os;
   os << "#include \"kiln/kiln.h\"\n" << target->kernelSource() << "\n";
-  size_t maxOut = 0, maxScratch = 0;
+  size_t maxOut = 0, maxScratch = 0, maxN = 0;
   for (size_t c = 0; c < shapes.size(); ++c) {
     const Shape &s = shapes[c];
     std::vector<float> wf((size_t)s.N * s.K), x((size_t)s.rows * s.K), bias(s.N);
@@ -159,9 +165,10 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     hexArray(os, "uint32_t", "x_bits" + n, xbits);
     hexArray(os, "uint32_t", "b_bits" + n, bbits);
     maxOut = std::max(maxOut, (size_t)s.rows * s.N);
+    maxN = std::max(maxN, (size_t)s.N);
     maxScratch = std::max(maxScratch, (size_t)s.rows * s.K / 32 * 34);
   }
-  os << "static float xf[" << 5 * 512 << "], bf[64], y_ref[" << maxOut
+  os << "static float xf[" << 5 * 512 << "], bf[" << maxN << "], y_ref[" << maxOut
      << "], y_isa[" << maxOut << "];\n"
      << "static _Alignas(64) uint8_t scratch[" << maxScratch + 64 << "];\n"
      << "static _Alignas(64) uint8_t wcopy[" << 64 * 512 / 32 * 34 << "];\n";

@@ -51,16 +51,19 @@ static int kiln_x86_panel(int rows, int nb) {
 /* The driver shared by all kernels: quantize, then for each panel of rows,
  * each group of NR weight rows, each tile of up to 4 activation rows, run
  * TILE(group, metaBytes, nb, activations, da, as, MR, acc) and store.
- * Decode (a panel of one row) may instead walk two groups at once with
- * TILE2(group, groupBytes, metaBytes, nb, activations, da, as, acc[2]): two
- * independent weight streams in flight (HAS2 = 1; HAS2 = 0 and
- * KILN_X86_NOTILE2 where a kernel has none). */
-#define KILN_X86_NOTILE2(...) ((void)0)
+ * Decode (a panel of one row) may instead walk G = 4 or 2 groups at once with
+ * TILEG(group, groupBytes, metaBytes, nb, activations, da, as, G, acc[G]):
+ * G independent weight streams in flight (HASG = the most groups a kernel
+ * walks, 2 or 4; HASG = 0 and KILN_X86_NOTILEG where a kernel has none). */
+#define KILN_X86_NOTILEG(...) ((void)0)
 #ifndef KILN_X86_TILE2 /* -DKILN_X86_TILE2=0: one group at a time, to measure */
 #define KILN_X86_TILE2 1
 #endif
-#define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HAS2,   \
-                        TILE2)                                                 \
+#ifndef KILN_X86_TILE4 /* -DKILN_X86_TILE4=0: at most two groups at once */
+#define KILN_X86_TILE4 1
+#endif
+#define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
+                        TILEG)                                                 \
   static void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w,   \
                           int N, const float *bias, float *y, void *scratch) { \
     const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
@@ -75,14 +78,20 @@ static int kiln_x86_panel(int rows, int nb) {
       kiln_x86_prep(a + (int64_t)p0 * nb, pr, nb, da, as);                     \
       for (int j0 = 0; j0 < N; j0 += (NR)) {                                   \
         const uint8_t *grp = w + (int64_t)(j0 / (NR)) * groupBytes;            \
-        if ((HAS2) && KILN_X86_TILE2 && pr == 1 && N - j0 >= 2 * (NR)) {       \
-          ACC_T acc2[2];                                                       \
-          TILE2(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da, as,  \
-                acc2);                                                         \
-          for (int g = 0; g < 2; ++g)                                          \
-            STORE(y + (int64_t)p0 * N + j0 + g * (NR), acc2[g],                \
+        if ((HASG) && KILN_X86_TILE2 && pr == 1 && N - j0 >= 2 * (NR)) {       \
+          const int G =                                                        \
+              (HASG) >= 4 && KILN_X86_TILE4 && N - j0 >= 4 * (NR) ? 4 : 2;    \
+          ACC_T accg[4];                                                       \
+          if (G == 4)                                                          \
+            TILEG(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da,    \
+                  as, 4, accg);                                                \
+          else                                                                 \
+            TILEG(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da,    \
+                  as, 2, accg);                                                \
+          for (int g = 0; g < G; ++g)                                          \
+            STORE(y + (int64_t)p0 * N + j0 + g * (NR), accg[g],                \
                   bias ? bias + j0 + g * (NR) : (const float *)0, (NR));       \
-          j0 += (NR);                                                          \
+          j0 += (G - 1) * (NR);                                                \
           continue;                                                            \
         }                                                                      \
         const int n = N - j0 < (NR) ? N - j0 : (NR);                           \
@@ -107,6 +116,62 @@ static int kiln_x86_panel(int rows, int nb) {
   }
 
 #define KILN_X86_INLINE static inline __attribute__((always_inline))
+
+/* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
+ * every weight once, from DRAM: one activation row leaves the out-of-order
+ * window holding too few of the kernel's loads to cover memory latency (see
+ * docs/benchmarks.md, "Where Kiln's decode time goes"), so the lines are
+ * requested well before they are used. Past the end of the weights a prefetch
+ * is a no-op, never a fault. -DKILN_X86_PF=0 turns off every software prefetch
+ * below, to measure what it buys. */
+#ifndef KILN_X86_PF
+#define KILN_X86_PF 2048
+#endif
+#ifndef KILN_X86_PF_HINT /* _MM_HINT_T0/T1/T2/NTA, to measure */
+#define KILN_X86_PF_HINT _MM_HINT_T0
+#endif
+#if KILN_X86_PF > 0
+#define KILN_X86_PREFETCH(p, bytes)                                            \
+  for (int pf = 0; pf < (bytes); pf += 64)                                     \
+    _mm_prefetch((const char *)(p) + KILN_X86_PF + pf, KILN_X86_PF_HINT)
+#else /* -DKILN_X86_PF=0: off, to measure what it buys */
+#define KILN_X86_PREFETCH(p, bytes) ((void)0)
+#endif
+
+/* Prefetch for block b of the decode walk of G groups at once (q: this
+ * group's quants of block b, grp: the group; lim, skip, next as the tiles
+ * compute them): each of the G quant streams KILN_X86_PFG / G bytes ahead
+ * (4 KiB ahead in all; 2 KiB each for two groups, as before), and
+ * (KILN_X86_PFX = 1, the default) across group ends. In a stream's last
+ * KILN_X86_PFG / G bytes the lines after its group are the next stream's
+ * group, already being read; what this stream reads next is group g + G, in
+ * the next call, so its quants are fetched instead (skip), and that group's
+ * metadata (`meta` bytes per block, before its quants) is fetched a line at a
+ * time across this walk (next), so neither starts cold. Measured in
+ * docs/benchmarks.md, "Decode bandwidth: prefetch across groups";
+ * -DKILN_X86_PFX=0 is the in-group prefetch of before. */
+#ifndef KILN_X86_PFG
+#define KILN_X86_PFG 4096
+#endif
+#ifndef KILN_X86_PFX
+#define KILN_X86_PFX 1
+#endif
+KILN_X86_INLINE void kiln_x86_pf_group(const uint8_t *q, const uint8_t *grp,
+                                       int b, int lim, int dist, int64_t skip,
+                                       int64_t next, int bytes, int meta) {
+#if KILN_X86_PF > 0
+  const char *p = (const char *)q + dist;
+  if (KILN_X86_PFX)
+    p += b >= lim ? skip : 0;
+  for (int o = 0; o < bytes; o += 64)
+    _mm_prefetch(p + o, KILN_X86_PF_HINT);
+  if (KILN_X86_PFX && !((meta * b) & 63))
+    _mm_prefetch((const char *)grp + next + meta * b, KILN_X86_PF_HINT);
+#else
+  (void)q, (void)grp, (void)b, (void)lim, (void)dist, (void)skip, (void)next;
+  (void)bytes, (void)meta;
+#endif
+}
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 /* ------------------------------------------------------------------ AVX2 */
@@ -313,14 +378,100 @@ KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaByt
   (void)as;
 }
 
+/* Decode: one activation row against G consecutive groups, block by block
+ * (as the AVX-512 kernels below: G quant streams in flight, prefetched
+ * across group ends). The integer sums are exact and the float steps per
+ * group are those of the tiles above, so results are bit-identical. */
+KILN_X86_INLINE void kiln_x86_tileg_q4_0_avx2(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nb,
+                                              const kiln_q8_block *a, const float *da,
+                                              const int32_t *as, int G, __m256 *acc) {
+  const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(0x0f);
+  const int dist = KILN_X86_PFG / G, lim = nb - dist / 128;
+  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
+  __m256 accg[4];
+  for (int g = 0; g < G; ++g)
+    accg[g] = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    for (int g = 0; g < G; ++g)
+      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 128 * (int64_t)b,
+                        g0 + g * groupBytes, b, lim, dist, skip, next, 128, 16);
+    const int8_t *q = a[b].qs;
+    __m256i s[4];
+    for (int c = 0; c < 4; ++c) {
+      const __m256i lo = KILN_X86_BC(q + 4 * c), hi = KILN_X86_BC(q + 16 + 4 * c);
+      for (int g = 0; g < G; ++g) {
+        const __m256i v = _mm256_load_si256(
+            (const __m256i *)(g0 + g * groupBytes + metaBytes + 128 * (int64_t)b + 32 * c));
+        const __m256i p = _mm256_add_epi16(
+            _mm256_maddubs_epi16(_mm256_and_si256(v, m4), lo),
+            _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4), hi));
+        s[g] = c ? _mm256_add_epi16(s[g], p) : p;
+      }
+    }
+    const __m256 dab = _mm256_set1_ps(da[b]);
+    const __m256i off = _mm256_set1_epi32(8 * as[b]);
+    for (int g = 0; g < G; ++g) {
+      const __m256 dw = _mm256_cvtph_ps(
+          _mm_loadu_si128((const __m128i *)(g0 + g * groupBytes + 16 * b)));
+      const __m256i d = _mm256_sub_epi32(_mm256_madd_epi16(s[g], ones), off);
+      accg[g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d), _mm256_mul_ps(dw, dab), accg[g]);
+    }
+  }
+  for (int g = 0; g < G; ++g)
+    acc[g] = accg[g];
+}
+
+KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nb,
+                                              const kiln_q8_block *a, const float *da,
+                                              const int32_t *as, int G, __m256 *acc) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  const int dist = KILN_X86_PFG / G, lim = nb - dist / 256;
+  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
+  __m256 accg[4];
+  for (int g = 0; g < G; ++g)
+    accg[g] = _mm256_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    for (int g = 0; g < G; ++g)
+      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b,
+                        g0 + g * groupBytes, b, lim, dist, skip, next, 256, 16);
+    const int8_t *q = a[b].qs;
+    __m256i s[4];
+    for (int c = 0; c < 8; ++c) {
+      const __m256i x = KILN_X86_BC(q + 4 * c);
+      for (int g = 0; g < G; ++g) {
+        const __m256i w = _mm256_load_si256(
+            (const __m256i *)(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b + 32 * c));
+        const __m256i p = _mm256_madd_epi16(
+            _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(x, w)), ones);
+        s[g] = c ? _mm256_add_epi32(s[g], p) : p;
+      }
+    }
+    const __m256 dab = _mm256_set1_ps(da[b]);
+    for (int g = 0; g < G; ++g) {
+      const __m256 dw = _mm256_cvtph_ps(
+          _mm_loadu_si128((const __m128i *)(g0 + g * groupBytes + 16 * b)));
+      accg[g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[g]), _mm256_mul_ps(dw, dab), accg[g]);
+    }
+  }
+  (void)as;
+  for (int g = 0; g < G; ++g)
+    acc[g] = accg[g];
+}
+
+/* Q4_0 walks up to 4 groups at once, Q8_0 2: with 16 registers, Q8_0's walk
+ * of 4 spills (measured 4% slower than 2; Q4_0's of 4, 3% faster). */
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
-                kiln_x86_tile_q4_0_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
+                kiln_x86_tile_q4_0_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_q4_0_avx2)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
-                kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
+                kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 2,
+                kiln_x86_tileg_q8_0_avx2)
 KILN_X86_MATMUL(matmul_q4_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1024,
-                kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
+                kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILEG)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
-                kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILE2)
+                kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILEG)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -341,23 +492,6 @@ KILN_X86_INLINE void kiln_x86_store16(float *y, __m512 acc, const float *bias,
 }
 
 #define KILN_X86_BC512(p) _mm512_set1_epi32(kiln_x86_ld32(p))
-
-/* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
- * every weight once, from DRAM: one activation row leaves the out-of-order
- * window holding too few of the kernel's loads to cover memory latency (see
- * docs/benchmarks.md, "Where Kiln's decode time goes"), so the lines are
- * requested well before they are used. Past the end of the weights a prefetch
- * is a no-op, never a fault. */
-#ifndef KILN_X86_PF
-#define KILN_X86_PF 2048
-#endif
-#if KILN_X86_PF > 0
-#define KILN_X86_PREFETCH(p, bytes)                                            \
-  for (int pf = 0; pf < (bytes); pf += 64)                                     \
-    _mm_prefetch((const char *)(p) + KILN_X86_PF + pf, _MM_HINT_T0)
-#else /* -DKILN_X86_PF=0: off, to measure what it buys */
-#define KILN_X86_PREFETCH(p, bytes) ((void)0)
-#endif
 
 /* Q4_0: meta nb x 16 fp16; quants 256 bytes per block (unsigned nibbles). */
 KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaBytes,
@@ -421,82 +555,94 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
   }
 }
 
-/* Decode: one activation row against two groups g0 and g0 + groupBytes, block
- * by block, so the loads of both quant streams are in flight together
- * (docs/benchmarks.md: one stream leaves the kernel at about half of what a
- * plain read gets). The arithmetic per group is that of the tiles above. */
-KILN_X86_INLINE void kiln_x86_tile2_q4_0_vnni(const uint8_t *g0, int64_t groupBytes,
+/* Decode: one activation row against G (2 or 4) consecutive groups g0,
+ * g0 + groupBytes, ..., block by block, so the loads of G quant streams are
+ * in flight together (docs/benchmarks.md: one stream leaves the kernel at
+ * about half of what a plain read gets). The arithmetic per group is that of
+ * the tiles above, so results are bit-identical. */
+KILN_X86_INLINE void kiln_x86_tileg_q4_0_vnni(const uint8_t *g0, int64_t groupBytes,
                                               int64_t metaBytes, int nb,
                                               const kiln_q8_block *a, const float *da,
-                                              const int32_t *as, __m512 *acc) {
+                                              const int32_t *as, int G, __m512 *acc) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
-  const uint8_t *g1 = g0 + groupBytes;
-  const uint8_t *q0 = g0 + metaBytes, *q1 = g1 + metaBytes;
-  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-  for (int b = 0; b < nb; ++b, q0 += 256, q1 += 256) {
-    KILN_X86_PREFETCH(q0, 256);
-    KILN_X86_PREFETCH(q1, 256);
+  const int dist = KILN_X86_PFG / G, lim = nb - dist / 256;
+  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
+  __m512 accg[4];
+  for (int g = 0; g < G; ++g)
+    accg[g] = _mm512_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    for (int g = 0; g < G; ++g)
+      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b,
+                        g0 + g * groupBytes, b, lim, dist, skip, next, 256, 32);
     const int8_t *q = a[b].qs;
     const __m512 dab = _mm512_set1_ps(da[b]);
     const __m512i off = _mm512_set1_epi32(-8 * as[b]);
-    __m512i v0[4], v1[4];
-    for (int c = 0; c < 4; ++c) {
-      v0[c] = _mm512_load_si512((const void *)(q0 + 64 * c));
-      v1[c] = _mm512_load_si512((const void *)(q1 + 64 * c));
-    }
-    __m512i s0 = off, s1 = _mm512_setzero_si512(), t0 = off, t1 = _mm512_setzero_si512();
+    __m512i v[4][4];
+    for (int g = 0; g < G; ++g)
+      for (int c = 0; c < 4; ++c)
+        v[g][c] = _mm512_load_si512(
+            (const void *)(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b + 64 * c));
+    __m512i s0[4], s1[4];
+    for (int g = 0; g < G; ++g)
+      s0[g] = off, s1[g] = _mm512_setzero_si512();
     for (int c = 0; c < 4; ++c) {
       const __m512i lo = KILN_X86_BC512(q + 4 * c), hi = KILN_X86_BC512(q + 16 + 4 * c);
-      s0 = _mm512_dpbusd_epi32(s0, _mm512_and_si512(v0[c], m4), lo);
-      s1 = _mm512_dpbusd_epi32(s1, _mm512_and_si512(_mm512_srli_epi16(v0[c], 4), m4), hi);
-      t0 = _mm512_dpbusd_epi32(t0, _mm512_and_si512(v1[c], m4), lo);
-      t1 = _mm512_dpbusd_epi32(t1, _mm512_and_si512(_mm512_srli_epi16(v1[c], 4), m4), hi);
+      for (int g = 0; g < G; ++g) {
+        s0[g] = _mm512_dpbusd_epi32(s0[g], _mm512_and_si512(v[g][c], m4), lo);
+        s1[g] = _mm512_dpbusd_epi32(s1[g], _mm512_and_si512(_mm512_srli_epi16(v[g][c], 4), m4), hi);
+      }
     }
-    const __m512 d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g0 + 32 * b)));
-    const __m512 d1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g1 + 32 * b)));
-    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
-                           _mm512_mul_ps(d0, dab), acc0);
-    acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(t0, t1)),
-                           _mm512_mul_ps(d1, dab), acc1);
+    for (int g = 0; g < G; ++g) {
+      const __m512 d = _mm512_cvtph_ps(
+          _mm256_loadu_si256((const __m256i *)(g0 + g * groupBytes + 32 * b)));
+      accg[g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0[g], s1[g])),
+                                _mm512_mul_ps(d, dab), accg[g]);
+    }
   }
-  acc[0] = acc0;
-  acc[1] = acc1;
+  for (int g = 0; g < G; ++g)
+    acc[g] = accg[g];
 }
 
-KILN_X86_INLINE void kiln_x86_tile2_q8_0_vnni(const uint8_t *g0, int64_t groupBytes,
+KILN_X86_INLINE void kiln_x86_tileg_q8_0_vnni(const uint8_t *g0, int64_t groupBytes,
                                               int64_t metaBytes, int nb,
                                               const kiln_q8_block *a, const float *da,
-                                              const int32_t *as, __m512 *acc) {
-  const uint8_t *g1 = g0 + groupBytes;
-  const uint8_t *q0 = g0 + metaBytes, *q1 = g1 + metaBytes;
-  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-  for (int b = 0; b < nb; ++b, q0 += 512, q1 += 512) {
-    KILN_X86_PREFETCH(q0, 512);
-    KILN_X86_PREFETCH(q1, 512);
+                                              const int32_t *as, int G, __m512 *acc) {
+  const int dist = KILN_X86_PFG / G, lim = nb - dist / 512;
+  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
+  __m512 accg[4];
+  for (int g = 0; g < G; ++g)
+    accg[g] = _mm512_setzero_ps();
+  for (int b = 0; b < nb; ++b) {
+    for (int g = 0; g < G; ++g)
+      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 512 * (int64_t)b,
+                        g0 + g * groupBytes, b, lim, dist, skip, next, 512, 32);
     const int8_t *q = a[b].qs;
     const __m512 dab = _mm512_set1_ps(da[b]);
     const __m512i off = _mm512_set1_epi32(-128 * as[b]);
-    __m512i s0 = off, s1 = _mm512_setzero_si512(), t0 = off, t1 = _mm512_setzero_si512();
+    __m512i s0[4], s1[4];
+    for (int g = 0; g < G; ++g)
+      s0[g] = off, s1[g] = _mm512_setzero_si512();
     for (int c = 0; c < 8; c += 2) {
       const __m512i x0 = KILN_X86_BC512(q + 4 * c), x1 = KILN_X86_BC512(q + 4 * c + 4);
-      s0 = _mm512_dpbusd_epi32(s0, _mm512_load_si512((const void *)(q0 + 64 * c)), x0);
-      t0 = _mm512_dpbusd_epi32(t0, _mm512_load_si512((const void *)(q1 + 64 * c)), x0);
-      s1 = _mm512_dpbusd_epi32(s1, _mm512_load_si512((const void *)(q0 + 64 * c + 64)), x1);
-      t1 = _mm512_dpbusd_epi32(t1, _mm512_load_si512((const void *)(q1 + 64 * c + 64)), x1);
+      for (int g = 0; g < G; ++g) {
+        const uint8_t *qg = g0 + g * groupBytes + metaBytes + 512 * (int64_t)b;
+        s0[g] = _mm512_dpbusd_epi32(s0[g], _mm512_load_si512((const void *)(qg + 64 * c)), x0);
+        s1[g] = _mm512_dpbusd_epi32(s1[g], _mm512_load_si512((const void *)(qg + 64 * c + 64)), x1);
+      }
     }
-    const __m512 d0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g0 + 32 * b)));
-    const __m512 d1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(g1 + 32 * b)));
-    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
-                           _mm512_mul_ps(d0, dab), acc0);
-    acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(t0, t1)),
-                           _mm512_mul_ps(d1, dab), acc1);
+    for (int g = 0; g < G; ++g) {
+      const __m512 d = _mm512_cvtph_ps(
+          _mm256_loadu_si256((const __m256i *)(g0 + g * groupBytes + 32 * b)));
+      accg[g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0[g], s1[g])),
+                                _mm512_mul_ps(d, dab), accg[g]);
+    }
   }
-  acc[0] = acc0;
-  acc[1] = acc1;
+  for (int g = 0; g < G; ++g)
+    acc[g] = accg[g];
 }
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
-                kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 1, kiln_x86_tile2_q4_0_vnni)
+                kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
-                kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 1, kiln_x86_tile2_q8_0_vnni)
+                kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q8_0_vnni)
 #endif /* AVX-512 VNNI */
