@@ -138,7 +138,7 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
   for (int d = 0; d < D; ++d) {
     float col[L];
     for (int i = 0; i < L; ++i)
-      col[i] = i < active && lane_row[i] >= 0
+      col[i] = lane_row[i] >= 0
                    ? a->q[(int64_t)lane_row[i] * qw + lane_head[i] * D + d] *
                          a->scale
                    : 0.0f;
