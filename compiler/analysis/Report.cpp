@@ -104,6 +104,7 @@ bool kiln::computeReport(ModuleOp module, const CompileOptions &opts,
   if (auto t = module->getAttrOfType<StringAttr>("kiln.target"))
     r.target = t.getValue().str();
   r.cpu = opts.targetOptions.cpu;
+  r.kvElementBytes = opts.kvF16 ? 2 : 4;
   r.contextLength = modInt("kiln.context_length");
   r.maxBatch = std::max<int64_t>(1, modInt("kiln.max_batch"));
   r.threads = std::max<int64_t>(1, modInt("kiln.threads"));
@@ -254,6 +255,7 @@ bool kiln::computeReport(ModuleOp module, const CompileOptions &opts,
   l.kv_blocks = (uint32_t)blocks;
   l.activation_bytes = (uint64_t)r.activationArenaBytes;
   l.max_threads = (uint32_t)opts.threads;
+  l.kv_dtype = opts.kvF16 ? KILN_KV_F16 : KILN_KV_F32;
   r.arenaBytes = (int64_t)kiln_arena_bytes(&l);
   return true;
 }
@@ -311,7 +313,8 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << "; the embedding contributes one row)\n"
      << "KV bytes per token per sequence: " << r.kvBytesPerToken
      << " (2 x " << r.layers << " layers x " << r.kvHeads << " KV heads x "
-     << r.headDim << " x " << r.kvElementBytes << " bytes, f32)\n"
+     << r.headDim << " x " << r.kvElementBytes << " bytes, "
+     << (r.kvElementBytes == 2 ? "f16" : "f32") << ")\n"
      << "attention position: decode is the token after " << N
      << " cached tokens (" << N + 1 << " positions); prefill is averaged over a "
      << N << "-token prompt (--report-context=N)\n"

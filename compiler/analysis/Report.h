@@ -40,7 +40,7 @@ struct ModelReport {
   int64_t weightsBytes = 0;        // every kiln.weight, in its IR type
   int64_t decodeWeightBytes = 0;   // weight bytes one decode step reads
   int64_t kvBytesPerToken = 0;     // K and V, all layers, one sequence
-  int64_t kvElementBytes = 4;      // the runtime stores K/V as f32
+  int64_t kvElementBytes = 4;      // K/V element: 4 (f32) or 2 (--kv-cache=f16)
   int64_t decodeKvReadBytes = 0;   // K/V bytes the decode step reads
   double prefillBytesPerToken = 0; // weights per chunk + KV, per prompt token
   double decodeFlops = 0, prefillFlops = 0;

@@ -3,6 +3,7 @@
 
 #include "compiler/frontend/gguf/Quant.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
@@ -32,6 +33,16 @@ void roundToQ8_0(std::vector<float> &row) {
       row[b + j] = dq * (float)q;
     }
   }
+}
+
+/// x as IEEE binary16 holds it, rounded to nearest even (LLVM's APFloat: an
+/// implementation independent of the kernels' own conversions).
+float roundToHalf(float x) {
+  llvm::APFloat f(x);
+  bool lost = false;
+  f.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToFloat();
 }
 
 int64_t widthOf(Value v) {
@@ -229,6 +240,10 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
         }
         st.keys[layer].insert(st.keys[layer].end(), k.row(r), k.row(r) + kvw);
         st.values[layer].insert(st.values[layer].end(), v.row(r), v.row(r) + kvw);
+        if (kvF16)
+          for (auto *cache : {&st.keys[layer], &st.values[layer]})
+            for (auto it = cache->end() - kvw; it != cache->end(); ++it)
+              *it = roundToHalf(*it);
       }
       for (int64_t r = 0; r < q.rows; ++r) {
         const int64_t len = rowPos[r] + 1;

@@ -33,6 +33,9 @@ public:
                 std::vector<std::vector<float>> &logits, std::string &error);
   void reset();
   int64_t vocabSize() const { return vocab; }
+  /// Keeps K and V as a binary16 cache would (kilnc --kv-cache=f16): each
+  /// value rounded to nearest even when stored; arithmetic stays f64.
+  void setKvF16(bool on) { kvF16 = on; }
 
 private:
   mlir::ModuleOp module;
@@ -51,6 +54,7 @@ private:
   };
   std::map<int32_t, SeqState> seqs;
   int64_t vocab = 0;
+  bool kvF16 = false;
 };
 } // namespace kiln
 

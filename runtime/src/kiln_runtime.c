@@ -39,7 +39,12 @@ static int layout_ok(const kiln_layout *l) {
   return l && l->abi_version == KILN_ABI_VERSION &&
          l->struct_size == sizeof(kiln_layout) && l->kv_block > 0 &&
          l->kv_block <= l->context && l->max_seqs > 0 && l->kv_blocks > 0 &&
-         l->max_threads >= 1 && l->max_threads <= 256;
+         l->max_threads >= 1 && l->max_threads <= 256 &&
+         (l->kv_dtype == KILN_KV_F32 || l->kv_dtype == KILN_KV_F16);
+}
+
+size_t kiln_kv_elem_bytes(const kiln_layout *l) {
+  return l && l->kv_dtype == KILN_KV_F16 ? 2u : 4u;
 }
 
 static regions layout_regions(const kiln_layout *l) {
@@ -49,7 +54,8 @@ static regions layout_regions(const kiln_layout *l) {
   r.free_list = r.refs + align_up((size_t)l->kv_blocks * sizeof(uint32_t));
   r.pool = r.free_list + align_up((size_t)l->kv_blocks * sizeof(int32_t));
   r.threads = r.pool + align_up((size_t)l->kv_blocks * l->n_layers * 2u *
-                                l->kv_block * l->kv_width * sizeof(float));
+                                l->kv_block * l->kv_width *
+                                kiln_kv_elem_bytes(l));
   r.activations = r.threads + (l->max_threads > 1
                                    ? align_up(KILN_POOL_BYTES_FIXED +
                                               (size_t)l->max_threads *
@@ -86,7 +92,7 @@ kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
   ctx->block_refs = (uint32_t *)(base + r.refs);
   ctx->free_blocks = (int32_t *)(base + r.free_list);
   ctx->blocks_per_seq = blocks_per_seq(layout);
-  ctx->kv = (float *)(base + r.pool);
+  ctx->kv = base + r.pool;
   ctx->activations = base + r.activations;
   ctx->pool = layout->max_threads > 1 ? (void *)(base + r.threads) : 0;
   ctx->threads = 1;
@@ -201,9 +207,14 @@ kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n) {
   return KILN_OK;
 }
 
-static float *block_base(const kiln_ctx *ctx, int32_t block) {
-  const kiln_layout *l = &ctx->layout;
-  return ctx->kv + (size_t)block * l->n_layers * 2u * l->kv_block * l->kv_width;
+/* Bytes of one block: every layer's K and V rows of kv_block positions. */
+static size_t block_bytes(const kiln_layout *l) {
+  return (size_t)l->n_layers * 2u * l->kv_block * l->kv_width *
+         kiln_kv_elem_bytes(l);
+}
+
+static uint8_t *block_base(const kiln_ctx *ctx, int32_t block) {
+  return ctx->kv + (size_t)block * block_bytes(&ctx->layout);
 }
 
 void kiln_seq_grow(kiln_ctx *ctx, int32_t seq, size_t n) {
@@ -214,9 +225,9 @@ void kiln_seq_grow(kiln_ctx *ctx, int32_t seq, size_t n) {
     int32_t last = table[s->n_blocks - 1];
     if (ctx->block_refs[last] > 1) {
       int32_t copy = ctx->free_blocks[--ctx->n_free];
-      const float *src = block_base(ctx, last);
-      float *dst = block_base(ctx, copy);
-      size_t count = (size_t)ctx->layout.n_layers * 2u * B * ctx->layout.kv_width;
+      const uint8_t *src = block_base(ctx, last);
+      uint8_t *dst = block_base(ctx, copy);
+      const size_t count = block_bytes(&ctx->layout);
       for (size_t i = 0; i < count; ++i)
         dst[i] = src[i];
       --ctx->block_refs[last];
@@ -236,13 +247,18 @@ uint32_t kiln_kv_free_blocks(const kiln_ctx *ctx) {
   return ctx_ok(ctx) ? ctx->n_free : 0;
 }
 
-float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
-                   uint32_t which, uint32_t pos) {
+void *kiln_kv_at(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
+                 uint32_t which, uint32_t pos) {
   const kiln_layout *l = &ctx->layout;
   int32_t block = table_of(ctx, seq)[pos / l->kv_block];
   return block_base(ctx, block) +
          (((size_t)layer * 2u + which) * l->kv_block + pos % l->kv_block) *
-             l->kv_width;
+             l->kv_width * kiln_kv_elem_bytes(l);
+}
+
+float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
+                   uint32_t which, uint32_t pos) {
+  return (float *)kiln_kv_at(ctx, seq, layer, which, pos);
 }
 
 /* Without a pool (one thread, or a freestanding target) work runs inline. */

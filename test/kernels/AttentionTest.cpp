@@ -10,7 +10,11 @@
 // sequences; KV blocks of 3 to 16 tokens and one contiguous block; GQA ratios
 // 1 to 32 (wider than a vector); head dimensions 8 to 128 (the one-row path
 // needs a multiple of the vector width, the tile path takes any); very peaked scores (exp underflow); one
-// and two threads.
+// and two threads. Every configuration runs with an f32 and an f16 KV cache;
+// with f16 both kernels must also store bit-identical binary16 rows, and the
+// generic kernel's f32 <-> binary16 conversions must agree with the
+// hardware's (F16C, round to nearest even) on every half and on edge and
+// random floats.
 //
 // Both kernels compute the same sums in a different order with different
 // exp implementations (the ISA kernel's polynomial is within 2 ulp), so the
@@ -44,12 +48,13 @@ std::vector<Param> params() {
 }
 
 // The checks the program runs (and prints one line for): 7 configurations x
-// 2 thread counts x 5 calls.
-constexpr int kChecks = 7 * 2 * 5;
+// 2 cache types x 2 thread counts x 5 calls, and the conversions.
+constexpr int kChecks = 7 * 2 * 2 * 5 + 1;
 
 const char *kProgram = R"c(
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t rng = 88172645463325252ull;
 static float uniform(void) {
@@ -59,6 +64,52 @@ static float uniform(void) {
 
 #define TOL 2e-5f
 static int failures;
+static uint32_t kv_dtype; /* of the configurations being run */
+
+static uint16_t half_bits(float x) {
+  _Float16 h = (_Float16)x;
+  uint16_t b;
+  memcpy(&b, &h, 2);
+  return b;
+}
+
+/* kiln_g_to_f16 and kiln_g_f16 against the hardware's conversions. */
+static void conversions(void) {
+  int bad = 0;
+  for (uint32_t b = 0; b < 65536; ++b) { /* every half, widened */
+    _Float16 h;
+    uint16_t u = (uint16_t)b;
+    memcpy(&h, &u, 2);
+    float want = (float)h, got = kiln_g_f16(u);
+    if ((u & 0x7c00u) == 0x7c00u && (u & 0x3ffu)) {
+      bad += got == got; /* NaN stays NaN */
+      continue;
+    }
+    bad += memcmp(&want, &got, 4) != 0;
+  }
+  const float edges[] = {0.0f, -0.0f, 1.0f, 65504.0f, 65519.99f, 65520.0f,
+                         -65520.0f, 1e9f, 6.1035156e-05f, 6.1035152e-05f,
+                         5.9604645e-08f, 2.9802322e-08f, 2.9802326e-08f,
+                         8.940697e-08f, 1.0f + 1.0f / 2048.0f,
+                         1.0f + 3.0f / 2048.0f, -3.0517578e-05f};
+  for (unsigned i = 0; i < sizeof edges / sizeof *edges; ++i)
+    bad += half_bits(edges[i]) != kiln_g_to_f16(edges[i]);
+  uint32_t worst = 0;
+  for (int i = 0; i < 2000000; ++i) { /* random floats, all exponents */
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    uint32_t u = (uint32_t)(rng >> 32);
+    if ((u & 0x7f800000u) == 0x7f800000u) continue; /* inf and NaN: above */
+    if ((u & 0x7f800000u) > 0x48000000u) u &= 0xc7ffffffu; /* mostly in range */
+    float x;
+    memcpy(&x, &u, 4);
+    if (half_bits(x) != kiln_g_to_f16(x)) { ++bad; worst = u; }
+  }
+  float inf = 1e30f * 1e30f, nan = inf - inf;
+  bad += kiln_g_to_f16(inf) != 0x7c00u || kiln_g_to_f16(-inf) != 0xfc00u;
+  bad += (kiln_g_to_f16(nan) & 0x7fffu) <= 0x7c00u;
+  failures += bad != 0;
+  printf("%s conversions: %d mismatches (last 0x%08x)\n", bad ? "FAIL" : "ok", bad, worst);
+}
 
 /* One call of both kernels on `rows` rows; grows the sequences first and
  * advances them after, as the generated forward does. */
@@ -82,10 +133,20 @@ static void call(kiln_ctx *ctx, const char *what, int heads, int kv_heads,
     }
   }
   const float scale = 1.0f / __builtin_sqrtf((float)D);
+  const size_t row_bytes = (size_t)kvw * kiln_kv_elem_bytes(&ctx->layout);
+  uint8_t *stored = malloc(2 * rows * row_bytes);
+  int same = 1;
   for (uint32_t layer = 0; layer < ctx->layout.n_layers; ++layer) {
     kiln_attention_f32_generic(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads, D, scale, og, scores);
+    for (int r = 0; r < rows; ++r)
+      for (uint32_t w = 0; w < 2; ++w)
+        memcpy(stored + (2 * r + w) * row_bytes, kiln_kv_at(ctx, seq[r], layer, w, pos[r]), row_bytes);
     kiln_attention_f32_tiled(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads, D, scale, ot, scores);
+    for (int r = 0; r < rows; ++r)
+      for (uint32_t w = 0; w < 2; ++w)
+        same &= !memcmp(stored + (2 * r + w) * row_bytes, kiln_kv_at(ctx, seq[r], layer, w, pos[r]), row_bytes);
   }
+  free(stored);
   for (int r = 0; r < rows; ++r) ctx->seqs[seq[r]].length++;
   float diff = 0, mag = 0;
   for (int i = 0; i < rows * qw; ++i) {
@@ -94,11 +155,12 @@ static void call(kiln_ctx *ctx, const char *what, int heads, int kv_heads,
     if (!(d <= diff)) diff = d; /* NaN propagates */
     if (m > mag) mag = m;
   }
-  int ok = diff <= TOL * mag && mag > 0;
+  int ok = diff <= TOL * mag && mag > 0 && same;
   failures += !ok;
-  printf("%s heads=%d kv_heads=%d head_dim=%d block=%u threads=%u %s: max diff %g of %g\n",
-         ok ? "ok" : "FAIL", heads, kv_heads, D, ctx->layout.kv_block, ctx->threads,
-         what, diff, mag);
+  printf("%s kv=%s heads=%d kv_heads=%d head_dim=%d block=%u threads=%u %s: max diff %g of %g%s\n",
+         ok ? "ok" : "FAIL", kv_dtype == KILN_KV_F16 ? "f16" : "f32", heads, kv_heads, D,
+         ctx->layout.kv_block, ctx->threads, what, diff, mag,
+         same ? "" : ", stored rows differ");
   free(q); free(k); free(v); free(og); free(ot); free(scores);
 }
 
@@ -108,7 +170,7 @@ static void config(int heads, int kv_heads, int D, uint32_t block, float sharp) 
     l.abi_version = KILN_ABI_VERSION; l.struct_size = sizeof l; l.n_layers = 2;
     l.kv_width = (uint32_t)(kv_heads * D); l.context = 96; l.max_seqs = 3;
     l.kv_block = block; l.kv_blocks = 3 * ((96 + block - 1) / block);
-    l.activation_bytes = 64; l.max_threads = 2;
+    l.activation_bytes = 64; l.max_threads = 2; l.kv_dtype = kv_dtype;
     size_t bytes = kiln_arena_bytes(&l);
     void *arena = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
     kiln_ctx ctx;
@@ -136,13 +198,17 @@ static void config(int heads, int kv_heads, int D, uint32_t block, float sharp) 
 }
 
 int main(void) {
-  config(16, 4, 64, 16, 1.0f);
-  config(8, 1, 32, 5, 1.0f);
-  config(4, 4, 128, 16, 1.0f);
-  config(6, 2, 48, 7, 1.0f);
-  config(16, 2, 16, 96, 1.0f);  /* one block per sequence (contiguous) */
-  config(2, 1, 8, 3, 40.0f);    /* peaked scores: exp underflows to 0 */
-  config(32, 1, 16, 4, 1.0f);   /* a group wider than the vector */
+  conversions();
+  for (int t = 0; t < 2; ++t) {
+    kv_dtype = t ? KILN_KV_F16 : KILN_KV_F32;
+    config(16, 4, 64, 16, 1.0f);
+    config(8, 1, 32, 5, 1.0f);
+    config(4, 4, 128, 16, 1.0f);
+    config(6, 2, 48, 7, 1.0f);
+    config(16, 2, 16, 96, 1.0f);  /* one block per sequence (contiguous) */
+    config(2, 1, 8, 3, 40.0f);    /* peaked scores: exp underflows to 0 */
+    config(32, 1, 16, 4, 1.0f);   /* a group wider than the vector */
+  }
   return failures != 0;
 }
 )c";

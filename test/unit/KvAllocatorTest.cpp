@@ -10,6 +10,8 @@
 //   - every position of every sequence reads back what was written to that
 //     sequence (or its ancestor before a fork): no sequence reads a block it
 //     does not own.
+// Layouts with an f16 cache (two-byte elements, rows of odd byte counts)
+// run the same operations through kiln_kv_at.
 //
 #include "kiln/kiln.h"
 
@@ -23,6 +25,7 @@
 namespace {
 struct Config {
   uint32_t block, context, seqs, blocks, layers, width;
+  uint32_t dtype = KILN_KV_F32;
 };
 
 struct ModelSeq {
@@ -36,7 +39,7 @@ protected:
   void SetUp() override {
     const Config &c = GetParam();
     layout = {KILN_ABI_VERSION, sizeof(kiln_layout), c.layers, c.width,
-              c.context, c.seqs, c.block, c.blocks, 64, 1, 0};
+              c.context, c.seqs, c.block, c.blocks, 64, 1, c.dtype};
     size_t bytes = kiln_arena_bytes(&layout);
     ASSERT_GT(bytes, 0u);
     arena.assign(bytes + KILN_ARENA_ALIGN, 0);
@@ -153,9 +156,13 @@ protected:
       uint32_t pos = (uint32_t)s.marks.size();
       for (uint32_t l = 0; l < layout.n_layers; ++l)
         for (uint32_t w = 0; w < 2; ++w) {
-          float *row = kiln_kv_row(&ctx, seq, l, w, pos);
-          for (uint32_t k = 0; k < layout.kv_width; ++k)
-            row[k] = mark + (float)(l * 2 + w) * 0.25f;
+          void *row = kiln_kv_at(&ctx, seq, l, w, pos);
+          for (uint32_t k = 0; k < layout.kv_width; ++k) {
+            if (layout.kv_dtype == KILN_KV_F16)
+              static_cast<uint16_t *>(row)[k] = halfMark(mark, l, w);
+            else
+              static_cast<float *>(row)[k] = mark + (float)(l * 2 + w) * 0.25f;
+          }
         }
       s.marks.push_back(mark);
     }
@@ -163,6 +170,10 @@ protected:
   }
 
   uint32_t liveBlocks() const { return (uint32_t)refs.size(); }
+  /// The marker of an f16 cache: raw bits, distinct per layer and plane.
+  static uint16_t halfMark(float mark, uint32_t l, uint32_t w) {
+    return (uint16_t)((uint32_t)mark * 4u + l * 2u + w);
+  }
 
   // --- the invariants ---------------------------------------------------------
   void checkInvariants() {
@@ -192,6 +203,14 @@ protected:
       for (uint32_t pos = 0; pos < s.marks.size(); ++pos)
         for (uint32_t l = 0; l < layout.n_layers; ++l)
           for (uint32_t w = 0; w < 2; ++w) {
+            if (layout.kv_dtype == KILN_KV_F16) {
+              const auto *row = static_cast<const uint16_t *>(
+                  kiln_kv_at(&ctx, (int32_t)i, l, w, pos));
+              ASSERT_EQ(row[0], halfMark(s.marks[pos], l, w))
+                  << "sequence " << i << " position " << pos;
+              ASSERT_EQ(row[layout.kv_width - 1], row[0]);
+              continue;
+            }
             const float *row = kiln_kv_row(&ctx, (int32_t)i, l, w, pos);
             ASSERT_EQ(row[0], s.marks[pos] + (float)(l * 2 + w) * 0.25f)
                 << "sequence " << i << " position " << pos;
@@ -274,14 +293,34 @@ TEST_P(KvAllocator, RefusedAppendChangesNothing) {
 // Block sizes from one token to the whole context (the contiguous layout);
 // pools from scarce (exhaustion is frequent) to one full context per sequence.
 // The last is the contiguous layout (one block per sequence) with fewer
-// blocks than sequences. 4 configurations x 30,000 = 120,000 operations.
+// blocks than sequences; the last two keep f16. 6 configurations x 30,000 =
+// 180,000 operations.
 INSTANTIATE_TEST_SUITE_P(Layouts, KvAllocator,
                          ::testing::Values(Config{1, 24, 4, 40, 2, 3},
                                            Config{4, 30, 5, 20, 1, 2},
                                            Config{16, 64, 8, 12, 2, 4},
-                                           Config{48, 48, 3, 2, 1, 1}),
+                                           Config{48, 48, 3, 2, 1, 1},
+                                           Config{4, 30, 5, 20, 1, 3, KILN_KV_F16},
+                                           Config{16, 64, 8, 12, 2, 4, KILN_KV_F16}),
                          [](const auto &info) {
                            return "block" + std::to_string(info.param.block) +
-                                  "_pool" + std::to_string(info.param.blocks);
+                                  "_pool" + std::to_string(info.param.blocks) +
+                                  (info.param.dtype == KILN_KV_F16 ? "_f16" : "");
                          });
+
+// The pool's size follows the element type: an f16 cache takes half the
+// bytes of an f32 one (every other region equal), and a layout naming an
+// unknown type is refused.
+TEST(KvLayout, F16PoolIsHalfTheF32Pool) {
+  kiln_layout l = {KILN_ABI_VERSION, sizeof(kiln_layout), 2, 64, 128, 2, 16, 16,
+                   64, 1, KILN_KV_F32};
+  const size_t f32 = kiln_arena_bytes(&l);
+  EXPECT_EQ(kiln_kv_elem_bytes(&l), 4u);
+  l.kv_dtype = KILN_KV_F16;
+  EXPECT_EQ(kiln_kv_elem_bytes(&l), 2u);
+  const size_t pool16 = (size_t)16 * 2 * 2 * 16 * 64 * 2; // blocks x layers x K,V x block x width x 2
+  EXPECT_EQ(kiln_arena_bytes(&l), f32 - pool16);
+  l.kv_dtype = 2;
+  EXPECT_EQ(kiln_arena_bytes(&l), 0u);
+}
 } // namespace

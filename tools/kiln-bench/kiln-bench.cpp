@@ -30,9 +30,13 @@
 // exits: the child's ru_maxrss would not do, because Linux carries the
 // high-water mark of the forked copy of kiln-bench (MLIR, LLVM, the mapped
 // model) across exec into it.
-// Effective bandwidth = the report's weight bytes per decoded token x decode
-// tokens/s; its fraction is of this machine's one-thread read bandwidth,
-// measured here with kilnc --device=host's probe.
+// Effective bandwidth = bytes read per decoded token x decode tokens/s; its
+// fraction is of this machine's one-thread read bandwidth, measured here with
+// kilnc --device=host's probe before every round. The bytes are the report's
+// weight bytes per decoded token plus the K and V rows attention reads: the
+// decode steps attend P1 + 1 ... P1 + DECODE positions, so on average
+// P1 + (DECODE + 1) / 2 rows of the report's KV bytes per position. The
+// weights-only fraction is printed too (weight_bandwidth_fraction).
 //
 // --vs-llama-cpp=DRIVER runs the same protocol through llama.cpp (DRIVER is
 // built by scripts/bench-llama-cpp.sh from node-llama-cpp's prebuilt
@@ -85,6 +89,11 @@ static cl::opt<int64_t> decodeTokens("decode",
 static cl::opt<int64_t> maxBatch(
     "max-batch", cl::desc("kilnc --max-batch: prefill chunk (default 32)"),
     cl::init(32), cl::cat(cat));
+static cl::opt<std::string> kvCache(
+    "kv-cache",
+    cl::desc("kilnc --kv-cache: f16 (default, as llama.cpp's own default "
+             "KV cache) or f32"),
+    cl::init("f16"), cl::cat(cat));
 static cl::opt<bool> jsonOut("json", cl::desc("Print JSON instead of text"),
                           cl::cat(cat));
 static cl::opt<std::string> vsLlama(
@@ -442,6 +451,9 @@ int main(int argc, char **argv) {
   opts.threads = threads;
   opts.maxBatch = maxBatch;
   opts.context = context;
+  if (kvCache != "f32" && kvCache != "f16")
+    return fail("--kv-cache=" + kvCache + ": expected f16 or f32");
+  opts.kvF16 = kvCache == "f16";
   if (weightsMemory != "huge" && weightsMemory != "anon" &&
       weightsMemory != "file" && weightsMemory != "embedded")
     return fail("--weights-memory=" + weightsMemory +
@@ -555,6 +567,9 @@ int main(int argc, char **argv) {
   }
 
   const double wbytes = (double)report.decodeWeightBytes;
+  const double kvRead = (double)report.kvBytesPerToken *
+                        ((double)prompts[0] + (double)(decodeTokens + 1) / 2.0);
+  const double bytes = wbytes + kvRead;
   const Stat bwStat = summarize(bandwidths);
   const double bw = bwStat.median;
   std::vector<Metric> metrics;
@@ -568,15 +583,25 @@ int main(int argc, char **argv) {
   metrics.push_back({"peak_rss_bytes", "B",
                      [](const Sample &s) { return s.rssBytes; }, false});
   metrics.push_back({"effective_bandwidth_gbs", "GB/s",
-                     [wbytes](const Sample &s) {
-                       return wbytes * s.decodeTokS / 1e9;
+                     [bytes](const Sample &s) {
+                       return bytes * s.decodeTokS / 1e9;
                      },
                      true});
   metrics.push_back({"bandwidth_fraction", "",
+                     [bytes](const Sample &s) {
+                       return bytes * s.decodeTokS / 1e9 / s.readBandwidthGBs;
+                     },
+                     true});
+  metrics.push_back({"weight_bandwidth_fraction", "",
                      [wbytes](const Sample &s) {
                        return wbytes * s.decodeTokS / 1e9 / s.readBandwidthGBs;
                      },
                      true});
+  // Figures of Kiln's own bytes, not compared with llama.cpp's.
+  auto ownOnly = [](const std::string &key) {
+    return key == "bandwidth_fraction" || key == "weight_bandwidth_fraction" ||
+           key == "effective_bandwidth_gbs";
+  };
   auto collect = [](const std::vector<Sample> &v, const Metric &m) {
     std::vector<double> x;
     for (const Sample &s : v)
@@ -618,7 +643,11 @@ int main(int argc, char **argv) {
         for (int64_t p : prompts)
           j.value(p);
       });
+      j.attribute("kv_cache", kvCache.getValue());
       j.attribute("weight_bytes_per_token", report.decodeWeightBytes);
+      j.attribute("kv_bytes_per_position", report.kvBytesPerToken);
+      j.attribute("kv_read_bytes_per_token", kvRead);
+      j.attribute("bytes_per_token", bytes);
       j.attribute("read_bandwidth_gbs", bw);
       j.attributeObject("read_bandwidth_runs_gbs", [&] {
         j.attribute("median", bwStat.median);
@@ -634,8 +663,7 @@ int main(int argc, char **argv) {
         j.attributeEnd();
         j.attributeObject("ratio_kiln_over_llama_cpp", [&] {
           for (const Metric &m : metrics) {
-            if (m.key == "bandwidth_fraction" ||
-                m.key == "effective_bandwidth_gbs")
+            if (ownOnly(m.key))
               continue;
             Stat st = ratios(m);
             j.attributeObject(m.key, [&] {
@@ -666,9 +694,10 @@ int main(int argc, char **argv) {
          << " thread(s), weights " << weightsMemory << ", " << runs
          << " run(s) after 1 warm-up, decode "
          << decodeTokens << " tokens after a " << prompts[0]
-         << "-token prompt\n"
-         << "weight bytes per token " << report.decodeWeightBytes
-         << ", one-thread read bandwidth " << fmt(bw) << " GB/s (median of "
+ << "-token prompt, KV cache " << kvCache << "\n"
+         << "bytes per token " << fmt(bytes) << " (weights "
+         << report.decodeWeightBytes << " + KV read " << fmt(kvRead)
+         << ", mean over the decode), one-thread read bandwidth " << fmt(bw) << " GB/s (median of "
          << runs << " probes, one before each round: " << fmt(bwStat.min)
          << "-" << fmt(bwStat.max) << ")\n";
   char line[256];
@@ -687,8 +716,7 @@ int main(int argc, char **argv) {
     snprintf(line, sizeof line, "%-26s %10s %10s %10s", label.c_str(),
              fmt(k.median).c_str(), fmt(k.min).c_str(), fmt(k.max).c_str());
     outs() << line;
-    if (vs && m.key != "bandwidth_fraction" &&
-        m.key != "effective_bandwidth_gbs") {
+    if (vs && !ownOnly(m.key)) {
       Stat l = summarize(collect(llama, m)), r = ratios(m);
       snprintf(line, sizeof line, " %10s %10s %10s %16s",
                fmt(l.median).c_str(), fmt(l.min).c_str(), fmt(l.max).c_str(),

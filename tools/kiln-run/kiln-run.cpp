@@ -100,6 +100,11 @@ static cl::opt<std::string> quantize("kiln-quantize",
 static cl::opt<std::string> kvBlock("kv-block",
                                     cl::desc("As kilnc --kv-block"),
                                     cl::init("16"), cl::cat(cat));
+static cl::opt<std::string> kvCache(
+    "kv-cache",
+    cl::desc("As kilnc --kv-cache (f32 or f16); with --reference the "
+             "evaluator rounds K and V as an f16 cache stores them"),
+    cl::init("f32"), cl::cat(cat));
 static cl::opt<std::string>
     weights("weights", cl::desc("As kilnc --weights (embedded or external)"),
             cl::init("embedded"), cl::cat(cat));
@@ -180,11 +185,12 @@ static void print(const RunOutput &r, const std::vector<int64_t> &steps,
 }
 
 // The oracle decodes every sequence alone, one after the other.
-static bool runReference(LoadedModel &model, const RunPlan &plan,
+static bool runReference(LoadedModel &model, const RunPlan &plan, bool kvF16,
                          RunOutput &r, std::string &error) {
   Evaluator eval(*model.module, *model.weights);
   if (!eval.prepare(error))
     return false;
+  eval.setKvF16(kvF16);
   r.tokens.resize(plan.prompts.size());
   for (size_t s = 0; s < plan.prompts.size(); ++s) {
     std::vector<float> logits;
@@ -361,11 +367,14 @@ int main(int argc, char **argv) {
     opts.kvBlock = 0;
   else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) || opts.kvBlock < 1)
     return fail("--kv-block=" + kvBlock + ": expected a positive number or 'context'");
+  if (kvCache != "f32" && kvCache != "f16")
+    return fail("--kv-cache=" + kvCache + ": expected f32 or f16");
+  opts.kvF16 = kvCache == "f16";
   RunOutput result;
   if (f32Reference || reference) {
     if (!f32Reference && !runPipeline(*model.module, opts, error))
       return fail(error);
-    if (!runReference(model, plan, result, error))
+    if (!runReference(model, plan, opts.kvF16, result, error))
       return fail(error);
     print(result, steps, plan.prompts.size(), textMode ? &tokenizer : nullptr);
     return 0;

@@ -87,6 +87,12 @@ static cl::opt<int64_t> kvPoolTokens(
     cl::desc("Tokens the KV block pool holds, shared by all sequences "
              "(default: max-seqs x context)"),
     cl::init(0), cl::cat(cat));
+static cl::opt<std::string> kvCache(
+    "kv-cache",
+    cl::desc("Element type of the KV cache: f32 (default) or f16 (half the "
+             "bytes attention reads and the pool takes; K and V rounded to "
+             "nearest even when stored, arithmetic stays f32)"),
+    cl::init("f32"), cl::cat(cat));
 static cl::opt<std::string> quantize(
     "kiln-quantize",
     cl::desc("Quantize F32/F16/BF16 matmul and embedding weights to this "
@@ -239,6 +245,9 @@ int main(int argc, char **argv) {
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
   opts.kvPoolTokens = kvPoolTokens;
+  if (kvCache != "f32" && kvCache != "f16")
+    return fail("--kv-cache=" + kvCache + ": expected f32 or f16");
+  opts.kvF16 = kvCache == "f16";
   const bool wantReport = report.getNumOccurrences() > 0;
   if (wantReport && report != "" && report != "text" && report != "json")
     return fail("--report=" + report + ": expected text or json");

@@ -146,6 +146,7 @@ kiln_layout Emitter::layout() const {
   l.activation_bytes =
       (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
   l.max_threads = (uint32_t)opts.threads;
+  l.kv_dtype = opts.kvF16 ? KILN_KV_F16 : KILN_KV_F32;
   return l;
 }
 
@@ -483,7 +484,8 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << "sizeof(kiln_layout), " << l.n_layers << "u, " << l.kv_width << "u, "
      << l.context << "u, " << l.max_seqs << "u, " << l.kv_block << "u, "
      << l.kv_blocks << "u, " << l.activation_bytes << "u, " << l.max_threads
-     << "u, 0u};\n\n"
+     << "u, " << (l.kv_dtype == KILN_KV_F16 ? "KILN_KV_F16" : "KILN_KV_F32")
+     << "};\n\n"
      << blobInitSource(N, blob, opts.externalWeights)
      << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
      << "    uint32_t threads) {\n"

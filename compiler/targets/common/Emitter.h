@@ -23,6 +23,7 @@ struct CompileOptions {
   int64_t threads = 1;          // threads the code is split for (hosted)
   int64_t kvBlock = 16;         // tokens per KV block; 0: the whole context
   int64_t kvPoolTokens = 0;     // KV pool size; 0: every sequence full
+  bool kvF16 = false;           // KV cache in binary16 (--kv-cache=f16)
   std::string cc;               // C compiler (default: the configured clang)
   std::string ar;               // archiver (default: the configured llvm-ar)
   std::string stopAfter;        // pipeline: stop after this pass ("" = all)

@@ -21,7 +21,12 @@
  * Work splits into tasks of (KV head, tile) that read disjoint parts of the
  * cache; with a thread pool they run in parallel. New K and V rows are
  * stored first, so a row sees the rows before it in the same call (a prefill
- * chunk) exactly as those of earlier calls. */
+ * chunk) exactly as those of earlier calls.
+ *
+ * An f16 cache (layout.kv_dtype KILN_KV_F16) is rounded as the generic
+ * kernel rounds it (to nearest even) and widened to f32 as it is read: whole
+ * vectors at a time where the ISA converts them (F16C), so the arithmetic is
+ * the f32 kernel's on the same rounded values. */
 
 #ifndef KILN_AT_LANES
 #if defined(__AVX512F__)
@@ -72,6 +77,61 @@ static inline kiln_at_v kiln_at_max(kiln_at_v a, kiln_at_v b) {
   return kiln_at_sel(a > b, a, b);
 }
 
+/* Cache elements <-> f32 vectors. With F16C a vector of binary16 converts in
+ * one instruction each way (round to nearest even, the MXCSR default); other
+ * ISAs go element by element through the generic kernel's conversions. */
+#if defined(__F16C__)
+typedef _Float16 kiln_at_h __attribute__((vector_size(2 * KILN_AT_LANES)));
+#endif
+static inline __attribute__((always_inline)) kiln_at_v
+kiln_at_load(const void *p, const int f16) {
+  kiln_at_v x;
+  if (!f16) {
+    __builtin_memcpy(&x, p, sizeof x);
+    return x;
+  }
+#if defined(__F16C__)
+  kiln_at_h h;
+  __builtin_memcpy(&h, p, sizeof h);
+  x = __builtin_convertvector(h, kiln_at_v);
+#else
+  for (int i = 0; i < KILN_AT_LANES; ++i)
+    x[i] = kiln_g_f16(((const uint16_t *)p)[i]);
+#endif
+  return x;
+}
+
+/* n elements of `from` to the cache row `to`. */
+static void kiln_at_store(void *to, const float *from, int n, int f16) {
+  if (!f16) {
+    __builtin_memcpy(to, from, (size_t)n * sizeof(float));
+    return;
+  }
+  uint16_t *h = (uint16_t *)to;
+  int i = 0;
+#if defined(__F16C__)
+  for (; i + KILN_AT_LANES <= n; i += KILN_AT_LANES) {
+    kiln_at_v x;
+    __builtin_memcpy(&x, from + i, sizeof x);
+    const kiln_at_h y = __builtin_convertvector(x, kiln_at_h);
+    __builtin_memcpy(h + i, &y, sizeof y);
+  }
+#endif
+  for (; i < n; ++i)
+    h[i] = kiln_g_to_f16(from[i]);
+}
+
+/* n elements of the cache row `from` as f32. */
+static void kiln_at_widen(float *to, const void *from, int n) {
+  int i = 0;
+  for (; i + KILN_AT_LANES <= n; i += KILN_AT_LANES) {
+    const kiln_at_v x = kiln_at_load((const uint16_t *)from + i, 1);
+    __builtin_memcpy(to + i, &x, sizeof x);
+  }
+  for (; i < n; ++i)
+    to[i] = kiln_g_f16(((const uint16_t *)from)[i]);
+}
+
 typedef struct {
   const kiln_ctx *ctx;
   uint32_t layer;
@@ -82,6 +142,7 @@ typedef struct {
   int tiles; /* tiles per KV head; decode: parts per row */
   float scale;
   float *out;
+  int f16; /* the cache holds binary16 */
 } kiln_at_args;
 
 /* Tiles of one KV head: the rows are cut into runs of one sequence, and each
@@ -148,19 +209,34 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
   kiln_at_v posv;
   __builtin_memcpy(&posv, posf, sizeof posf);
   kiln_at_v m = (kiln_at_v){0} - 3.0e38f, l = (kiln_at_v){0};
+  /* An f16 chunk is widened once here, then read L times per element. */
+  float kf[a->f16 ? L : 1][a->f16 ? D : 1], vf[a->f16 ? L : 1][a->f16 ? D : 1];
+  const size_t es = a->f16 ? 2u : 4u;
 
   for (uint32_t b0 = 0; b0 < keys; b0 += block) {
     const uint32_t nb = keys - b0 < block ? keys - b0 : block;
-    const float *kb = kiln_kv_row(a->ctx, seq, a->layer, 0, b0) + kh * D;
-    const float *vb = kiln_kv_row(a->ctx, seq, a->layer, 1, b0) + kh * D;
+    const uint8_t *kb =
+        (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 0, b0) + kh * D * es;
+    const uint8_t *vb =
+        (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 1, b0) + kh * D * es;
     for (uint32_t c0 = 0; c0 < nb; c0 += L) {
       const int nk = nb - c0 < (uint32_t)L ? (int)(nb - c0) : L;
       /* Keys past nk point at the chunk's first key; their p is 0. */
       const float *kr[L], *vr[L];
       for (int j = 0; j < L; ++j) {
         const uint32_t t = c0 + (j < nk ? (uint32_t)j : 0u);
-        kr[j] = kb + (int64_t)t * kvw;
-        vr[j] = vb + (int64_t)t * kvw;
+        const uint8_t *kt = kb + (int64_t)t * kvw * es, *vt = vb + (int64_t)t * kvw * es;
+        if (a->f16) {
+          if (j < nk) {
+            kiln_at_widen(kf[j], kt, D);
+            kiln_at_widen(vf[j], vt, D);
+          }
+          kr[j] = kf[j < nk ? j : 0];
+          vr[j] = vf[j < nk ? j : 0];
+        } else {
+          kr[j] = (const float *)kt;
+          vr[j] = (const float *)vt;
+        }
       }
       kiln_at_v s[L];
       for (int j = 0; j < L; j += 4) {
@@ -289,7 +365,8 @@ static inline float kiln_at_hsum(kiln_at_v v) {
  * so each cached K and V row is read whole, in order. Needs head_dim % L
  * == 0. */
 #define KILN_AT_ROW_HEADS 16
-static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
+static inline __attribute__((always_inline)) void
+kiln_at_row_of(const kiln_at_args *a, int row, int h0, int nh, const int f16) {
   enum { L = KILN_AT_LANES, MAXC = KILN_AT_MAX_HEAD_DIM / KILN_AT_LANES };
   const int D = a->head_dim, C = D / L, group = a->heads / a->kv_heads;
   const int qw = a->heads * D, kvw = a->kv_heads * D;
@@ -311,11 +388,12 @@ static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
     l[g] = (kiln_at_v){0};
   }
   const int kh0 = h0 / group, kh1 = (h0 + nh - 1) / group;
-  const int kspan = (kh1 - kh0 + 1) * D; /* floats of each row read */
+  const int64_t es = f16 ? 2 : 4; /* bytes per cache element */
+  const int64_t kspan = (kh1 - kh0 + 1) * D * es; /* bytes of each row read */
   for (uint32_t b0 = 0; b0 < keys; b0 += block) {
     const uint32_t nb = keys - b0 < block ? keys - b0 : block;
-    const float *kb = kiln_kv_row(a->ctx, seq, a->layer, 0, b0);
-    const float *vb = kiln_kv_row(a->ctx, seq, a->layer, 1, b0);
+    const uint8_t *kb = (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 0, b0);
+    const uint8_t *vb = (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 1, b0);
     for (uint32_t c0 = 0; c0 < nb; c0 += L) {
       const int nk = nb - c0 < (uint32_t)L ? (int)(nb - c0) : L;
       kiln_at_vi valid;
@@ -325,45 +403,40 @@ static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
        * weights streamed since evicted them): ask for the next chunk's rows
        * now, while this one is scored. */
       {
-        const float *nk0 = 0, *nv0 = 0;
+        const uint8_t *nk0 = 0, *nv0 = 0;
         if (c0 + L < nb) {
-          nk0 = kb + (int64_t)(c0 + L) * kvw;
-          nv0 = vb + (int64_t)(c0 + L) * kvw;
+          nk0 = kb + (int64_t)(c0 + L) * kvw * es;
+          nv0 = vb + (int64_t)(c0 + L) * kvw * es;
         } else if (b0 + block < keys) {
-          nk0 = kiln_kv_row(a->ctx, seq, a->layer, 0, b0 + block);
-          nv0 = kiln_kv_row(a->ctx, seq, a->layer, 1, b0 + block);
+          nk0 = (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 0, b0 + block);
+          nv0 = (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 1, b0 + block);
         }
         if (nk0) {
           const uint32_t left = keys - (b0 + c0 + L);
           const int n = left < (uint32_t)L ? (int)left : L;
           for (int j = 0; j < n; ++j)
-            for (int off = kh0 * D; off < kh0 * D + kspan; off += 16) {
-              __builtin_prefetch(nk0 + (int64_t)j * kvw + off, 0, 3);
-              __builtin_prefetch(nv0 + (int64_t)j * kvw + off, 0, 3);
+            for (int64_t off = kh0 * D * es; off < kh0 * D * es + kspan; off += 64) {
+              __builtin_prefetch(nk0 + (int64_t)j * kvw * es + off, 0, 3);
+              __builtin_prefetch(nv0 + (int64_t)j * kvw * es + off, 0, 3);
             }
         }
       }
-      const float *kr[L], *vr[L];
+      const uint8_t *kr[L], *vr[L];
       int kh = -1;
       for (int g = 0; g < nh; ++g) {
         if ((h0 + g) / group != kh) { /* rows of the next KV head */
           kh = (h0 + g) / group;
           for (int j = 0; j < L; ++j) {
             const uint32_t t = c0 + (j < nk ? (uint32_t)j : 0u);
-            kr[j] = kb + (int64_t)t * kvw + kh * D;
-            vr[j] = vb + (int64_t)t * kvw + kh * D;
+            kr[j] = kb + ((int64_t)t * kvw + kh * D) * es;
+            vr[j] = vb + ((int64_t)t * kvw + kh * D) * es;
           }
         }
         kiln_at_v P[L];
         for (int j = 0; j < L; ++j) {
-          kiln_at_v k0;
-          __builtin_memcpy(&k0, kr[j], sizeof k0);
-          kiln_at_v sum = q[g][0] * k0;
-          for (int c = 1; c < C; ++c) {
-            kiln_at_v kc;
-            __builtin_memcpy(&kc, kr[j] + c * L, sizeof kc);
-            sum += q[g][c] * kc;
-          }
+          kiln_at_v sum = q[g][0] * kiln_at_load(kr[j], f16);
+          for (int c = 1; c < C; ++c)
+            sum += q[g][c] * kiln_at_load(kr[j] + c * L * es, f16);
           P[j] = sum;
         }
         const kiln_at_v sc =
@@ -378,11 +451,8 @@ static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
         l[g] = l[g] * alpha + e;
         for (int c = 0; c < C; ++c) {
           kiln_at_v o = acc[g][c] * alpha[0];
-          for (int j = 0; j < L; ++j) {
-            kiln_at_v vc;
-            __builtin_memcpy(&vc, vr[j] + c * L, sizeof vc);
-            o += p[j] * vc;
-          }
+          for (int j = 0; j < L; ++j)
+            o += p[j] * kiln_at_load(vr[j] + c * L * es, f16);
           acc[g][c] = o;
         }
       }
@@ -396,6 +466,14 @@ static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
       __builtin_memcpy(oh + c * L, &o, sizeof o);
     }
   }
+}
+
+/* The one-row walk for each cache type, specialised at compile time. */
+static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
+  if (a->f16)
+    kiln_at_row_of(a, row, h0, nh, 1);
+  else
+    kiln_at_row_of(a, row, h0, nh, 0);
 }
 
 /* Task t: tile (tiles - 1 - t / kv_heads) of KV head t % kv_heads; the last
@@ -436,14 +514,15 @@ static void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
 #endif
   (void)scores;
   const int kvw = kv_heads * head_dim;
+  const int f16 = ctx->layout.kv_dtype == KILN_KV_F16;
   for (int r = 0; r < rows; ++r) {
-    __builtin_memcpy(kiln_kv_row(ctx, seq[r], layer, 0, pos[r]),
-                     k + (int64_t)r * kvw, (size_t)kvw * sizeof(float));
-    __builtin_memcpy(kiln_kv_row(ctx, seq[r], layer, 1, pos[r]),
-                     v + (int64_t)r * kvw, (size_t)kvw * sizeof(float));
+    kiln_at_store(kiln_kv_at(ctx, seq[r], layer, 0, pos[r]),
+                  k + (int64_t)r * kvw, kvw, f16);
+    kiln_at_store(kiln_kv_at(ctx, seq[r], layer, 1, pos[r]),
+                  v + (int64_t)r * kvw, kvw, f16);
   }
   kiln_at_args a = {ctx, layer, seq, pos, q, rows, heads, kv_heads, head_dim,
-                    0, scale, out};
+                    0, scale, out, f16};
   /* The pool never writes the context; it takes a non-const one because
    * starting and stopping threads do. */
   int decode = head_dim % KILN_AT_LANES == 0;

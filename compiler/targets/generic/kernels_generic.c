@@ -259,8 +259,33 @@ static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
   kiln_g_rope(x, rows, width, head_dim, pos, table, 1, y);
 }
 
+/* f32 -> IEEE binary16, rounded to nearest even (as the F16C and NEON
+ * conversions round by default); overflow gives infinity, NaN stays NaN. */
+static uint16_t kiln_g_to_f16(float f) {
+  union { float f; uint32_t u; } v = {f};
+  const uint32_t sign = (v.u >> 16) & 0x8000u, a = v.u & 0x7fffffffu;
+  if (a > 0x7f800000u) /* NaN: quiet, keep the top payload bits */
+    return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477ff000u) /* >= 65520 rounds past 65504, the largest finite */
+    return (uint16_t)(sign | 0x7c00u);
+  uint32_t h, rem, half;
+  if (a >= 0x38800000u) { /* normal: rebias the exponent, drop 13 bits */
+    const uint32_t r = a - ((uint32_t)(127 - 15) << 23);
+    h = r >> 13, rem = r & 0x1fffu, half = 0x1000u;
+  } else { /* below 2^-14: a subnormal half, value / 2^-24 rounded */
+    const uint32_t e = a >> 23;
+    if (e < 102) /* below 2^-25: rounds to zero */
+      return (uint16_t)sign;
+    const uint32_t m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+    h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+  }
+  h += rem > half || (rem == half && (h & 1u)); /* a carry lands in the exponent */
+  return (uint16_t)(sign | h);
+}
+
 /* Dot product in eight interleaved partial sums: the form compilers turn into
- * vector FMAs without licence to reassociate (no -ffast-math). */
+ * vector FMAs without licence to reassociate (no -ffast-math). The f16 form
+ * sums the same products in the same order. */
 static float kiln_g_dot(const float *a, const float *b, int n) {
   float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
   int i = 0;
@@ -273,12 +298,26 @@ static float kiln_g_dot(const float *a, const float *b, int n) {
   return ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
          ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
 }
+static float kiln_g_dot_f16(const float *a, const uint16_t *b, int n) {
+  float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l)
+      acc[l] += a[i + l] * kiln_g_f16(b[i + l]);
+  float tail = 0.0f;
+  for (; i < n; ++i)
+    tail += a[i] * kiln_g_f16(b[i]);
+  return ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
+         ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
+}
 
 /* Row r belongs to sequence seq[r] at position pos[r]. Every row's K and V are
  * stored first, so a row attends to the rows before it in the same call (a
  * prefill chunk) exactly as to those of earlier calls. Positions are walked a
- * KV block at a time: the rows of one block are contiguous (kv_width floats
- * apart), so the block table is consulted once per block, not per position. */
+ * KV block at a time: the rows of one block are contiguous (kv_width elements
+ * apart), so the block table is consulted once per block, not per position.
+ * The cache holds f32 or, with layout.kv_dtype KILN_KV_F16, binary16: K and
+ * V are rounded once when stored and widened when read. */
 static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
                                        const int32_t *seq, const uint32_t *pos,
                                        const float *q, const float *k,
@@ -288,12 +327,19 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
   const int kvw = kv_heads * head_dim, qw = heads * head_dim;
   const int group = heads / kv_heads;
   const uint32_t block = ctx->layout.kv_block;
+  const int f16 = ctx->layout.kv_dtype == KILN_KV_F16;
   for (int r = 0; r < rows; ++r) {
-    float *kd = kiln_kv_row(ctx, seq[r], layer, 0, pos[r]);
-    float *vd = kiln_kv_row(ctx, seq[r], layer, 1, pos[r]);
+    void *kd = kiln_kv_at(ctx, seq[r], layer, 0, pos[r]);
+    void *vd = kiln_kv_at(ctx, seq[r], layer, 1, pos[r]);
     for (int i = 0; i < kvw; ++i) {
-      kd[i] = k[(int64_t)r * kvw + i];
-      vd[i] = v[(int64_t)r * kvw + i];
+      const float ki = k[(int64_t)r * kvw + i], vi = v[(int64_t)r * kvw + i];
+      if (f16) {
+        ((uint16_t *)kd)[i] = kiln_g_to_f16(ki);
+        ((uint16_t *)vd)[i] = kiln_g_to_f16(vi);
+      } else {
+        ((float *)kd)[i] = ki;
+        ((float *)vd)[i] = vi;
+      }
     }
   }
   for (int r = 0; r < rows; ++r) {
@@ -304,9 +350,13 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
       float mx = kiln_g_bits_to_float(0xff800000u); /* -inf */
       for (uint32_t t0 = 0; t0 < len; t0 += block) {
         const uint32_t nt = len - t0 < block ? len - t0 : block;
-        const float *kb = kiln_kv_row(ctx, seq[r], layer, 0, t0) + kh * head_dim;
+        const void *kb = kiln_kv_at(ctx, seq[r], layer, 0, t0);
         for (uint32_t t = 0; t < nt; ++t) {
-          const float s = kiln_g_dot(qh, kb + (int64_t)t * kvw, head_dim) * scale;
+          const int64_t at = (int64_t)t * kvw + kh * head_dim;
+          const float s =
+              (f16 ? kiln_g_dot_f16(qh, (const uint16_t *)kb + at, head_dim)
+                   : kiln_g_dot(qh, (const float *)kb + at, head_dim)) *
+              scale;
           scores[t0 + t] = s;
           mx = s > mx ? s : mx;
         }
@@ -322,12 +372,19 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
         oh[d] = 0.0f;
       for (uint32_t t0 = 0; t0 < len; t0 += block) {
         const uint32_t nt = len - t0 < block ? len - t0 : block;
-        const float *vb = kiln_kv_row(ctx, seq[r], layer, 1, t0) + kh * head_dim;
+        const void *vb = kiln_kv_at(ctx, seq[r], layer, 1, t0);
         for (uint32_t t = 0; t < nt; ++t) {
           const float p = scores[t0 + t] * inv;
-          const float *vt = vb + (int64_t)t * kvw;
-          for (int d = 0; d < head_dim; ++d)
-            oh[d] += p * vt[d];
+          const int64_t at = (int64_t)t * kvw + kh * head_dim;
+          if (f16) {
+            const uint16_t *vt = (const uint16_t *)vb + at;
+            for (int d = 0; d < head_dim; ++d)
+              oh[d] += p * kiln_g_f16(vt[d]);
+          } else {
+            const float *vt = (const float *)vb + at;
+            for (int d = 0; d < head_dim; ++d)
+              oh[d] += p * vt[d];
+          }
         }
       }
     }

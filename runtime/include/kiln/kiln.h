@@ -51,9 +51,17 @@ typedef struct kiln_layout {
   uint32_t kv_blocks;         /* blocks in the pool */
   uint64_t activation_bytes;  /* planned arena of one forward call */
   uint32_t max_threads;       /* threads the generated code splits work for */
-  uint32_t reserved;
+  uint32_t kv_dtype;          /* element type of the KV cache: KILN_KV_F32 or
+                                 KILN_KV_F16 (IEEE binary16, rounded to
+                                 nearest even when stored) */
 } kiln_layout;
 _Static_assert(sizeof(kiln_layout) == 48, "kiln_layout ABI");
+
+/* kiln_layout.kv_dtype. f16 halves the bytes attention streams per cached
+ * position (and the pool's size) at the cost of rounding K and V to 11
+ * significant bits; arithmetic stays f32. */
+#define KILN_KV_F32 0u
+#define KILN_KV_F16 1u
 
 /* An input or output of a graph model (NAME_inputs[], NAME_outputs[]):
  * dtype uses ONNX's TensorProto.DataType numbers (1 float, 7 int64, 9 bool
@@ -92,7 +100,7 @@ typedef struct kiln_ctx {
   int32_t *free_blocks;       /* stack of free block ids, in the arena */
   uint32_t n_free;            /* entries on that stack */
   uint32_t blocks_per_seq;    /* ceil(context / kv_block) */
-  float *kv;                  /* the block pool, in the arena */
+  uint8_t *kv;                /* the block pool, in the arena */
   uint8_t *activations;       /* planned intermediates, in the arena */
   void *pool;                 /* thread pool state, in the arena; NULL: none */
   uint32_t threads;           /* threads working (1: the caller's only) */
@@ -131,8 +139,14 @@ kiln_status kiln_threads_start(kiln_ctx *ctx, uint32_t threads);
 /* Stops and joins the workers; the context stays usable with one thread. */
 void kiln_threads_stop(kiln_ctx *ctx);
 
-/* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`; the
- * position must lie in a block the sequence holds. */
+/* Bytes of one KV cache element of a layout (4 for f32, 2 for f16). */
+size_t kiln_kv_elem_bytes(const kiln_layout *layout);
+/* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`, kv_width
+ * elements of the layout's kv_dtype; the position must lie in a block the
+ * sequence holds. Rows of one block are kv_width elements apart. */
+void *kiln_kv_at(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
+                 uint32_t which, uint32_t pos);
+/* kiln_kv_at for an f32 cache (kv_dtype KILN_KV_F32). */
 float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
                    uint32_t which, uint32_t pos);
 
