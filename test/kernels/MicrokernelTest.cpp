@@ -8,6 +8,9 @@
 // The program runs natively or under qemu-user at each vector length the
 // target is tested at. Integer products are exact, so the only difference is
 // the order of float sums: max |isa - scalar| <= 1e-5 * max |scalar|.
+// The activation quantizer the target's kernels share (kiln_q8_rows, vectorized
+// on x86) must give exactly the bytes of the frontend's GGML Q8_0 quantizer,
+// ties (x / d = n + 0.5) rounded away from zero included.
 //
 #include "compiler/frontend/gguf/Quant.h"
 #include "compiler/targets/common/Embedded.h"
@@ -146,8 +149,13 @@ TEST_P(Microkernel, MatchesScalarKernel) {
       v = uniform();
     for (float &v : x)
       v = 4.0f * uniform();
-    if (c == 2) // an all-zero activation block: d = 0
+    if (c == 2) { // an all-zero activation block: d = 0
       std::fill(x.begin(), x.begin() + 32, 0.0f);
+      // A block with d = 1 exactly (amax 127) whose values are ties.
+      const float ties[8] = {127.0f, 2.5f, -3.5f, 0.5f, -0.5f, 126.5f, -1.5f, 0.0f};
+      for (int j = 0; j < 32; ++j)
+        x[32 + j] = ties[j % 8] * (j % 16 < 8 ? 1.0f : -1.0f);
+    }
     for (float &v : bias)
       v = uniform();
     std::vector<uint8_t> ggml(gguf::rowBytes(*type, (int64_t)wf.size()));
@@ -156,6 +164,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
                                    packed, error))
         << error;
+    std::vector<uint8_t> q8(gguf::rowBytes(*gguf::typeFromName("q8_0"), (int64_t)x.size()));
+    gguf::quantize(*gguf::typeFromName("q8_0"), x.data(), q8.data(), (int64_t)x.size());
     std::vector<uint32_t> xbits(x.size()), bbits(bias.size());
     std::memcpy(xbits.data(), x.data(), x.size() * 4);
     std::memcpy(bbits.data(), bias.data(), bias.size() * 4);
@@ -164,6 +174,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     hexArray(os, "uint8_t", "w_packed" + n, packed);
     hexArray(os, "uint32_t", "x_bits" + n, xbits);
     hexArray(os, "uint32_t", "b_bits" + n, bbits);
+    hexArray(os, "uint8_t", "x_q8" + n, q8);
     maxOut = std::max(maxOut, (size_t)s.rows * s.N);
     maxN = std::max(maxN, (size_t)s.N);
     maxScratch = std::max(maxScratch, (size_t)s.rows * s.K / 32 * 34);
@@ -181,7 +192,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
 }
 static void put_float(float f) { union { float f; uint32_t u; } v = {f}; put_hex(v.u); }
 static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
-                  const uint8_t *wp, unsigned long wp_bytes, int rows, int N, int K) {
+                  const uint8_t *wp, unsigned long wp_bytes, const uint8_t *xq,
+                  int rows, int N, int K) {
   for (int i = 0; i < rows * K; ++i) { union { uint32_t u; float f; } v = {xb[i]}; xf[i] = v.f; }
   for (int i = 0; i < N; ++i) { union { uint32_t u; float f; } v = {bb[i]}; bf[i] = v.f; }
   /* Packed weights are read from 64-byte aligned memory, as in the blob. */
@@ -196,14 +208,19 @@ static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
     if (!(d <= diff)) diff = d;  /* NaN propagates */
     if (m > mag) mag = m;
   }
-  put_float(diff); put_float(mag); out("\n", 1);
+  /* The activation quantizer against GGML's Q8_0 bytes. */
+  const uint8_t *q = (const uint8_t *)kiln_q8_rows(xf, rows, K, scratch);
+  uint32_t bad = 0;
+  for (int i = 0; i < rows * K / 32 * 34; ++i) bad += q[i] != xq[i];
+  put_float(diff); put_float(mag); put_hex(bad); out("\n", 1);
 }
 static int run(void) {
 )c";
   for (size_t c = 0; c < shapes.size(); ++c) {
     std::string n = std::to_string(c);
     os << "  check(x_bits" << n << ", b_bits" << n << ", w_ggml" << n
-       << ", w_packed" << n << ", sizeof w_packed" << n << ", " << shapes[c].rows
+       << ", w_packed" << n << ", sizeof w_packed" << n << ", x_q8" << n << ", "
+       << shapes[c].rows
        << ", " << shapes[c].N << ", " << shapes[c].K << ");\n";
   }
   os << "  return 0;\n}\n";
@@ -235,8 +252,11 @@ static int run(void) {
     ASSERT_EQ(runProgram(run, dir, out), 0) << joinCommand(run) << "\n" << out;
     std::istringstream in(out);
     for (size_t c = 0; c < shapes.size(); ++c) {
-      std::string d, m;
-      ASSERT_TRUE(in >> d >> m) << out;
+      std::string d, m, q;
+      ASSERT_TRUE(in >> d >> m >> q) << out;
+      EXPECT_EQ(std::stoul(q, nullptr, 16), 0u)
+          << "bytes of kiln_q8_rows that differ from GGML's Q8_0, rows="
+          << shapes[c].rows << " K=" << shapes[c].K << " vector bits " << bits;
       uint32_t db = std::stoul(d, nullptr, 16), mb = std::stoul(m, nullptr, 16);
       float diff, mag;
       std::memcpy(&diff, &db, 4);

@@ -75,6 +75,30 @@ static float kiln_g_f16(uint16_t h) {
   return v.f;
 }
 
+/* f32 -> IEEE binary16, rounded to nearest even (as the F16C and NEON
+ * conversions round by default); overflow gives infinity, NaN stays NaN. */
+static uint16_t kiln_g_to_f16(float f) {
+  union { float f; uint32_t u; } v = {f};
+  const uint32_t sign = (v.u >> 16) & 0x8000u, a = v.u & 0x7fffffffu;
+  if (a > 0x7f800000u) /* NaN: quiet, keep the top payload bits */
+    return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477ff000u) /* >= 65520 rounds past 65504, the largest finite */
+    return (uint16_t)(sign | 0x7c00u);
+  uint32_t h, rem, half;
+  if (a >= 0x38800000u) { /* normal: rebias the exponent, drop 13 bits */
+    const uint32_t r = a - ((uint32_t)(127 - 15) << 23);
+    h = r >> 13, rem = r & 0x1fffu, half = 0x1000u;
+  } else { /* below 2^-14: a subnormal half, value / 2^-24 rounded */
+    const uint32_t e = a >> 23;
+    if (e < 102) /* below 2^-25: rounds to zero */
+      return (uint16_t)sign;
+    const uint32_t m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+    h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+  }
+  h += rem > half || (rem == half && (h & 1u)); /* a carry lands in the exponent */
+  return (uint16_t)(sign | h);
+}
+
 static float kiln_g_bf16(uint16_t h) {
   union { uint32_t u; float f; } v = {(uint32_t)h << 16};
   return v.f;
@@ -257,30 +281,6 @@ static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
                                        int head_dim, const uint32_t *pos,
                                        const float *table, float *y) {
   kiln_g_rope(x, rows, width, head_dim, pos, table, 1, y);
-}
-
-/* f32 -> IEEE binary16, rounded to nearest even (as the F16C and NEON
- * conversions round by default); overflow gives infinity, NaN stays NaN. */
-static uint16_t kiln_g_to_f16(float f) {
-  union { float f; uint32_t u; } v = {f};
-  const uint32_t sign = (v.u >> 16) & 0x8000u, a = v.u & 0x7fffffffu;
-  if (a > 0x7f800000u) /* NaN: quiet, keep the top payload bits */
-    return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
-  if (a >= 0x477ff000u) /* >= 65520 rounds past 65504, the largest finite */
-    return (uint16_t)(sign | 0x7c00u);
-  uint32_t h, rem, half;
-  if (a >= 0x38800000u) { /* normal: rebias the exponent, drop 13 bits */
-    const uint32_t r = a - ((uint32_t)(127 - 15) << 23);
-    h = r >> 13, rem = r & 0x1fffu, half = 0x1000u;
-  } else { /* below 2^-14: a subnormal half, value / 2^-24 rounded */
-    const uint32_t e = a >> 23;
-    if (e < 102) /* below 2^-25: rounds to zero */
-      return (uint16_t)sign;
-    const uint32_t m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-  }
-  h += rem > half || (rem == half && (h & 1u)); /* a carry lands in the exponent */
-  return (uint16_t)(sign | h);
 }
 
 /* Dot product in eight interleaved partial sums: the form compilers turn into
