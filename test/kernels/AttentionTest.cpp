@@ -1,7 +1,8 @@
 //===- AttentionTest.cpp - ISA attention kernels against the generic one --===//
 //
-// For every target with its own attention kernel (today x86, at AVX2 and, when
-// the host has it, AVX-512): one program, built with the target's flags and
+// For every target with its own attention kernel (x86 at AVX2 and, when the
+// host has it, AVX-512; NEON and SVE under qemu-aarch64): one program, built
+// with the target's flags and
 // the runtime (paged KV cache, thread pool), runs kiln_attention_f32_generic
 // and the target's kernel on the same random queries, keys and values, and
 // compares the outputs. The calls cover what the generated code does: a
@@ -40,7 +41,7 @@ struct Param {
 void PrintTo(const Param &p, std::ostream *os) { *os << p.target << ":" << p.cpu; }
 
 std::vector<Param> params() {
-  std::vector<Param> list = {{"x86", "avx2"}};
+  std::vector<Param> list = {{"x86", "avx2"}, {"neon", "dotprod"}, {"sve", ""}};
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512vnni"))
     list.push_back({"x86", "avx512vnni"});
@@ -252,7 +253,8 @@ TEST_P(AttentionKernel, MatchesGenericKernel) {
   auto link = target->linkCommand(objects, "check");
   link.push_back("-lpthread");
   ASSERT_EQ(runProgram(link, dir, out), 0) << joinCommand(link) << "\n" << out;
-  std::vector<std::string> run = {dir + "/check"};
+  std::vector<std::string> run = target->runPrefix(0);
+  run.push_back(dir + "/check");
   const int rc = runProgram(run, dir, out);
   EXPECT_EQ(rc, 0) << out;
   std::printf("%s", out.c_str()); // the measured differences, for the log
@@ -266,7 +268,8 @@ TEST_P(AttentionKernel, MatchesGenericKernel) {
 
 INSTANTIATE_TEST_SUITE_P(Isa, AttentionKernel, ::testing::ValuesIn(params()),
                          [](const auto &info) {
-                           return info.param.target + "_" + info.param.cpu;
+                           return info.param.target +
+                                  (info.param.cpu.empty() ? "" : "_" + info.param.cpu);
                          });
 } // namespace
 

@@ -77,11 +77,15 @@ static inline kiln_at_v kiln_at_max(kiln_at_v a, kiln_at_v b) {
   return kiln_at_sel(a > b, a, b);
 }
 
-/* Cache elements <-> f32 vectors. With F16C a vector of binary16 converts in
- * one instruction each way (round to nearest even, the MXCSR default); other
- * ISAs go element by element through the generic kernel's conversions. */
-#if defined(__F16C__)
+/* Cache elements <-> f32 vectors. With F16C (x86) or AArch64's FCVTL/FCVTN a
+ * vector of binary16 converts in an instruction or two each way (round to
+ * nearest even, the default mode of both); other ISAs go element by element
+ * through the generic kernel's conversions. */
+#if defined(__F16C__) || defined(__aarch64__)
+#define KILN_AT_HALF_VECTORS 1
 typedef _Float16 kiln_at_h __attribute__((vector_size(2 * KILN_AT_LANES)));
+#else
+#define KILN_AT_HALF_VECTORS 0
 #endif
 static inline __attribute__((always_inline)) kiln_at_v
 kiln_at_load(const void *p, const int f16) {
@@ -90,7 +94,7 @@ kiln_at_load(const void *p, const int f16) {
     __builtin_memcpy(&x, p, sizeof x);
     return x;
   }
-#if defined(__F16C__)
+#if KILN_AT_HALF_VECTORS
   kiln_at_h h;
   __builtin_memcpy(&h, p, sizeof h);
   x = __builtin_convertvector(h, kiln_at_v);
@@ -109,7 +113,7 @@ static void kiln_at_store(void *to, const float *from, int n, int f16) {
   }
   uint16_t *h = (uint16_t *)to;
   int i = 0;
-#if defined(__F16C__)
+#if KILN_AT_HALF_VECTORS
   for (; i + KILN_AT_LANES <= n; i += KILN_AT_LANES) {
     kiln_at_v x;
     __builtin_memcpy(&x, from + i, sizeof x);

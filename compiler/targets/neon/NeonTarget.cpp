@@ -113,6 +113,13 @@ public:
       return "matmul_q6_k_q8_0_1x1_neon_dotprod";
     return "";
   }
+  // Query vectors in vector lanes (attention_tiled.c, as on x86; 8 lanes
+  // there are two NEON registers); its stack arrays hold head dimensions up
+  // to 512.
+  std::string isaAttentionKernel(mlir::Operation *op) const override {
+    auto a = llvm::cast<AttentionOp>(op);
+    return a.getHeadDim() <= 512 ? "attention_f32_tiled" : "";
+  }
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                   std::string &error) const override {
@@ -129,7 +136,8 @@ public:
 
 protected:
   std::string isaKernelSource() const override {
-    return embeddedSource("kernels_neon.c");
+    return embeddedSource("kernels_neon.c") + "\n" +
+           embeddedSource("attention_tiled.c");
   }
 
 private:

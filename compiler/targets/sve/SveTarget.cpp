@@ -157,6 +157,13 @@ public:
       return "matmul_q6_k_q8_0_16x4_sve";
     return "";
   }
+  // Query vectors in vector lanes (attention_tiled.c, as on NEON: its
+  // fixed-width vectors are NEON code, which every SVE core runs); head
+  // dimensions up to 512.
+  std::string isaAttentionKernel(mlir::Operation *op) const override {
+    auto a = llvm::cast<AttentionOp>(op);
+    return a.getHeadDim() <= 512 ? "attention_f32_tiled" : "";
+  }
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                   std::string &error) const override {
@@ -173,7 +180,8 @@ public:
 
 protected:
   std::string isaKernelSource() const override {
-    return embeddedSource("kernels_sve.c");
+    return embeddedSource("kernels_sve.c") + "\n" +
+           embeddedSource("attention_tiled.c");
   }
 
 private:
