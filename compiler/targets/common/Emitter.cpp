@@ -390,6 +390,9 @@ std::string Emitter::generateHeader() {
      << "#define " << U << "_MAX_THREADS " << opts.threads << "\n"
      << "#define " << U << "_KV_BLOCK " << layout().kv_block << "\n"
      << "#define " << U << "_KV_BLOCKS " << layout().kv_blocks << "\n"
+     << "/* Element type of the KV cache (kilnc --kv-cache). */\n"
+     << "#define " << U << "_KV_DTYPE "
+     << (opts.kvF16 ? "KILN_KV_F16" : "KILN_KV_F32") << "\n"
      << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
   if (opts.externalWeights)
     os << "/* Size of " << N << ".weights, which the caller maps and passes to "
