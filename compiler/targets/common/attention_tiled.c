@@ -1,7 +1,7 @@
 /* attention_tiled.c - causal grouped-query attention over the paged KV cache,
  * in tiles of query vectors, for targets whose clang lowers fixed-width
- * vectors well (included after kernels_generic.c, whose kiln_g_* helpers and
- * signature it shares).
+ * vectors well: x86, NEON, SVE (included after kernels_generic.c, whose
+ * kiln_g_* helpers and signature it shares).
  *
  * Why: the generic kernel walks one (row, head) at a time, so every K and V
  * row of the cache is read once per query head and its scores go through a
@@ -25,8 +25,8 @@
  *
  * An f16 cache (layout.kv_dtype KILN_KV_F16) is rounded as the generic
  * kernel rounds it (to nearest even) and widened to f32 as it is read: whole
- * vectors at a time where the ISA converts them (F16C), so the arithmetic is
- * the f32 kernel's on the same rounded values. */
+ * vectors at a time where the ISA converts them (F16C, AArch64), so the
+ * arithmetic is the f32 kernel's on the same rounded values. */
 
 #ifndef KILN_AT_LANES
 #if defined(__AVX512F__)
