@@ -138,37 +138,42 @@ static int kiln_x86_panel(int rows, int nb) {
 #define KILN_X86_PREFETCH(p, bytes) ((void)0)
 #endif
 
-/* Prefetch for block b of the decode walk of G groups at once (q: this
- * group's quants of block b, grp: the group; lim, skip, next as the tiles
- * compute them): each of the G quant streams KILN_X86_PFG / G bytes ahead
- * (4 KiB ahead in all; 2 KiB each for two groups, as before), and
- * (KILN_X86_PFX = 1, the default) across group ends. In a stream's last
- * KILN_X86_PFG / G bytes the lines after its group are the next stream's
- * group, already being read; what this stream reads next is group g + G, in
- * the next call, so its quants are fetched instead (skip), and that group's
- * metadata (`meta` bytes per block, before its quants) is fetched a line at a
- * time across this walk (next), so neither starts cold. Measured in
- * docs/benchmarks.md, "Decode bandwidth: prefetch across groups";
- * -DKILN_X86_PFX=0 is the in-group prefetch of before. */
+/* Prefetch for block b of the decode walk of G groups at once, starting at
+ * group g0 (groups groupBytes apart; each metaBytes of metadata, `meta` bytes
+ * per block, then its quants, `bytes` per block): each of the G quant
+ * streams KILN_X86_PFG / G bytes ahead (4 KiB ahead in all; 2 KiB each for
+ * two groups, as before), and (KILN_X86_PFX = 1, the default) across group
+ * ends. In a stream's last KILN_X86_PFG / G bytes the lines after its group
+ * are the next stream's group, already being read; what this stream reads
+ * next is group g + G, in the next call, so its quants are fetched instead,
+ * and that group's metadata is fetched a line at a time across this walk,
+ * so neither starts cold. Measured in docs/benchmarks.md, "Decode bandwidth:
+ * prefetch across groups"; -DKILN_X86_PFX=0 is the in-group prefetch of
+ * before. Every walk below calls this once per block. */
 #ifndef KILN_X86_PFG
 #define KILN_X86_PFG 4096
 #endif
 #ifndef KILN_X86_PFX
 #define KILN_X86_PFX 1
 #endif
-KILN_X86_INLINE void kiln_x86_pf_group(const uint8_t *q, const uint8_t *grp,
-                                       int b, int lim, int dist, int64_t skip,
-                                       int64_t next, int bytes, int meta) {
+KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
+                                        int64_t metaBytes, int nb, int b, int G,
+                                        int bytes, int meta) {
 #if KILN_X86_PF > 0
-  const char *p = (const char *)q + dist;
-  if (KILN_X86_PFX)
-    p += b >= lim ? skip : 0;
-  for (int o = 0; o < bytes; o += 64)
-    _mm_prefetch(p + o, KILN_X86_PF_HINT);
-  if (KILN_X86_PFX && !((meta * b) & 63))
-    _mm_prefetch((const char *)grp + next + meta * b, KILN_X86_PF_HINT);
+  const int dist = KILN_X86_PFG / G, lim = nb - dist / bytes;
+  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
+  for (int g = 0; g < G; ++g) {
+    const uint8_t *grp = g0 + g * groupBytes;
+    const char *p = (const char *)grp + metaBytes + bytes * (int64_t)b + dist;
+    if (KILN_X86_PFX)
+      p += b >= lim ? skip : 0;
+    for (int o = 0; o < bytes; o += 64)
+      _mm_prefetch(p + o, KILN_X86_PF_HINT);
+    if (KILN_X86_PFX && !((meta * b) & 63))
+      _mm_prefetch((const char *)grp + next + meta * b, KILN_X86_PF_HINT);
+  }
 #else
-  (void)q, (void)grp, (void)b, (void)lim, (void)dist, (void)skip, (void)next;
+  (void)g0, (void)groupBytes, (void)metaBytes, (void)nb, (void)b, (void)G;
   (void)bytes, (void)meta;
 #endif
 }
@@ -387,15 +392,11 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_avx2(const uint8_t *g0, int64_t groupBy
                                               const kiln_q8_block *a, const float *da,
                                               const int32_t *as, int G, __m256 *acc) {
   const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(0x0f);
-  const int dist = KILN_X86_PFG / G, lim = nb - dist / 128;
-  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
   __m256 accg[4];
   for (int g = 0; g < G; ++g)
     accg[g] = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    for (int g = 0; g < G; ++g)
-      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 128 * (int64_t)b,
-                        g0 + g * groupBytes, b, lim, dist, skip, next, 128, 16);
+    kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, 128, 16);
     const int8_t *q = a[b].qs;
     __m256i s[4];
     for (int c = 0; c < 4; ++c) {
@@ -427,15 +428,11 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
                                               const kiln_q8_block *a, const float *da,
                                               const int32_t *as, int G, __m256 *acc) {
   const __m256i ones = _mm256_set1_epi16(1);
-  const int dist = KILN_X86_PFG / G, lim = nb - dist / 256;
-  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
   __m256 accg[4];
   for (int g = 0; g < G; ++g)
     accg[g] = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    for (int g = 0; g < G; ++g)
-      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b,
-                        g0 + g * groupBytes, b, lim, dist, skip, next, 256, 16);
+    kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, 256, 16);
     const int8_t *q = a[b].qs;
     __m256i s[4];
     for (int c = 0; c < 8; ++c) {
@@ -565,15 +562,11 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_vnni(const uint8_t *g0, int64_t groupBy
                                               const kiln_q8_block *a, const float *da,
                                               const int32_t *as, int G, __m512 *acc) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
-  const int dist = KILN_X86_PFG / G, lim = nb - dist / 256;
-  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
   __m512 accg[4];
   for (int g = 0; g < G; ++g)
     accg[g] = _mm512_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    for (int g = 0; g < G; ++g)
-      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b,
-                        g0 + g * groupBytes, b, lim, dist, skip, next, 256, 32);
+    kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, 256, 32);
     const int8_t *q = a[b].qs;
     const __m512 dab = _mm512_set1_ps(da[b]);
     const __m512i off = _mm512_set1_epi32(-8 * as[b]);
@@ -607,15 +600,11 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_vnni(const uint8_t *g0, int64_t groupBy
                                               int64_t metaBytes, int nb,
                                               const kiln_q8_block *a, const float *da,
                                               const int32_t *as, int G, __m512 *acc) {
-  const int dist = KILN_X86_PFG / G, lim = nb - dist / 512;
-  const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
   __m512 accg[4];
   for (int g = 0; g < G; ++g)
     accg[g] = _mm512_setzero_ps();
   for (int b = 0; b < nb; ++b) {
-    for (int g = 0; g < G; ++g)
-      kiln_x86_pf_group(g0 + g * groupBytes + metaBytes + 512 * (int64_t)b,
-                        g0 + g * groupBytes, b, lim, dist, skip, next, 512, 32);
+    kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, 512, 32);
     const int8_t *q = a[b].qs;
     const __m512 dab = _mm512_set1_ps(da[b]);
     const __m512i off = _mm512_set1_epi32(-128 * as[b]);
