@@ -283,30 +283,27 @@ static void kiln_rope_neox_f32_generic(const float *x, int rows, int width,
   kiln_g_rope(x, rows, width, head_dim, pos, table, 1, y);
 }
 
-/* Dot product in eight interleaved partial sums: the form compilers turn into
- * vector FMAs without licence to reassociate (no -ffast-math). The f16 form
- * sums the same products in the same order. */
-static float kiln_g_dot(const float *a, const float *b, int n) {
-  float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-  int i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; ++l)
-      acc[l] += a[i + l] * b[i + l];
-  float tail = 0.0f;
-  for (; i < n; ++i)
-    tail += a[i] * b[i];
-  return ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
-         ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
+/* Element i of a KV cache row: f32, or binary16 widened (kv_dtype
+ * KILN_KV_F16). Called with a constant f16, so each use compiles to one
+ * form. */
+static inline __attribute__((always_inline)) float
+kiln_g_kv(const void *row, int64_t i, const int f16) {
+  return f16 ? kiln_g_f16(((const uint16_t *)row)[i]) : ((const float *)row)[i];
 }
-static float kiln_g_dot_f16(const float *a, const uint16_t *b, int n) {
+
+/* Dot product in eight interleaved partial sums: the form compilers turn into
+ * vector FMAs without licence to reassociate (no -ffast-math); the same
+ * products in the same order for either cache type. */
+static inline __attribute__((always_inline)) float
+kiln_g_dot_kv(const float *a, const void *b, int n, const int f16) {
   float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
   int i = 0;
   for (; i + 8 <= n; i += 8)
     for (int l = 0; l < 8; ++l)
-      acc[l] += a[i + l] * kiln_g_f16(b[i + l]);
+      acc[l] += a[i + l] * kiln_g_kv(b, i + l, f16);
   float tail = 0.0f;
   for (; i < n; ++i)
-    tail += a[i] * kiln_g_f16(b[i]);
+    tail += a[i] * kiln_g_kv(b, i, f16);
   return ((acc[0] + acc[4]) + (acc[1] + acc[5])) +
          ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail;
 }
@@ -317,17 +314,17 @@ static float kiln_g_dot_f16(const float *a, const uint16_t *b, int n) {
  * KV block at a time: the rows of one block are contiguous (kv_width elements
  * apart), so the block table is consulted once per block, not per position.
  * The cache holds f32 or, with layout.kv_dtype KILN_KV_F16, binary16: K and
- * V are rounded once when stored and widened when read. */
-static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
-                                       const int32_t *seq, const uint32_t *pos,
-                                       const float *q, const float *k,
-                                       const float *v, int rows, int heads,
-                                       int kv_heads, int head_dim, float scale,
-                                       float *out, float *scores) {
+ * V are rounded once when stored and widened when read. The body is compiled
+ * once per cache type (f16 is a constant in each). */
+static inline __attribute__((always_inline)) void
+kiln_g_attention_of(const kiln_ctx *ctx, uint32_t layer, const int32_t *seq,
+                    const uint32_t *pos, const float *q, const float *k,
+                    const float *v, int rows, int heads, int kv_heads,
+                    int head_dim, float scale, float *out, float *scores,
+                    const int f16) {
   const int kvw = kv_heads * head_dim, qw = heads * head_dim;
   const int group = heads / kv_heads;
   const uint32_t block = ctx->layout.kv_block;
-  const int f16 = ctx->layout.kv_dtype == KILN_KV_F16;
   for (int r = 0; r < rows; ++r) {
     void *kd = kiln_kv_at(ctx, seq[r], layer, 0, pos[r]);
     void *vd = kiln_kv_at(ctx, seq[r], layer, 1, pos[r]);
@@ -342,6 +339,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
       }
     }
   }
+  const int64_t es = f16 ? 2 : 4; /* bytes per cache element */
   for (int r = 0; r < rows; ++r) {
     const uint32_t len = pos[r] + 1;
     for (int h = 0; h < heads; ++h) {
@@ -350,13 +348,10 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
       float mx = kiln_g_bits_to_float(0xff800000u); /* -inf */
       for (uint32_t t0 = 0; t0 < len; t0 += block) {
         const uint32_t nt = len - t0 < block ? len - t0 : block;
-        const void *kb = kiln_kv_at(ctx, seq[r], layer, 0, t0);
+        const uint8_t *kb = (const uint8_t *)kiln_kv_at(ctx, seq[r], layer, 0, t0);
         for (uint32_t t = 0; t < nt; ++t) {
           const int64_t at = (int64_t)t * kvw + kh * head_dim;
-          const float s =
-              (f16 ? kiln_g_dot_f16(qh, (const uint16_t *)kb + at, head_dim)
-                   : kiln_g_dot(qh, (const float *)kb + at, head_dim)) *
-              scale;
+          const float s = kiln_g_dot_kv(qh, kb + at * es, head_dim, f16) * scale;
           scores[t0 + t] = s;
           mx = s > mx ? s : mx;
         }
@@ -372,23 +367,30 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
         oh[d] = 0.0f;
       for (uint32_t t0 = 0; t0 < len; t0 += block) {
         const uint32_t nt = len - t0 < block ? len - t0 : block;
-        const void *vb = kiln_kv_at(ctx, seq[r], layer, 1, t0);
+        const uint8_t *vb = (const uint8_t *)kiln_kv_at(ctx, seq[r], layer, 1, t0);
         for (uint32_t t = 0; t < nt; ++t) {
           const float p = scores[t0 + t] * inv;
-          const int64_t at = (int64_t)t * kvw + kh * head_dim;
-          if (f16) {
-            const uint16_t *vt = (const uint16_t *)vb + at;
-            for (int d = 0; d < head_dim; ++d)
-              oh[d] += p * kiln_g_f16(vt[d]);
-          } else {
-            const float *vt = (const float *)vb + at;
-            for (int d = 0; d < head_dim; ++d)
-              oh[d] += p * vt[d];
-          }
+          const uint8_t *vt = vb + ((int64_t)t * kvw + kh * head_dim) * es;
+          for (int d = 0; d < head_dim; ++d)
+            oh[d] += p * kiln_g_kv(vt, d, f16);
         }
       }
     }
   }
+}
+
+static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
+                                       const int32_t *seq, const uint32_t *pos,
+                                       const float *q, const float *k,
+                                       const float *v, int rows, int heads,
+                                       int kv_heads, int head_dim, float scale,
+                                       float *out, float *scores) {
+  if (ctx->layout.kv_dtype == KILN_KV_F16)
+    kiln_g_attention_of(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads,
+                        head_dim, scale, out, scores, 1);
+  else
+    kiln_g_attention_of(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads,
+                        head_dim, scale, out, scores, 0);
 }
 
 static void kiln_silu_mul_f32_generic(const float *g, const float *u, int64_t n,
