@@ -237,25 +237,8 @@ bool kiln::computeReport(ModuleOp module, const CompileOptions &opts,
 
   // The whole arena, as the header's NAME_ARENA_BYTES states it: the same
   // layout the emitter fills in, sized by the runtime's own code.
-  const int64_t context = r.contextLength;
-  const int64_t block =
-      opts.kvBlock <= 0 ? context : std::min(opts.kvBlock, context);
-  const int64_t perSeq = (context + block - 1) / block;
-  const int64_t blocks = opts.kvPoolTokens > 0
-                             ? (opts.kvPoolTokens + block - 1) / block
-                             : opts.maxSeqs * perSeq;
-  kiln_layout l = {};
-  l.abi_version = KILN_ABI_VERSION;
-  l.struct_size = sizeof(kiln_layout);
-  l.n_layers = (uint32_t)r.layers;
-  l.kv_width = (uint32_t)kvWidth;
-  l.context = (uint32_t)context;
-  l.max_seqs = (uint32_t)opts.maxSeqs;
-  l.kv_block = (uint32_t)block;
-  l.kv_blocks = (uint32_t)blocks;
-  l.activation_bytes = (uint64_t)r.activationArenaBytes;
-  l.max_threads = (uint32_t)opts.threads;
-  l.kv_dtype = opts.kvF16 ? KILN_KV_F16 : KILN_KV_F32;
+  const kiln_layout l = libraryLayout(opts, r.contextLength, r.layers, kvWidth,
+                                      r.activationArenaBytes);
   r.arenaBytes = (int64_t)kiln_arena_bytes(&l);
   return true;
 }

@@ -128,26 +128,9 @@ int64_t Emitter::kvWidth() const {
 }
 
 kiln_layout Emitter::layout() const {
-  const int64_t context = moduleInt("kiln.context_length");
-  int64_t block = opts.kvBlock <= 0 ? context : std::min(opts.kvBlock, context);
-  int64_t perSeq = (context + block - 1) / block;
-  int64_t blocks = opts.kvPoolTokens > 0
-                       ? (opts.kvPoolTokens + block - 1) / block
-                       : opts.maxSeqs * perSeq;
-  kiln_layout l = {};
-  l.abi_version = KILN_ABI_VERSION;
-  l.struct_size = sizeof(kiln_layout);
-  l.n_layers = (uint32_t)layers();
-  l.kv_width = (uint32_t)kvWidth();
-  l.context = (uint32_t)context;
-  l.max_seqs = (uint32_t)opts.maxSeqs;
-  l.kv_block = (uint32_t)block;
-  l.kv_blocks = (uint32_t)blocks;
-  l.activation_bytes =
-      (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
-  l.max_threads = (uint32_t)opts.threads;
-  l.kv_dtype = opts.kvF16 ? KILN_KV_F16 : KILN_KV_F32;
-  return l;
+  return libraryLayout(
+      opts, moduleInt("kiln.context_length"), layers(), kvWidth(),
+      func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt());
 }
 
 // The runtime's own layout code, linked into the compiler, sizes the arena.
@@ -638,6 +621,30 @@ kiln::StagingDir::~StagingDir() {
 
 static bool addBlobFile(const CompileOptions &opts, bool hosted,
                         LibrarySources &out);
+
+kiln_layout kiln::libraryLayout(const CompileOptions &opts, int64_t context,
+                                int64_t layers, int64_t kvWidth,
+                                int64_t activationBytes) {
+  const int64_t block =
+      opts.kvBlock <= 0 ? context : std::min(opts.kvBlock, context);
+  const int64_t perSeq = (context + block - 1) / block;
+  const int64_t blocks = opts.kvPoolTokens > 0
+                             ? (opts.kvPoolTokens + block - 1) / block
+                             : opts.maxSeqs * perSeq;
+  kiln_layout l = {};
+  l.abi_version = KILN_ABI_VERSION;
+  l.struct_size = sizeof(kiln_layout);
+  l.n_layers = (uint32_t)layers;
+  l.kv_width = (uint32_t)kvWidth;
+  l.context = (uint32_t)context;
+  l.max_seqs = (uint32_t)opts.maxSeqs;
+  l.kv_block = (uint32_t)block;
+  l.kv_blocks = (uint32_t)blocks;
+  l.activation_bytes = (uint64_t)activationBytes;
+  l.max_threads = (uint32_t)opts.threads;
+  l.kv_dtype = opts.kvF16 ? KILN_KV_F16 : KILN_KV_F32;
+  return l;
+}
 
 bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
                                   const CompileOptions &opts,

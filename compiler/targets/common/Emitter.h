@@ -4,6 +4,7 @@
 
 #include "compiler/frontend/WeightStore.h"
 #include "compiler/targets/common/Target.h"
+#include "kiln/kiln.h"
 
 #include <string>
 #include <vector>
@@ -45,6 +46,14 @@ struct LibrarySources {
   std::vector<std::string> units;   // sources compiled into the archive, in order
   std::vector<std::string> cflags;  // flags for each unit besides -I<dir>
 };
+
+/// The kiln_layout a library built with `opts` states in its header: KV
+/// blocks and pool from --kv-block, --kv-pool-tokens and --max-seqs, the cache
+/// type from --kv-cache. The emitter writes it and kilnc --report sizes the
+/// arena with it, so the two cannot disagree.
+kiln_layout libraryLayout(const CompileOptions &opts, int64_t context,
+                          int64_t layers, int64_t kvWidth,
+                          int64_t activationBytes);
 
 /// Generates the model's C source, header, runtime and weight blob from a
 /// module that went through the whole pipeline.
