@@ -39,6 +39,44 @@ inline void takeOptions(int &argc, char **&argv,
   argc = (int)storage.size();
   argv = storage.data();
 }
+
+// Values of the options that kilnc, kiln-run and kiln-bench share, checked
+// the same way in each. On a bad value they return false with `error` naming
+// the option, the value and what is expected.
+
+/// --threads=N: 1 to 256.
+inline bool parseThreadsOption(llvm::StringRef value, int64_t &threads,
+                               std::string &error) {
+  if (!value.getAsInteger(10, threads) && threads >= 1 && threads <= 256)
+    return true;
+  error = "--threads=" + value.str() + ": expected 1 to 256";
+  return false;
+}
+
+/// --kv-block=N: tokens per KV block, 1 to 65536, or `context` (stored as 0:
+/// one block holds a whole sequence).
+inline bool parseKvBlockOption(llvm::StringRef value, int64_t &block,
+                               std::string &error) {
+  if (value == "context") {
+    block = 0;
+    return true;
+  }
+  if (!value.getAsInteger(10, block) && block >= 1 && block <= 65536)
+    return true;
+  error = "--kv-block=" + value.str() + ": expected 1 to 65536 or 'context'";
+  return false;
+}
+
+/// --kv-cache=f32|f16: the KV cache's element type.
+inline bool parseKvCacheOption(llvm::StringRef value, bool &f16,
+                               std::string &error) {
+  if (value == "f32" || value == "f16") {
+    f16 = value == "f16";
+    return true;
+  }
+  error = "--kv-cache=" + value.str() + ": expected f32 or f16";
+  return false;
+}
 } // namespace kiln
 
 #endif

@@ -416,9 +416,9 @@ int main(int argc, char **argv) {
       "  --threads=N   threads the library is compiled for and started with "
       "(default 1)\n");
   int64_t threads = 0;
-  if (StringRef(early["threads"]).getAsInteger(10, threads) || threads < 1 ||
-      threads > 256)
-    return fail("--threads=" + early["threads"] + ": expected 1 to 256");
+  std::string optionError;
+  if (!parseThreadsOption(early["threads"], threads, optionError))
+    return fail(optionError);
   if (runs < 1 || runs > 1000)
     return fail("--runs=" + std::to_string(runs) + ": expected 1 to 1000");
   if (decodeTokens < 1)
@@ -451,9 +451,8 @@ int main(int argc, char **argv) {
   opts.threads = threads;
   opts.maxBatch = maxBatch;
   opts.context = context;
-  if (kvCache != "f32" && kvCache != "f16")
-    return fail("--kv-cache=" + kvCache + ": expected f16 or f32");
-  opts.kvF16 = kvCache == "f16";
+  if (!parseKvCacheOption(kvCache, opts.kvF16, optionError))
+    return fail(optionError);
   if (weightsMemory != "huge" && weightsMemory != "anon" &&
       weightsMemory != "file" && weightsMemory != "embedded")
     return fail("--weights-memory=" + weightsMemory +

@@ -359,17 +359,12 @@ int main(int argc, char **argv) {
   opts.context = context ? context.getValue() : needed;
   opts.quantize = quantize;
   opts.disabledPasses.assign(disablePass.begin(), disablePass.end());
-  if (StringRef(threadsArg).getAsInteger(10, opts.threads) || opts.threads < 1 ||
-      opts.threads > 256)
-    return fail("--threads=" + threadsArg + ": expected 1 to 256");
+  std::string optionError;
+  if (!parseThreadsOption(threadsArg, opts.threads, optionError) ||
+      !parseKvBlockOption(kvBlock, opts.kvBlock, optionError) ||
+      !parseKvCacheOption(kvCache, opts.kvF16, optionError))
+    return fail(optionError);
   plan.threads = opts.threads;
-  if (kvBlock == "context")
-    opts.kvBlock = 0;
-  else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) || opts.kvBlock < 1)
-    return fail("--kv-block=" + kvBlock + ": expected a positive number or 'context'");
-  if (kvCache != "f32" && kvCache != "f16")
-    return fail("--kv-cache=" + kvCache + ": expected f32 or f16");
-  opts.kvF16 = kvCache == "f16";
   RunOutput result;
   if (f32Reference || reference) {
     if (!f32Reference && !runPipeline(*model.module, opts, error))

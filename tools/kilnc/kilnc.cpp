@@ -233,21 +233,15 @@ int main(int argc, char **argv) {
                 ": expected 1 to 1024");
   if (context < 0)
     return fail("--context must be positive");
-  if (kvBlock == "context") {
-    opts.kvBlock = 0;
-  } else if (StringRef(kvBlock).getAsInteger(10, opts.kvBlock) ||
-             opts.kvBlock < 1 || opts.kvBlock > 65536) {
-    return fail("--kv-block=" + kvBlock + ": expected 1 to 65536 or 'context'");
-  }
-  if (StringRef(threadsArg).getAsInteger(10, opts.threads) || opts.threads < 1 ||
-      opts.threads > 256)
-    return fail("--threads=" + threadsArg + ": expected 1 to 256");
+  std::string error;
+  if (!parseKvBlockOption(kvBlock, opts.kvBlock, error) ||
+      !parseThreadsOption(threadsArg, opts.threads, error))
+    return fail(error);
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
   opts.kvPoolTokens = kvPoolTokens;
-  if (kvCache != "f32" && kvCache != "f16")
-    return fail("--kv-cache=" + kvCache + ": expected f32 or f16");
-  opts.kvF16 = kvCache == "f16";
+  if (!parseKvCacheOption(kvCache, opts.kvF16, error))
+    return fail(error);
   const bool wantReport = report.getNumOccurrences() > 0;
   if (wantReport && report != "" && report != "text" && report != "json")
     return fail("--report=" + report + ": expected text or json");
@@ -262,7 +256,6 @@ int main(int argc, char **argv) {
     return fail("-o OUTDIR is required with --emit=" + emit);
   if (emit != "mlir" && !stopAfter.empty())
     return fail("--stop-after only goes with --emit=mlir");
-  std::string error;
   if (!createTarget(opts.target, opts.targetOptions, error))
     return fail("--target=" + opts.target + ": " + error);
   // The device is read (or measured) before the model, so a bad profile
