@@ -62,6 +62,16 @@ std::string IsaTarget::kernelSource() const {
          embeddedSource("kernels_q8.c") + "\n" + isaKernelSource();
 }
 
+std::string IsaTarget::tiledAttentionKernel(Operation *op) {
+  // KILN_AT_MAX_HEAD_DIM in attention_tiled.c.
+  return cast<AttentionOp>(op).getHeadDim() <= 512 ? "attention_f32_tiled" : "";
+}
+
+std::string IsaTarget::withTiledAttention(const char *isaKernelFile) {
+  return embeddedSource(isaKernelFile) + "\n" +
+         embeddedSource("attention_tiled.c");
+}
+
 std::vector<std::string>
 kiln::crossGccLink(const std::string &gcc,
                    const std::vector<std::string> &inputs,

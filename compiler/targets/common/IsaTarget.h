@@ -41,6 +41,13 @@ public:
 protected:
   /// Source of the ISA's microkernels (after the portable kernels).
   virtual std::string isaKernelSource() const { return ""; }
+
+  /// For the ISAs attention_tiled.c's fixed-width vectors are written for
+  /// (x86, NEON, SVE): its kernel where its stack arrays fit (head dimensions
+  /// up to 512), else "" (the generic kernel) ...
+  static std::string tiledAttentionKernel(mlir::Operation *op);
+  /// ... and the ISA's own kernel file followed by attention_tiled.c.
+  static std::string withTiledAttention(const char *isaKernelFile);
 };
 
 std::unique_ptr<Target> createX86Target(const TargetOptions &, std::string &);

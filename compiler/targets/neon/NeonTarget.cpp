@@ -114,11 +114,9 @@ public:
     return "";
   }
   // Query vectors in vector lanes (attention_tiled.c, as on x86; 8 lanes
-  // there are two NEON registers); its stack arrays hold head dimensions up
-  // to 512.
+  // there are two NEON registers).
   std::string isaAttentionKernel(mlir::Operation *op) const override {
-    auto a = llvm::cast<AttentionOp>(op);
-    return a.getHeadDim() <= 512 ? "attention_f32_tiled" : "";
+    return tiledAttentionKernel(op);
   }
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
@@ -136,8 +134,7 @@ public:
 
 protected:
   std::string isaKernelSource() const override {
-    return embeddedSource("kernels_neon.c") + "\n" +
-           embeddedSource("attention_tiled.c");
+    return withTiledAttention("kernels_neon.c");
   }
 
 private:

@@ -158,11 +158,9 @@ public:
     return "";
   }
   // Query vectors in vector lanes (attention_tiled.c, as on NEON: its
-  // fixed-width vectors are NEON code, which every SVE core runs); head
-  // dimensions up to 512.
+  // fixed-width vectors are NEON code, which every SVE core runs).
   std::string isaAttentionKernel(mlir::Operation *op) const override {
-    auto a = llvm::cast<AttentionOp>(op);
-    return a.getHeadDim() <= 512 ? "attention_f32_tiled" : "";
+    return tiledAttentionKernel(op);
   }
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
@@ -180,8 +178,7 @@ public:
 
 protected:
   std::string isaKernelSource() const override {
-    return embeddedSource("kernels_sve.c") + "\n" +
-           embeddedSource("attention_tiled.c");
+    return withTiledAttention("kernels_sve.c");
   }
 
 private:

@@ -172,11 +172,9 @@ public:
       return "matmul_q6_k_q8_0_4x8_avx2";
     return "";
   }
-  // Query vectors in vector lanes (attention_tiled.c); its stack arrays hold
-  // head dimensions up to 512.
+  // Query vectors in vector lanes (attention_tiled.c).
   std::string isaAttentionKernel(mlir::Operation *op) const override {
-    auto a = llvm::cast<AttentionOp>(op);
-    return a.getHeadDim() <= 512 ? "attention_f32_tiled" : "";
+    return tiledAttentionKernel(op);
   }
 
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
@@ -194,8 +192,7 @@ public:
 
 protected:
   std::string isaKernelSource() const override {
-    return embeddedSource("kernels_x86.c") + "\n" +
-           embeddedSource("attention_tiled.c");
+    return withTiledAttention("kernels_x86.c");
   }
 
 private:
