@@ -150,6 +150,15 @@ Writer makeSampleWriter(uint64_t alignment = 32) {
   u16.type = ValueType::UINT16;
   u16.u = 65535;
   w.addValue("u16", u16);
+  // Each signed width sign-extends from its own size.
+  Value i16;
+  i16.type = ValueType::INT16;
+  i16.i = -300;
+  w.addValue("i16", i16);
+  Value i64;
+  i64.type = ValueType::INT64;
+  i64.i = -(int64_t(1) << 40) - 3;
+  w.addValue("i64", i64);
 
   auto x = iota(512, -2.f, 0.01f);
   std::vector<uint8_t> buf;
@@ -202,7 +211,7 @@ TEST(GGUFReader, ParsesWriterOutput) {
 
   // Metadata, in order; no general.alignment for the default alignment.
   const auto &md = f->metadata();
-  ASSERT_EQ(md.size(), 13u);
+  ASSERT_EQ(md.size(), 15u);
   EXPECT_EQ(md[0].first, "general.architecture");
   EXPECT_EQ(md[12].first, "u16");
   EXPECT_EQ(f->find("general.alignment"), nullptr);
@@ -222,6 +231,8 @@ TEST(GGUFReader, ParsesWriterOutput) {
   EXPECT_EQ(f->find("f64")->f, 0.1);
   EXPECT_EQ(f->find("i8")->i, -5);
   EXPECT_EQ(f->getUInt("u16"), 65535u);
+  EXPECT_EQ(f->find("i16")->i, -300);
+  EXPECT_EQ(f->find("i64")->i, -(int64_t(1) << 40) - 3);
 
   const Value *tokens = f->find("tokenizer.ggml.tokens");
   ASSERT_NE(tokens, nullptr);

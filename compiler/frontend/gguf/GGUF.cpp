@@ -186,33 +186,23 @@ private:
     return v;
   }
 
-  bool readU8(uint8_t &v, const std::string &what) {
-    if (!need(1, what))
+  // An n-byte little-endian integer (n <= 8).
+  bool readLE(unsigned n, uint64_t &v, const std::string &what) {
+    if (!need(n, what))
       return false;
-    v = p_[pos_];
-    pos_ += 1;
-    return true;
-  }
-  bool readU16(uint16_t &v, const std::string &what) {
-    if (!need(2, what))
-      return false;
-    v = static_cast<uint16_t>(loadLE(2));
-    pos_ += 2;
+    v = loadLE(n);
+    pos_ += n;
     return true;
   }
   bool readU32(uint32_t &v, const std::string &what) {
-    if (!need(4, what))
+    uint64_t x;
+    if (!readLE(4, x, what))
       return false;
-    v = static_cast<uint32_t>(loadLE(4));
-    pos_ += 4;
+    v = static_cast<uint32_t>(x);
     return true;
   }
   bool readU64(uint64_t &v, const std::string &what) {
-    if (!need(8, what))
-      return false;
-    v = loadLE(8);
-    pos_ += 8;
-    return true;
+    return readLE(8, v, what);
   }
 
   bool readString(std::string &s, const std::string &what) {
@@ -244,60 +234,32 @@ bool File::Parser::readValue(ValueType type, Value &v, uint32_t depth,
   v.type = type;
   const std::string what = "value of metadata key " + quote(key);
   switch (type) {
-  case ValueType::UINT8: {
-    uint8_t x;
-    if (!readU8(x, what))
-      return false;
-    v.u = x;
-    return true;
-  }
-  case ValueType::INT8: {
-    uint8_t x;
-    if (!readU8(x, what))
-      return false;
-    v.i = static_cast<int8_t>(x);
-    return true;
-  }
-  case ValueType::UINT16: {
-    uint16_t x;
-    if (!readU16(x, what))
-      return false;
-    v.u = x;
-    return true;
-  }
-  case ValueType::INT16: {
-    uint16_t x;
-    if (!readU16(x, what))
-      return false;
-    v.i = static_cast<int16_t>(x);
-    return true;
-  }
-  case ValueType::UINT32: {
-    uint32_t x;
-    if (!readU32(x, what))
-      return false;
-    v.u = x;
-    return true;
-  }
-  case ValueType::INT32: {
-    uint32_t x;
-    if (!readU32(x, what))
-      return false;
-    v.i = static_cast<int32_t>(x);
-    return true;
-  }
-  case ValueType::UINT64: {
-    uint64_t x;
-    if (!readU64(x, what))
-      return false;
-    v.u = x;
-    return true;
-  }
+  case ValueType::UINT8:
+  case ValueType::UINT16:
+  case ValueType::UINT32:
+  case ValueType::UINT64:
+  case ValueType::INT8:
+  case ValueType::INT16:
+  case ValueType::INT32:
   case ValueType::INT64: {
+    // Widths by type: UINT8/INT8 1, UINT16/INT16 2, UINT32/INT32 4,
+    // UINT64/INT64 8; signed values are sign-extended from their width.
+    const bool isSigned = type == ValueType::INT8 || type == ValueType::INT16 ||
+                          type == ValueType::INT32 || type == ValueType::INT64;
+    const unsigned n =
+        type == ValueType::UINT8 || type == ValueType::INT8     ? 1
+        : type == ValueType::UINT16 || type == ValueType::INT16 ? 2
+        : type == ValueType::UINT32 || type == ValueType::INT32 ? 4
+                                                                : 8;
     uint64_t x;
-    if (!readU64(x, what))
+    if (!readLE(n, x, what))
       return false;
-    v.i = static_cast<int64_t>(x);
+    if (isSigned) {
+      const unsigned shift = 64 - 8 * n;
+      v.i = static_cast<int64_t>(x << shift) >> shift;
+    } else {
+      v.u = x;
+    }
     return true;
   }
   case ValueType::FLOAT32: {
@@ -317,8 +279,8 @@ bool File::Parser::readValue(ValueType type, Value &v, uint32_t depth,
     return true;
   }
   case ValueType::BOOL: {
-    uint8_t x;
-    if (!readU8(x, what))
+    uint64_t x;
+    if (!readLE(1, x, what))
       return false;
     v.b = x != 0;
     return true;
