@@ -142,23 +142,19 @@ Writer makeSampleWriter(uint64_t alignment = 32) {
   f64.type = ValueType::FLOAT64;
   f64.f = 0.1;
   w.addValue("f64", f64);
-  Value i8;
-  i8.type = ValueType::INT8;
-  i8.i = -5;
-  w.addValue("i8", i8);
-  Value u16;
-  u16.type = ValueType::UINT16;
-  u16.u = 65535;
-  w.addValue("u16", u16);
-  // Each signed width sign-extends from its own size.
-  Value i16;
-  i16.type = ValueType::INT16;
-  i16.i = -300;
-  w.addValue("i16", i16);
-  Value i64;
-  i64.type = ValueType::INT64;
-  i64.i = -(int64_t(1) << 40) - 3;
-  w.addValue("i64", i64);
+  // Integer scalars of every width; each signed width sign-extends from its
+  // own size.
+  auto addInt = [&](const char *key, ValueType type, int64_t i, uint64_t u) {
+    Value val;
+    val.type = type;
+    val.i = i;
+    val.u = u;
+    w.addValue(key, val);
+  };
+  addInt("i8", ValueType::INT8, -5, 0);
+  addInt("u16", ValueType::UINT16, 0, 65535);
+  addInt("i16", ValueType::INT16, -300, 0);
+  addInt("i64", ValueType::INT64, -(int64_t(1) << 40) - 3, 0);
 
   auto x = iota(512, -2.f, 0.01f);
   std::vector<uint8_t> buf;

@@ -233,62 +233,46 @@ bool File::Parser::readValue(ValueType type, Value &v, uint32_t depth,
                              const std::string &key) {
   v.type = type;
   const std::string what = "value of metadata key " + quote(key);
+  if (type == ValueType::STRING)
+    return readString(v.s, "string " + what);
+  if (type == ValueType::ARRAY)
+    return readArray(v, depth + 1, key);
+  // Every other type is a little-endian scalar of scalarSize(type) bytes.
+  const unsigned n = static_cast<unsigned>(scalarSize(type));
+  uint64_t x = 0;
+  if (n != 0 && !readLE(n, x, what))
+    return false;
   switch (type) {
   case ValueType::UINT8:
   case ValueType::UINT16:
   case ValueType::UINT32:
   case ValueType::UINT64:
+    v.u = x;
+    return true;
   case ValueType::INT8:
   case ValueType::INT16:
   case ValueType::INT32:
-  case ValueType::INT64: {
-    // Widths by type: UINT8/INT8 1, UINT16/INT16 2, UINT32/INT32 4,
-    // UINT64/INT64 8; signed values are sign-extended from their width.
-    const bool isSigned = type == ValueType::INT8 || type == ValueType::INT16 ||
-                          type == ValueType::INT32 || type == ValueType::INT64;
-    const unsigned n =
-        type == ValueType::UINT8 || type == ValueType::INT8     ? 1
-        : type == ValueType::UINT16 || type == ValueType::INT16 ? 2
-        : type == ValueType::UINT32 || type == ValueType::INT32 ? 4
-                                                                : 8;
-    uint64_t x;
-    if (!readLE(n, x, what))
-      return false;
-    if (isSigned) {
-      const unsigned shift = 64 - 8 * n;
-      v.i = static_cast<int64_t>(x << shift) >> shift;
-    } else {
-      v.u = x;
-    }
+  case ValueType::INT64: { // sign-extended from the value's width
+    const unsigned shift = 64 - 8 * n;
+    v.i = static_cast<int64_t>(x << shift) >> shift;
     return true;
   }
   case ValueType::FLOAT32: {
-    uint32_t x;
-    if (!readU32(x, what))
-      return false;
+    const uint32_t bits = static_cast<uint32_t>(x);
     float fl;
-    std::memcpy(&fl, &x, sizeof fl);
+    std::memcpy(&fl, &bits, sizeof fl);
     v.f = fl;
     return true;
   }
-  case ValueType::FLOAT64: {
-    uint64_t x;
-    if (!readU64(x, what))
-      return false;
+  case ValueType::FLOAT64:
     std::memcpy(&v.f, &x, sizeof x);
     return true;
-  }
-  case ValueType::BOOL: {
-    uint64_t x;
-    if (!readLE(1, x, what))
-      return false;
+  case ValueType::BOOL:
     v.b = x != 0;
     return true;
-  }
-  case ValueType::STRING:
-    return readString(v.s, "string " + what);
+  case ValueType::STRING: // read above
   case ValueType::ARRAY:
-    return readArray(v, depth + 1, key);
+    break;
   }
   return fail(pos_, "internal error: unhandled value type");
 }
