@@ -9,6 +9,7 @@
 #include "compiler/driver/Compile.h"
 #include "compiler/targets/common/Progress.h"
 #include "compiler/targets/common/Target.h"
+#include "compiler/targets/common/ToolchainCheck.h"
 #include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -158,6 +159,13 @@ static cl::opt<std::string> roofline(
              "model's op kinds on the device to this SVG file"),
     cl::value_desc("file.svg"), cl::cat(cat));
 
+static cl::opt<std::string> checkToolchainTargets(
+    "check-toolchain", cl::ValueOptional,
+    cl::desc("Compile, link and run a small C program for each target (all, "
+             "or a comma-separated list) with the commands Kiln uses, and name "
+             "the Debian package of anything missing; needs no model"),
+    cl::value_desc("targets"), cl::cat(cat));
+
 static int fail(const std::string &msg) {
   errs() << "kilnc: error: " << msg << "\n";
   return 1;
@@ -170,6 +178,33 @@ static bool isCIdentifier(const std::string &s) {
     if (!(isalnum((unsigned char)c) || c == '_'))
       return false;
   return true;
+}
+
+// kilnc --check-toolchain[=T,...]: one line per target, exit 1 if any fails.
+static int checkToolchains() {
+  std::string list = checkToolchainTargets;
+  if (list.empty())
+    list = supportedTargets();
+  int failed = 0;
+  SmallVector<StringRef> names;
+  StringRef(list).split(names, ',', -1, false);
+  TargetOptions options;
+  options.cpu = cpu;
+  options.sveBits = sveBits;
+  for (StringRef n : names) {
+    std::string name = n.trim().str(), summary, error;
+    std::unique_ptr<Target> t = createTarget(name, options, error);
+    if (t && checkToolchain(*t, cc, summary, error)) {
+      outs() << "kilnc: toolchain for --target=" << name << ": ok (" << summary
+             << ")\n";
+      continue;
+    }
+    outs().flush();
+    errs() << "kilnc: error: toolchain for --target=" << name << ": " << error
+           << "\n";
+    ++failed;
+  }
+  return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -193,12 +228,16 @@ int main(int argc, char **argv) {
       "  --threads=N       threads the generated code splits matmuls for\n"
       "                    (default 1); NAME_init_threads starts up to N\n"
       "  kilnc MODEL.onnx [--input-shape=NAME=D0,D1,...] [--freeze-input=NAME=FILE.pb]\n"
-      "  kilnc --list-onnx-ops   the ONNX operators Kiln compiles\n");
+      "  kilnc --list-onnx-ops   the ONNX operators Kiln compiles\n"
+      "  kilnc --check-toolchain[=T,...]   can this machine build and run for\n"
+      "                    each target (compile, link, run under qemu)\n");
   if (listOnnxOps) {
     for (const auto &[op, conv] : kiln::onnx::converters())
       outs() << op << "\n";
     return 0;
   }
+  if (checkToolchainTargets.getNumOccurrences())
+    return checkToolchains();
   if (modelPath.empty())
     return fail("no model given (kilnc MODEL.gguf|MODEL.onnx ...; see --help)");
 

@@ -85,6 +85,10 @@ bool Target::packWeight(StringRef kernel, int64_t N, int64_t K,
   return true;
 }
 
+ToolchainPackages Target::packages() const {
+  return {"libc6-dev", {{"clang-16", "clang-16"}}};
+}
+
 namespace kiln {
 std::unique_ptr<Target> createGenericTarget();
 } // namespace kiln

@@ -40,6 +40,17 @@ public:
   virtual std::string scratch(mlir::Operation *op) const = 0;
 };
 
+/// The Debian packages a target's toolchain comes from, so that a missing
+/// piece can be named by the package that provides it (kilnc
+/// --check-toolchain).
+struct ToolchainPackages {
+  /// Headers, start files and libm of the target's C library; empty for a
+  /// freestanding target.
+  std::string libc;
+  /// Programs the toolchain runs (compiler, linker, emulator) by file name.
+  std::vector<std::pair<std::string, std::string>> programs;
+};
+
 /// The kernel chosen for an op.
 struct KernelChoice {
   std::string kernel;      // C function kiln_<kernel> in the target's source
@@ -93,6 +104,9 @@ public:
   virtual std::vector<int64_t> testVectorBits() const { return {0}; }
   /// False for freestanding targets (no C library: Hexagon).
   virtual bool hosted() const { return true; }
+  /// Where the programs and the C library above come from. The default is
+  /// the host's: clang-16 compiling and linking against Debian's libc6-dev.
+  virtual ToolchainPackages packages() const;
 };
 
 /// Targets kilnc accepts, comma-separated, for messages and --help.

@@ -34,6 +34,10 @@ public:
     return {"qemu-hexagon"};
   }
   bool hosted() const override { return false; }
+  ToolchainPackages packages() const override {
+    return {"", {{"clang-16", "clang-16"}, {"ld.lld", "lld-16"},
+                 {"qemu-hexagon", "qemu-user"}}};
+  }
 
   // Microkernels of kernels_hvx.c: 32 output rows per tile, one per word lane.
   std::string isaMatMulKernel(llvm::StringRef weightType) const override {

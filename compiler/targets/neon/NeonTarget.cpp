@@ -96,6 +96,12 @@ public:
   std::vector<std::string> runPrefix(int64_t) const override {
     return {"qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu"};
   }
+  ToolchainPackages packages() const override {
+    return {"libc6-dev-arm64-cross",
+            {{"clang-16", "clang-16"},
+             {"aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"},
+             {"qemu-aarch64", "qemu-user"}}};
+  }
 
   std::string activationQuantizer(llvm::StringRef kernel) const override {
     return kernel.ends_with("_i8mm") ? "kiln_neon_mm_rows" : "kiln_q8_rows";

@@ -29,6 +29,12 @@ public:
             "rv64,v=true,vext_spec=v1.0,vlen=" + std::to_string(vectorBits ? vectorBits : 128),
             "-L", "/usr/riscv64-linux-gnu"};
   }
+  ToolchainPackages packages() const override {
+    return {"libc6-dev-riscv64-cross",
+            {{"clang-16", "clang-16"},
+             {"riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu"},
+             {"qemu-riscv64", "qemu-user"}}};
+  }
   std::vector<int64_t> testVectorBits() const override { return {128, 256, 512}; }
 
   // Microkernels of kernels_rvv.c: 128 output rows per tile, rows as lanes.

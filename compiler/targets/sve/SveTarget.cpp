@@ -140,6 +140,12 @@ public:
     return {"qemu-aarch64", "-cpu", "max,sve" + std::to_string(vl) + "=on",
             "-L", "/usr/aarch64-linux-gnu"};
   }
+  ToolchainPackages packages() const override {
+    return {"libc6-dev-arm64-cross",
+            {{"clang-16", "clang-16"},
+             {"aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"},
+             {"qemu-aarch64", "qemu-user"}}};
+  }
   std::vector<int64_t> testVectorBits() const override {
     if (bits)
       return {bits};
