@@ -2,7 +2,7 @@
 """ab_weights.py ROUNDS DRIVER:MODE[,DRIVER:MODE...] [DRIVER ARGS]
 
 A/B of weight placements with drivers kept by `kiln-bench --keep=DIR`
-(docs/benchmarks.md, "Weights and pages"). Each DRIVER:MODE runs the driver
+(docs/notes/benchmarks-history.md, "Weights and pages"). Each DRIVER:MODE runs the driver
 with KILN_BENCH_WEIGHTS=MODE; after one warm-up each, ROUNDS rounds run every
 variant once, alternating the order (forward, then reversed) so that drift in
 the machine's load falls on all of them alike. Prints medians per variant and

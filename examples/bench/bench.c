@@ -5,7 +5,7 @@
  *
  * Prefills PROMPT tokens, then decodes DECODE tokens greedily, and prints the
  * wall time of each phase and tokens/s. One run per process: repeat the
- * process and take the median (see docs/benchmarks.md). */
+ * process and take the median (see docs/performance.md). */
 #define _POSIX_C_SOURCE 199309L
 #include "bench.h"
 

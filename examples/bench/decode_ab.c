@@ -1,5 +1,5 @@
 /* decode_ab.c - A/B of x86 matmul kernel variants on one decode step's
- * matmuls, in one process (docs/benchmarks.md, "Decode bandwidth: prefetch
+ * matmuls, in one process (docs/notes/benchmarks-history.md, "Decode bandwidth: prefetch
  * across groups"). Built and run by decode_ab.sh, which compiles this file
  * once per variant (-DKILN_AB_VARIANT=NAME with the variant's -D defines: the
  * kernel sources kilnc pastes into every x86 library, wrapped as NAME) and

@@ -2,7 +2,7 @@
 # decode_ab.sh OUT ROUNDS TOKENS NAME:SRC:DEFINES [NAME:SRC:DEFINES ...]
 #
 # A/B of x86 matmul kernel variants over one decode step's matmuls
-# (examples/bench/decode_ab.c; docs/benchmarks.md, "Decode bandwidth: prefetch
+# (examples/bench/decode_ab.c; docs/notes/benchmarks-history.md, "Decode bandwidth: prefetch
 # across groups"). OUT is `kilnc MODEL --target=x86 [--cpu=avx2] --emit=c -o
 # OUT`: its bench.c names the kernel and lists the calls, its
 # bench_weights.bin holds the packed weights. Each variant NAME compiles the

@@ -1,5 +1,5 @@
 /* stream_ladder.c - what bounds one core's read stream: arithmetic, or the
- * access pattern? (docs/benchmarks.md, "One core's read stream")
+ * access pattern? (docs/notes/benchmarks-history.md, "One core's read stream")
  *
  *   clang-16 -O2 -march=x86-64-v4 -mavx512vnni examples/bench/stream_ladder.c \
  *     -o stream_ladder && ./stream_ladder [ROUNDS]

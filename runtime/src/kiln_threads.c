@@ -13,7 +13,7 @@
  * the others to finish (the caller) before it sleeps on a condition variable.
  * A decode step runs about a hundred parallel sections a few microseconds
  * apart: waking a sleeping thread through the kernel each time cost a fifth
- * of the 2-thread decode time (docs/benchmarks.md, "Threads that wait
+ * of the 2-thread decode time (docs/notes/benchmarks-history.md, "Threads that wait
  * spinning"). Bounded, so idle and oversubscribed threads still sleep. */
 #ifndef KILN_SPIN_US
 #define KILN_SPIN_US 200

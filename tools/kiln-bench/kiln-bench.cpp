@@ -22,7 +22,7 @@
 // compile them --weights=external and the driver reads bench.weights into
 // anonymous memory advised to use transparent huge pages (huge), the same on
 // 4 KiB pages (anon), or maps the file (file). Weights read through 4 KiB
-// file-backed pages decode about 1.3x slower (docs/benchmarks.md, "Weights and
+// file-backed pages decode about 1.3x slower (docs/notes/benchmarks-history.md, "Weights and
 // pages"). A read is part of the cold start and the copy is resident memory,
 // as llama.cpp's repacked weights are; read() does not map the file, so the
 // weights count once.

@@ -6,7 +6,7 @@
  * Why: the generic kernel walks one (row, head) at a time, so every K and V
  * row of the cache is read once per query head and its scores go through a
  * scalar exp; in a prefill chunk that made attention 4% of the FLOPs but 43%
- * of the time (docs/benchmarks.md, "Where Kiln's prefill time goes").
+ * of the time (docs/notes/benchmarks-history.md, "Where Kiln's prefill time goes").
  *
  * Here the query vectors that share a KV head (the `group` heads of one row,
  * and the next rows of the same sequence) fill the KILN_AT_LANES lanes of a

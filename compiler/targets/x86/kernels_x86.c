@@ -120,7 +120,7 @@ static int kiln_x86_panel(int rows, int nb) {
 /* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
  * every weight once, from DRAM: one activation row leaves the out-of-order
  * window holding too few of the kernel's loads to cover memory latency (see
- * docs/benchmarks.md, "Where Kiln's decode time goes"), so the lines are
+ * docs/notes/benchmarks-history.md, "Where Kiln's decode time goes"), so the lines are
  * requested well before they are used. Past the end of the weights a prefetch
  * is a no-op, never a fault. -DKILN_X86_PF=0 turns off every software prefetch
  * below, to measure what it buys. */
@@ -147,7 +147,7 @@ static int kiln_x86_panel(int rows, int nb) {
  * are the next stream's group, already being read; what this stream reads
  * next is group g + G, in the next call, so its quants are fetched instead,
  * and that group's metadata is fetched a line at a time across this walk,
- * so neither starts cold. Measured in docs/benchmarks.md, "Decode bandwidth:
+ * so neither starts cold. Measured in docs/notes/benchmarks-history.md, "Decode bandwidth:
  * prefetch across groups"; -DKILN_X86_PFX=0 is the in-group prefetch of
  * before. Every walk below calls this once per block. */
 #ifndef KILN_X86_PFG
@@ -554,7 +554,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
 
 /* Decode: one activation row against G (2 or 4) consecutive groups g0,
  * g0 + groupBytes, ..., block by block, so the loads of G quant streams are
- * in flight together (docs/benchmarks.md: one stream leaves the kernel at
+ * in flight together (docs/notes/benchmarks-history.md: one stream leaves the kernel at
  * about half of what a plain read gets). The arithmetic per group is that of
  * the tiles above, so results are bit-identical. */
 KILN_X86_INLINE void kiln_x86_tileg_q4_0_vnni(const uint8_t *g0, int64_t groupBytes,
