@@ -101,9 +101,10 @@ bool kiln::computeReport(ModuleOp module, const CompileOptions &opts,
   };
   if (auto s = module->getAttrOfType<StringAttr>("kiln.source"))
     r.source = s.getValue().str();
-  if (auto t = module->getAttrOfType<StringAttr>("kiln.target"))
-    r.target = t.getValue().str();
-  r.cpu = opts.targetOptions.cpu;
+  if (TargetAttr t = moduleTarget(module)) {
+    r.target = t.getIsa().str();
+    r.cpu = t.getCpu().str();
+  }
   r.kvElementBytes = opts.kvF16 ? 2 : 4;
   r.contextLength = modInt("kiln.context_length");
   r.maxBatch = std::max<int64_t>(1, modInt("kiln.max_batch"));

@@ -14,10 +14,21 @@ using namespace kiln;
 #define GET_TYPEDEF_CLASSES
 #include "compiler/dialect/KilnTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "compiler/dialect/KilnAttrs.cpp.inc"
+
+TargetAttr kiln::moduleTarget(ModuleOp module) {
+  return module->getAttrOfType<TargetAttr>("kiln.target");
+}
+
 void KilnDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "compiler/dialect/KilnTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "compiler/dialect/KilnAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

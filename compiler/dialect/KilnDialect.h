@@ -16,10 +16,16 @@
 #define GET_TYPEDEF_CLASSES
 #include "compiler/dialect/KilnTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "compiler/dialect/KilnAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "compiler/dialect/KilnOps.h.inc"
 
 namespace kiln {
+/// The module's `kiln.target` attribute, or null.
+TargetAttr moduleTarget(mlir::ModuleOp module);
+
 /// Elements per block and bytes per block of a weight element type (1 and the
 /// byte width for f32/f16/bf16); {0, 0} for anything else.
 std::pair<int64_t, int64_t> blockLayout(mlir::Type elementType);

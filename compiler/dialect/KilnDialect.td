@@ -17,6 +17,7 @@ def Kiln_Dialect : Dialect {
     sequence has already consumed.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let useFoldAPI = kEmitFoldAdaptorFolder;
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
@@ -40,5 +41,27 @@ def Kiln_Q6_K : Kiln_BlockType<"Q6_K", "q6_k", 256, 210>;
 
 def Kiln_BlockQuantType : AnyTypeOf<[Kiln_Q8_0, Kiln_Q4_0, Kiln_Q4_1, Kiln_Q4_K, Kiln_Q6_K]>;
 def Kiln_WeightElementType : AnyTypeOf<[F32, F16, BF16, Kiln_BlockQuantType]>;
+
+// A string parameter that may be left out (and is then empty).
+class Kiln_OptionalStringParameter<string desc> : StringRefParameter<desc> {
+  let defaultValue = "\"\"";
+}
+
+def Kiln_TargetAttr : AttrDef<Kiln_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "The instruction set and CPU level a module is compiled for";
+  let description = [{
+    Written once into the module (`kiln.target`) by kilnc before any pass
+    runs; kernel selection and emission read it from there. `cpu` is the
+    resolved level (`host` is replaced by what the machine has), `sve_bits`
+    a fixed SVE vector length (0: length agnostic).
+
+      module attributes {kiln.target = #kiln.target<isa = "x86", cpu = "avx2">}
+  }];
+  let parameters = (ins StringRefParameter<"instruction set">:$isa,
+                        Kiln_OptionalStringParameter<"CPU level">:$cpu,
+                        DefaultValuedParameter<"int64_t", "0">:$sve_bits);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
 
 #endif // KILN_DIALECT_TD

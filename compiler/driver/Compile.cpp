@@ -3,14 +3,13 @@
 #include "compiler/frontend/gguf/Import.h"
 #include "compiler/frontend/onnx/Import.h"
 #include "onnx.pb.h"
-#include "compiler/passes/Passes.h"
+#include "compiler/passes/Pipeline.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
 
 #include <cctype>
 
-#include <set>
 
 using namespace mlir;
 using namespace kiln;
@@ -82,11 +81,8 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
 
 bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
                        std::string &error) {
-  std::string targetError;
-  if (!createTarget(opts.target, opts.targetOptions, targetError)) {
-    error = targetError;
+  if (!recordTarget(module, opts.target, opts.targetOptions, error))
     return false;
-  }
   Builder b(module.getContext());
   auto modelContext = module->getAttrOfType<IntegerAttr>("kiln.context_length");
   if (opts.context > 0) {
@@ -101,80 +97,18 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   module->setAttr("kiln.max_batch", b.getI64IntegerAttr(opts.maxBatch));
   module->setAttr("kiln.max_seqs", b.getI64IntegerAttr(opts.maxSeqs));
   module->setAttr("kiln.threads", b.getI64IntegerAttr(opts.threads));
-  module->setAttr("kiln.target", b.getStringAttr(opts.target));
 
-  struct Step {
-    const char *name;
-    std::function<void(PassManager &)> add;
-  };
-  SelectKernelsOptions sk;
-  sk.target = opts.target;
-  sk.cpu = opts.targetOptions.cpu;
-  sk.sveBits = opts.targetOptions.sveBits;
-  QuantizeOptions q;
-  q.type = opts.quantize;
-  q.exclude = opts.quantizeExclude;
-  q.overrides = opts.quantizeOverrides;
-  const bool quantize = !opts.quantize.empty() || !opts.quantizeOverrides.empty();
-  PlanMemoryOptions pmo;
-  std::vector<Step> steps = {
-      {"kiln-quantize",
-       [&](PassManager &pm) {
-         if (quantize)
-           pm.addPass(createQuantize(q));
-       }},
-      {"kiln-fuse-horizontal",
-       [&](PassManager &pm) { pm.addPass(createFuseHorizontal()); }},
-      {"kiln-fuse-elementwise",
-       [&](PassManager &pm) { pm.addPass(createFuseElementwise()); }},
-      {"kiln-select-kernels",
-       [&](PassManager &pm) { pm.addPass(createSelectKernels(sk)); }},
-      {"kiln-plan-memory",
-       [&](PassManager &pm) {
-         pm.addNestedPass<func::FuncOp>(createPlanMemory(pmo));
-       }},
-  };
-  const char *validSteps = "import, kiln-quantize, kiln-fuse-horizontal, "
-                           "kiln-fuse-elementwise, kiln-select-kernels, "
-                           "kiln-plan-memory";
-  if (!opts.stopAfter.empty() && opts.stopAfter != "import") {
-    bool known = false;
-    for (auto &s : steps)
-      known |= opts.stopAfter == s.name;
-    if (!known) {
-      error = "--stop-after=" + opts.stopAfter + ": unknown pass (valid: " +
-              validSteps + ")";
-      return false;
-    }
-  }
-  // Optional passes can be switched off (to compare, or to bisect a problem);
-  // kernel selection and memory planning cannot, but planning's in-place reuse
-  // can ("kiln-in-place").
-  std::set<std::string> disabled;
-  for (const std::string &name : opts.disabledPasses) {
-    if (name == "kiln-quantize" || name == "kiln-fuse-horizontal" ||
-        name == "kiln-fuse-elementwise" || name == "kiln-in-place") {
-      disabled.insert(name);
-      continue;
-    }
-    error = "--disable-pass=" + name +
-            (name == "kiln-select-kernels" || name == "kiln-plan-memory"
-                 ? ": this pass is required"
-                 : ": unknown pass") +
-            " (can be disabled: kiln-quantize, kiln-fuse-horizontal, "
-            "kiln-fuse-elementwise, kiln-in-place)";
+  PipelineOptions po;
+  po.quantize = opts.quantize;
+  po.quantizeExclude = opts.quantizeExclude;
+  po.quantizeOverrides = opts.quantizeOverrides;
+  po.disabled = opts.disabledPasses;
+  po.stopAfter = opts.stopAfter;
+  PassManager pm(module.getContext());
+  if (!buildPipeline(pm, po, error))
     return false;
-  }
-  pmo.inPlaceReuse = !disabled.count("kiln-in-place");
   if (opts.stopAfter == "import")
     return true;
-  PassManager pm(module.getContext());
-  for (auto &s : steps) {
-    if (!disabled.count(s.name))
-      s.add(pm);
-    if (opts.stopAfter == s.name)
-      break;
-  }
   if (failed(pm.run(module))) {
     error = "compilation pipeline failed (see the diagnostics above)";
     return false;

@@ -97,12 +97,25 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
     kernel quantizes its activations also gets `kiln.activation = "q8_0"`
     (the reference evaluator follows it), `kiln.scratch_per_row`, the
     scratch bytes it needs per input row, and `kiln.tile`, the microkernel's
-    register tile (activation rows x weight rows). Fails on an op the target has no
-    kernel for, naming the op and the weight type.
+    register tile (activation rows x weight rows). The target is the module's
+    `kiln.target` (kiln-set-target, or kilnc, writes it). Fails on an op the
+    target has no kernel for, naming the op and the weight type.
+  }];
+}
+
+def SetTarget : Pass<"kiln-set-target", "mlir::ModuleOp"> {
+  let summary = "Record the target in the module, for the passes after it";
+  let description = [{
+    Writes the module attribute `kiln.target = #kiln.target<isa = ..., cpu =
+    ..., sve_bits = ...>` with the options resolved as kilnc resolves them
+    (`cpu=host` becomes the level this machine has; defaults are named).
+    kilnc records the target the same way right after import, so the passes
+    read it only from the IR. Fails on an unknown target or an option that
+    is not valid for it.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"generic\"",
-           "instruction set to select kernels for">,
+           "instruction set (as kilnc --target)">,
     Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
            "CPU or feature level within the target (as kilnc --cpu)">,
     Option<"sveBits", "sve-bits", "int64_t", /*default=*/"0",

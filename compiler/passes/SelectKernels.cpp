@@ -22,11 +22,8 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetOptions options;
-    options.cpu = cpu;
-    options.sveBits = sveBits;
     std::string error;
-    auto t = createTarget(target, options, error);
+    auto t = createModuleTarget(module, error);
     if (!t) {
       module.emitError() << "kiln-select-kernels: " << error;
       return signalPassFailure();
@@ -49,7 +46,7 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       std::string why;
       KernelChoice choice = t->selectKernel(op, wt, why);
       if (choice.kernel.empty())
-        return op->emitOpError() << "no " << target << " kernel: " << why;
+        return op->emitOpError() << "no " << t->name() << " kernel: " << why;
       op->setAttr("kiln.kernel", b.getStringAttr(choice.kernel));
       if (!choice.activation.empty())
         op->setAttr("kiln.activation", b.getStringAttr(choice.activation));

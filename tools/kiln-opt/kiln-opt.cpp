@@ -1,6 +1,7 @@
 //===- kiln-opt.cpp - runs kiln passes on IR, for lit tests and debugging -===//
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
+#include "compiler/passes/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -11,6 +12,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<kiln::KilnDialect, mlir::func::FuncDialect>();
   kiln::registerKilnPasses();
+  kiln::registerPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

@@ -7,6 +7,7 @@
 //
 #include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
+#include "compiler/passes/Pipeline.h"
 #include "compiler/targets/common/Progress.h"
 #include "compiler/targets/common/Target.h"
 #include "compiler/targets/common/ToolchainCheck.h"
@@ -123,12 +124,12 @@ static cl::list<std::string> freezeInput(
              "serialized TensorProto), NAME=FILE.pb (repeatable); for inputs "
              "that determine shapes, such as a Reshape's target shape"),
     cl::cat(cat));
-static cl::list<std::string> disablePass(
-    "disable-pass", cl::CommaSeparated,
-    cl::desc("Skip an optional pass: kiln-quantize, kiln-fuse-horizontal, "
-             "kiln-fuse-elementwise, or kiln-in-place (memory planning's "
-             "in-place reuse); repeatable or comma-separated"),
-    cl::cat(cat));
+static const std::string disablePassHelp =
+    "Skip an optional step of the pipeline: " + pipelineOptionalSteps() +
+    " (memory planning's in-place reuse); repeatable or comma-separated";
+static cl::list<std::string> disablePass("disable-pass", cl::CommaSeparated,
+                                         cl::desc(disablePassHelp),
+                                         cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
@@ -223,8 +224,7 @@ int main(int argc, char **argv) {
       "  kilnc MODEL --emit=mlir [--stop-after=PASS]\n"
       "  kilnc MODEL --target=T --emit=c -o OUTDIR   (then make -f OUTDIR/kiln.mk)\n\n"
       "  --stop-after=PASS with --emit=mlir: print the IR after this stage\n"
-      "                    (import, kiln-quantize, kiln-select-kernels,\n"
-      "                    kiln-plan-memory)\n"
+      "                    (" + pipelineStopPoints() + ")\n"
       "  --threads=N       threads the generated code splits matmuls for\n"
       "                    (default 1); NAME_init_threads starts up to N\n"
       "  kilnc MODEL.onnx [--input-shape=NAME=D0,D1,...] [--freeze-input=NAME=FILE.pb]\n"

@@ -649,7 +649,7 @@ kiln_layout kiln::libraryLayout(const CompileOptions &opts, int64_t context,
 bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
                                   const CompileOptions &opts,
                                   LibrarySources &out, std::string &error) {
-  auto target = createTarget(opts.target, opts.targetOptions, error);
+  auto target = createModuleTarget(module, error);
   if (!target)
     return false;
   if (module->hasAttr("kiln.graph")) {
@@ -714,7 +714,7 @@ static bool addBlobFile(const CompileOptions &opts, bool hosted,
     // memory, and Linux (large page-cache folios, ext4/xfs/tmpfs) can map it
     // with 2 MiB page-table entries, where a 64-byte aligned blob gets 4 KiB
     // pages. Decode streams every weight per token and ran about 1.4x slower
-    // on 4 KiB pages (docs/benchmarks.md, "Weights and pages"); the price is
+    // on 4 KiB pages (docs/notes/benchmarks-history.md, "Weights and pages"); the price is
     // at most 2 MiB of padding in the binary.
     const bool pmd = hosted && out.blob.size() >= (4u << 20);
     const std::string align = pmd ? "2097152" : "64";

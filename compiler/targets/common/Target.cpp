@@ -89,6 +89,35 @@ ToolchainPackages Target::packages() const {
   return {"libc6-dev", {{"clang-16", "clang-16"}}};
 }
 
+bool kiln::recordTarget(ModuleOp module, const std::string &name,
+                        const TargetOptions &options, std::string &error) {
+  std::unique_ptr<Target> t = createTarget(name, options, error);
+  if (!t)
+    return false;
+  TargetOptions resolved = t->options();
+  module->setAttr("kiln.target",
+                  TargetAttr::get(module.getContext(), t->name(), resolved.cpu,
+                                  resolved.sveBits));
+  return true;
+}
+
+std::unique_ptr<Target> kiln::createModuleTarget(ModuleOp module,
+                                                 std::string &error) {
+  TargetAttr attr = moduleTarget(module);
+  if (!attr) {
+    error = "the module has no kiln.target (kilnc records it; in kiln-opt, "
+            "run --kiln-set-target first)";
+    return nullptr;
+  }
+  TargetOptions options;
+  options.cpu = attr.getCpu().str();
+  options.sveBits = attr.getSveBits();
+  std::unique_ptr<Target> t = createTarget(attr.getIsa().str(), options, error);
+  if (!t)
+    error = "kiln.target " + attr.getIsa().str() + ": " + error;
+  return t;
+}
+
 namespace kiln {
 std::unique_ptr<Target> createGenericTarget();
 } // namespace kiln

@@ -107,7 +107,21 @@ public:
   /// Where the programs and the C library above come from. The default is
   /// the host's: clang-16 compiling and linking against Debian's libc6-dev.
   virtual ToolchainPackages packages() const;
+  /// The options this target was made with, resolved: the CPU level it
+  /// compiles for ("host" replaced by what the machine has, defaults named)
+  /// and a fixed SVE vector length. createTarget(name(), options()) makes
+  /// the same target again; kiln.target in the IR records them.
+  virtual TargetOptions options() const { return {}; }
 };
+
+/// Writes `kiln.target` (#kiln.target<isa, cpu, sve_bits>) into `module`: the
+/// named target with its options resolved, or false with `error` when they
+/// are not valid.
+bool recordTarget(mlir::ModuleOp module, const std::string &name,
+                  const TargetOptions &options, std::string &error);
+/// The target `module` records in `kiln.target`, or null with `error`.
+std::unique_ptr<Target> createModuleTarget(mlir::ModuleOp module,
+                                           std::string &error);
 
 /// Targets kilnc accepts, comma-separated, for messages and --help.
 const char *supportedTargets();

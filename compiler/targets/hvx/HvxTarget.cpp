@@ -16,6 +16,7 @@ namespace {
 class HvxTarget : public IsaTarget {
 public:
   std::string name() const override { return "hvx"; }
+  TargetOptions options() const override { return {"v67", 0}; }
   std::vector<std::string> cflags() const override {
     return {"--target=hexagon", "-mv67", "-mhvx", "-mhvx-length=128b",
             "-std=c11", "-O2", "-ffreestanding", "-ffunction-sections",

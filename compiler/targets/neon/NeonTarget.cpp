@@ -83,6 +83,9 @@ class NeonTarget : public IsaTarget {
 public:
   explicit NeonTarget(bool i8mm) : i8mm(i8mm) {}
   std::string name() const override { return "neon"; }
+  TargetOptions options() const override {
+    return {i8mm ? "i8mm" : "dotprod", 0};
+  }
   std::vector<std::string> cflags() const override {
     return {"--target=aarch64-linux-gnu", "-std=c11", "-O2",
             "-ffunction-sections", "-fdata-sections", "-fno-math-errno",

@@ -13,6 +13,9 @@ class RvvTarget : public IsaTarget {
 public:
   explicit RvvTarget(bool compressed) : compressed(compressed) {}
   std::string name() const override { return "rvv"; }
+  TargetOptions options() const override {
+    return {compressed ? "rv64gcv" : "rv64gv", 0};
+  }
   std::vector<std::string> cflags() const override {
     return {"--target=riscv64-linux-gnu", "-std=c11", "-O2",
             "-ffunction-sections", "-fdata-sections", "-fno-math-errno",

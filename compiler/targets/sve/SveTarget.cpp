@@ -122,6 +122,7 @@ public:
   }
   explicit SveTarget(int64_t bits) : bits(bits) {}
   std::string name() const override { return "sve"; }
+  TargetOptions options() const override { return {"", bits}; }
   std::vector<std::string> cflags() const override {
     std::vector<std::string> f = {"--target=aarch64-linux-gnu", "-std=c11", "-O2",
                                   "-ffunction-sections", "-fdata-sections",

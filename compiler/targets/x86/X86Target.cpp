@@ -136,6 +136,7 @@ class X86Target : public IsaTarget {
 public:
   explicit X86Target(std::string level) : level(std::move(level)) {}
   std::string name() const override { return "x86"; }
+  TargetOptions options() const override { return {level, 0}; }
   std::vector<std::string> cflags() const override {
     std::vector<std::string> f = {"--target=x86_64-linux-gnu", "-std=c11", "-O2",
                                   "-ffunction-sections", "-fdata-sections",

@@ -2,16 +2,16 @@
 // (kiln.activation, scratch per row = K/32 blocks of 34 bytes) and name the
 // target's microkernel and its register tile (activation rows x weight rows);
 // other weight types and ops keep the portable f32 kernels.
-// RUN: kiln-opt %s --kiln-select-kernels=target=neon | FileCheck %s --check-prefixes=CHECK,NEON
-// RUN: kiln-opt %s --kiln-select-kernels="target=neon cpu=i8mm" | FileCheck %s --check-prefixes=CHECK,I8MM
-// RUN: kiln-opt %s --kiln-select-kernels=target=sve | FileCheck %s --check-prefixes=CHECK,SVE
-// RUN: kiln-opt %s --kiln-select-kernels=target=rvv | FileCheck %s --check-prefixes=CHECK,RVV
-// RUN: kiln-opt %s --kiln-select-kernels=target=hvx | FileCheck %s --check-prefixes=CHECK,HVX
-// RUN: kiln-opt %s --kiln-select-kernels="target=x86 cpu=avx2" | FileCheck %s --check-prefixes=CHECK,AVX2
-// RUN: kiln-opt %s --kiln-select-kernels="target=x86 cpu=avx512vnni" | FileCheck %s --check-prefixes=CHECK,VNNI
-// RUN: not kiln-opt %s --kiln-select-kernels="target=x86 cpu=pentium" 2>&1 | FileCheck %s --check-prefix=CPU
-// RUN: not kiln-opt %s --kiln-select-kernels="target=sve sve-bits=100" 2>&1 | FileCheck %s --check-prefix=SVEBITS
-// RUN: not kiln-opt %s --kiln-select-kernels="target=rvv cpu=rv32" 2>&1 | FileCheck %s --check-prefix=RVCPU
+// RUN: kiln-opt %s --kiln-set-target=target=neon --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,NEON
+// RUN: kiln-opt %s --kiln-set-target="target=neon cpu=i8mm" --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,I8MM
+// RUN: kiln-opt %s --kiln-set-target=target=sve --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,SVE
+// RUN: kiln-opt %s --kiln-set-target=target=rvv --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,RVV
+// RUN: kiln-opt %s --kiln-set-target=target=hvx --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,HVX
+// RUN: kiln-opt %s --kiln-set-target="target=x86 cpu=avx2" --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: kiln-opt %s --kiln-set-target="target=x86 cpu=avx512vnni" --kiln-select-kernels | FileCheck %s --check-prefixes=CHECK,VNNI
+// RUN: not kiln-opt %s --kiln-set-target="target=x86 cpu=pentium" --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: not kiln-opt %s --kiln-set-target="target=sve sve-bits=100" --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=SVEBITS
+// RUN: not kiln-opt %s --kiln-set-target="target=rvv cpu=rv32" --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=RVCPU
 // CPU: --cpu=pentium is not valid for --target=x86 (valid: host, avx2, avx512vnni)
 // SVEBITS: --sve-bits=100 is not valid (valid: 128, 256, 512, 1024, 2048)
 // RVCPU: --cpu=rv32 is not valid for --target=rvv (valid: rv64gcv, rv64gv)

@@ -1,9 +1,9 @@
-// RUN: kiln-opt %s -split-input-file --kiln-select-kernels | FileCheck %s
-// RUN: kiln-opt %s -split-input-file --kiln-select-kernels=target=x86 | FileCheck %s --check-prefix=X86
-// RUN: kiln-opt %s -split-input-file --kiln-select-kernels=target=neon | FileCheck %s --check-prefix=ARM
-// RUN: kiln-opt %s -split-input-file --kiln-select-kernels=target=sve | FileCheck %s --check-prefix=ARM
-// RUN: kiln-opt %s -split-input-file --kiln-select-kernels=target=rvv | FileCheck %s --check-prefix=GENERICATT
-// RUN: not kiln-opt %s --kiln-select-kernels=target=hexagon-v99 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: kiln-opt %s -split-input-file --kiln-set-target --kiln-select-kernels | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=x86 --kiln-select-kernels | FileCheck %s --check-prefix=X86
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=neon --kiln-select-kernels | FileCheck %s --check-prefix=ARM
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=sve --kiln-select-kernels | FileCheck %s --check-prefix=ARM
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=rvv --kiln-select-kernels | FileCheck %s --check-prefix=GENERICATT
+// RUN: not kiln-opt %s --kiln-set-target=target=hexagon-v99 --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // BADTARGET: unknown target 'hexagon-v99' (supported: generic, x86, neon, sve, rvv, hvx)
 
