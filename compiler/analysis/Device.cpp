@@ -10,7 +10,7 @@
 // read bandwidth, and the rate of an f32 and an int8 matmul tile held in L1.
 //
 #include "compiler/analysis/Report.h"
-#include "compiler/targets/common/Process.h"
+#include "compiler/support/Process.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"

@@ -9,7 +9,7 @@
 #ifndef KILN_ANALYSIS_REPORT_H
 #define KILN_ANALYSIS_REPORT_H
 
-#include "compiler/targets/common/Emitter.h"
+#include "compiler/codegen/Emitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

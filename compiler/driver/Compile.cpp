@@ -81,7 +81,8 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
 
 bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
                        std::string &error) {
-  if (!recordTarget(module, opts.target, opts.targetOptions, error))
+  if (!recordTarget(module, opts.target, opts.targetOptions.cpu,
+                    opts.targetOptions.sveBits, error))
     return false;
   Builder b(module.getContext());
   auto modelContext = module->getAttrOfType<IntegerAttr>("kiln.context_length");

@@ -1,11 +1,11 @@
 //===- Compile.h - from a model file to a static library ------------------===//
-#ifndef KILN_TARGETS_COMMON_COMPILE_H
-#define KILN_TARGETS_COMMON_COMPILE_H
+#ifndef KILN_DRIVER_COMPILE_H
+#define KILN_DRIVER_COMPILE_H
 
 #include "compiler/frontend/WeightStore.h"
 #include "compiler/frontend/gguf/GGUF.h"
 #include "compiler/frontend/onnx/Model.h"
-#include "compiler/targets/common/Emitter.h"
+#include "compiler/codegen/Emitter.h"
 
 #include "mlir/IR/OwningOpRef.h"
 

@@ -6,12 +6,20 @@
 #ifndef KILN_PASSES_PIPELINE_H
 #define KILN_PASSES_PIPELINE_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
 #include <vector>
 
 namespace kiln {
+/// Writes `kiln.target` (#kiln.target<isa, cpu, sve_bits>) into `module`,
+/// with the CPU options checked and resolved against the kernel table
+/// (kernels::resolveCpu); false with `error` when they are not valid. kilnc
+/// calls it right after import; kiln-set-target is the same as a pass.
+bool recordTarget(mlir::ModuleOp module, const std::string &isa,
+                  const std::string &cpu, int64_t sveBits, std::string &error);
+
 /// One step of the pipeline, in order. An optional step can be switched off
 /// (--disable-pass); "kiln-in-place" is memory planning's in-place reuse.
 struct PipelineStep {

@@ -2,11 +2,12 @@
 //
 // Kernel choice is the last decision before emission, so it is written into the
 // IR (`kiln.kernel`, and the numerics it implies) where lit tests and reviewers
-// can see it. The target decides; this pass records.
+// can see it. The module's kiln.target names the ISA and CPU level; the kernel
+// table (kernels/kernels.def) says which kernels they have.
 //
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
-#include "compiler/targets/common/Target.h"
+#include "kernels/KernelTable.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_SELECTKERNELS
@@ -17,15 +18,82 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
+/// The kernel chosen for an op.
+struct KernelChoice {
+  std::string kernel;          // C function kiln_<kernel>
+  std::string activation;      // "q8_0" if activations are quantized, else ""
+  int64_t scratchPerRow = 0;   // bytes of scratch per input row
+  std::vector<int64_t> tile;   // the microkernel's register tile, if any
+};
+
+// ISA targets run matmuls over the Q8_0-activation types on integer dot
+// products (their microkernel from the table, else the portable kernels_q8.c
+// one); every other op and weight type, and every op of the generic target,
+// uses the portable f32 kernels of kernels_generic.c.
+KernelChoice choose(Operation *op, StringRef weightType,
+                    const kernels::CpuLevel &level, std::string &error) {
+  const bool onIsa = StringRef(level.isa) != "generic";
+  KernelChoice c;
+  if (isa<EmbeddingOp, MatMulOp>(op) &&
+      !kernels::hasPortableKernel(weightType.str())) {
+    error = "no kernel reads weights of type '" + weightType.str() + "'";
+    return c;
+  }
+  if (auto matmul = dyn_cast<MatMulOp>(op);
+      matmul && onIsa && kernels::hasQ8Activations(weightType.str())) {
+    int64_t K =
+        matmul.getInput().getType().cast<RankedTensorType>().getDimSize(1);
+    if (K % 32 != 0) {
+      error = "K = " + std::to_string(K) + " is not a multiple of 32";
+      return c;
+    }
+    c.activation = "q8_0";
+    c.scratchPerRow = K / 32 * 34;
+    if (const kernels::MatMulKernel *k =
+            kernels::matmulKernel(level, weightType.str())) {
+      c.kernel = k->name;
+      c.tile = {k->mr, k->nr};
+    } else {
+      c.kernel = ("matmul_" + weightType + "_q8_0_generic").str();
+    }
+    return c;
+  }
+  if (auto a = dyn_cast<AttentionOp>(op); a && onIsa)
+    if (const kernels::AttentionKernel *k =
+            kernels::attentionKernel(level, a.getHeadDim())) {
+      c.kernel = k->name;
+      return c;
+    }
+  if (isa<EmbeddingOp>(op))
+    c.kernel = ("embedding_" + weightType + "_generic").str();
+  else if (isa<MatMulOp>(op))
+    c.kernel = ("matmul_" + weightType + "_f32_generic").str();
+  else if (auto r = dyn_cast<RoPEOp>(op))
+    c.kernel = ("rope_" + r.getStyle() + "_f32_generic").str();
+  else
+    c.kernel = (op->getName().stripDialect() + "_f32_generic").str();
+  return c;
+}
+
 struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
   using SelectKernelsBase::SelectKernelsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    TargetAttr target = moduleTarget(module);
+    if (!target) {
+      module.emitError() << "kiln-select-kernels: the module has no "
+                            "kiln.target (kilnc records it; in kiln-opt, run "
+                            "--kiln-set-target first)";
+      return signalPassFailure();
+    }
     std::string error;
-    auto t = createModuleTarget(module, error);
-    if (!t) {
-      module.emitError() << "kiln-select-kernels: " << error;
+    const kernels::CpuLevel *level = kernels::resolveCpu(
+        target.getIsa().str(), target.getCpu().str(), target.getSveBits(),
+        error);
+    if (!level) {
+      module.emitError() << "kiln-select-kernels: kiln.target "
+                         << target.getIsa() << ": " << error;
       return signalPassFailure();
     }
     SymbolTableCollection symbols;
@@ -44,9 +112,10 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       else if (auto m = dyn_cast<MatMulOp>(op))
         wt = weightType(op, m.getWeightAttr());
       std::string why;
-      KernelChoice choice = t->selectKernel(op, wt, why);
+      KernelChoice choice = choose(op, wt, *level, why);
       if (choice.kernel.empty())
-        return op->emitOpError() << "no " << t->name() << " kernel: " << why;
+        return op->emitOpError()
+               << "no " << target.getIsa() << " kernel: " << why;
       op->setAttr("kiln.kernel", b.getStringAttr(choice.kernel));
       if (!choice.activation.empty())
         op->setAttr("kiln.activation", b.getStringAttr(choice.activation));

@@ -1,7 +1,7 @@
 //===- Evaluator.cpp - the reference evaluator: plain f32 over kiln IR ----===//
 #include "compiler/reference/Evaluator.h"
 
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"

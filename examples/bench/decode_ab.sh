@@ -40,10 +40,14 @@ for spec in "$@"; do
   name=${spec%%:*} rest=${spec#*:}
   src=${rest%%:*} defs=${rest#*:}
   [ "$defs" = "$rest" ] && defs=""
-  [ "$rest" != "$spec" ] && [ -d "$src/compiler/targets/x86" ] ||
+  # The kernels live in kernels/ (in trees before the renovation, in
+  # compiler/targets/), one folder per ISA.
+  kernels="$src/kernels"
+  [ -d "$kernels/x86" ] || kernels="$src/compiler/targets"
+  [ "$rest" != "$spec" ] && [ -d "$kernels/x86" ] ||
     { echo "decode_ab.sh: $spec: expected NAME:KILN_TREE:DEFINES" >&2; exit 2; }
   # shellcheck disable=SC2086 # DEFINES are several words
-  $CC -std=c11 -O2 $ARCH -w -I"$src/runtime/include" -I"$src/compiler/targets" \
+  $CC -std=c11 -O2 $ARCH -w -I"$src/runtime/include" -I"$kernels" \
     -DKILN_AB_VARIANT="ab_$name" -DKILN_AB_KERNEL="$KERNEL" $defs \
     -c "$HERE/decode_ab.c" -o "$B/v_$name.o"
   echo "void ab_$name(const float *, int, int, const uint8_t *, int, const float *, float *, void *);" \

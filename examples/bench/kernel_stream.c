@@ -1,6 +1,6 @@
 /* kernel_stream.c - the x86 decode matmul kernel against the bandwidth floor.
  *
- *   clang-16 -O2 -march=x86-64-v4 -mavx512vnni -Iruntime/include -Icompiler/targets \
+ *   clang-16 -O2 -march=x86-64-v4 -mavx512vnni -Iruntime/include -Ikernels \
  *     examples/bench/kernel_stream.c -o kernel_stream && ./kernel_stream [MiB]
  *
  * Times kiln_matmul_q4_0_q8_0_4x16_avx512vnni (the kernel kilnc picks for

@@ -11,7 +11,7 @@
 // The bounds come from the measurements in docs/quantization.md (F16 on this
 // text: see kBound below) with room for rounding, not for regressions.
 //
-#include "compiler/targets/common/Process.h"
+#include "compiler/support/Process.h"
 
 #include <gtest/gtest.h>
 

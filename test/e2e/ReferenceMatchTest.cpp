@@ -12,7 +12,7 @@
 // Every configuration runs on every target: natively for generic and x86,
 // under qemu-user for the others (SVE and RVV at 128, 256 and 512 bits).
 //
-#include "compiler/targets/common/Process.h"
+#include "compiler/support/Process.h"
 
 #include <gtest/gtest.h>
 

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/gguf/GGUF.h"
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include <cmath>
 #include <cstddef>

@@ -21,9 +21,9 @@
 // exp implementations (the ISA kernel's polynomial is within 2 ulp), so the
 // bound is max |isa - generic| <= 2e-5 * max |generic| per call.
 //
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/Process.h"
+#include "kernels/Embedded.h"
+#include "compiler/targets/IsaTarget.h"
+#include "compiler/support/Process.h"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 // (-fno-builtin keeps the compiler from inlining its own versions), which
 // shows the code is portable.
 //
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Target.h"
+#include "kernels/Embedded.h"
+#include "compiler/support/Process.h"
+#include "compiler/targets/Target.h"
 
 #include <gtest/gtest.h>
 

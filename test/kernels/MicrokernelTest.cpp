@@ -12,10 +12,10 @@
 // on x86) must give exactly the bytes of the frontend's GGML Q8_0 quantizer,
 // ties (x / d = n + 0.5) rounded away from zero included.
 //
-#include "compiler/frontend/gguf/Quant.h"
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/Process.h"
+#include "compiler/support/Quant.h"
+#include "kernels/Embedded.h"
+#include "compiler/targets/IsaTarget.h"
+#include "compiler/support/Process.h"
 
 #include <gtest/gtest.h>
 
@@ -36,52 +36,21 @@ struct Param {
 
 void PrintTo(const Param &p, std::ostream *os) { *os << p.kernel; }
 
+// Every matmul microkernel of the kernel table (kernels/kernels.def), at each
+// CPU level of its ISA that selects it; x86 at AVX-512 VNNI only when this
+// host can run it, RVV without compressed code (see below).
 std::vector<Param> params() {
   std::vector<Param> list;
-  for (const char *t : {"x86", "neon", "sve", "rvv", "hvx"}) {
-    std::string error;
-    TargetOptions o;
-    if (std::string(t) == "x86")
-      o.cpu = "avx2";
-    if (std::string(t) == "rvv") // no compressed code: see below
-      o.cpu = "rv64gv";
-    auto target = createTarget(t, o, error);
-    auto *isa = dynamic_cast<IsaTarget *>(target.get());
-    if (!isa)
-      continue;
-    for (const char *type : {"q8_0", "q4_0", "q4_k", "q6_k"}) {
-      std::string k = isa->isaMatMulKernel(type);
-      if (!k.empty())
-        list.push_back({t, type, k});
-    }
-  }
-  // NEON with i8mm too (qemu-aarch64 -cpu max has it).
-  {
-    std::string error;
-    TargetOptions o;
-    o.cpu = "i8mm";
-    auto target = createTarget("neon", o, error);
-    if (auto *isa = dynamic_cast<IsaTarget *>(target.get()))
-      for (const char *type : {"q8_0", "q4_0", "q4_k", "q6_k"}) {
-        std::string k = isa->isaMatMulKernel(type);
-        if (!k.empty())
-          list.push_back({"neon:i8mm", type, k});
-      }
-  }
-  // x86 at AVX-512 VNNI too, when this host can run it.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512vnni")) {
-    std::string error;
-    TargetOptions o;
-    o.cpu = "avx512vnni";
-    auto target = createTarget("x86", o, error);
-    if (auto *isa = dynamic_cast<IsaTarget *>(target.get()))
-      for (const char *type : {"q8_0", "q4_0", "q4_k", "q6_k"}) {
-        std::string k = isa->isaMatMulKernel(type);
-        if (!k.empty())
-          list.push_back({"x86:avx512vnni", type, k});
-      }
-  }
+  const bool vnni = __builtin_cpu_supports("avx512vnni");
+  for (const kernels::MatMulKernel &k : kernels::matmulKernels())
+    for (const kernels::CpuLevel &l : kernels::cpuLevels()) {
+      const std::string isa = l.isa, cpu = l.cpu;
+      if (isa != k.isa || kernels::matmulKernel(l, k.weight) != &k ||
+          (isa == "rvv" && l.has("c")) || (cpu == "avx512vnni" && !vnni))
+        continue;
+      list.push_back({cpu.empty() ? isa : isa + ":" + cpu, k.weight, k.name});
+    }
   return list;
 }
 
@@ -115,12 +84,9 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   const Param &p = GetParam();
   std::string targetName = p.target.substr(0, p.target.find(':'));
   TargetOptions options;
+  // rvv: qemu 7.2 aborts on page-straddling RVV code, so no compressed code.
   if (p.target.find(':') != std::string::npos)
     options.cpu = p.target.substr(p.target.find(':') + 1);
-  else if (targetName == "x86")
-    options.cpu = "avx2";
-  else if (targetName == "rvv") // qemu 7.2 aborts on page-straddling RVV code
-    options.cpu = "rv64gv";
   std::string error;
   auto target = createTarget(targetName, options, error);
   ASSERT_TRUE(target) << error;

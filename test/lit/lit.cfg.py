@@ -18,7 +18,8 @@ config.substitutions.append(
     ("%onnx-model", config.kiln_onnx_python + " " +
      os.path.join(config.test_source_root, "Inputs", "onnx_model.py")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
-# The source tree (examples/bench's harnesses).
+config.substitutions.append(("%python", config.kiln_onnx_python))
+# The source tree (examples/bench's harnesses, scripts/).
 config.substitutions.append(
     ("%root", os.path.normpath(os.path.join(config.test_source_root, "..", ".."))))
 # The shipped trained model and its held-out sample (models/README.md).

@@ -9,8 +9,8 @@
 // code calls) and compares with a direct loop written from the ONNX spec.
 //
 #include "compiler/frontend/onnx/Model.h"
-#include "kiln_gemm.h"
-#include "kiln_tensor.h"
+#include "kernels/tensor/kiln_gemm.h"
+#include "kernels/tensor/kiln_tensor.h"
 #include "onnx.pb.h"
 
 #include <gtest/gtest.h>

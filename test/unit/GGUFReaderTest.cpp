@@ -2,7 +2,7 @@
 
 #include "compiler/frontend/gguf/GGUF.h"
 #include "compiler/frontend/gguf/GGUFWriter.h"
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- QuantTest.cpp - Tests for f16/bf16 conversion and GGML quantization ===//
 
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include <gtest/gtest.h>
 

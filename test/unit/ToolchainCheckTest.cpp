@@ -3,8 +3,8 @@
 // The outputs below are what the tools printed on a Debian 12 machine with
 // the named package removed.
 //
-#include "compiler/targets/common/Target.h"
-#include "compiler/targets/common/ToolchainCheck.h"
+#include "compiler/targets/Target.h"
+#include "compiler/targets/ToolchainCheck.h"
 
 #include <gtest/gtest.h>
 

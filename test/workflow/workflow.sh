@@ -37,8 +37,11 @@ install)
   # source tree (the runtime and kernel sources are compiled into it), and
   # names neither.
   srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+  # (Paths below the trees, so that a checkout at a short path such as /kiln
+  # does not match the tools' own strings, e.g. share/kiln/devices.)
   for tool in kilnc kiln-run; do
-    for tree in "$build" "$srcdir"; do
+    for tree in "$build/" "$srcdir/runtime" "$srcdir/kernels" "$srcdir/compiler" \
+                "$srcdir/devices" "$srcdir/cmake"; do
       if grep -q -a -F "$tree" "$work/prefix/bin/$tool"; then
         die "installed $tool refers to $tree"
       fi

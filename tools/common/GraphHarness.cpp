@@ -1,7 +1,7 @@
 //===- GraphHarness.cpp - building and running graph-model libraries ------===//
 #include "tools/common/GraphHarness.h"
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/support/Process.h"
+#include "compiler/targets/Target.h"
 
 #include "compiler/dialect/KilnDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

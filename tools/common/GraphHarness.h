@@ -9,7 +9,7 @@
 #define KILN_TOOLS_COMMON_GRAPHHARNESS_H
 
 #include "compiler/frontend/onnx/Graph.h"
-#include "compiler/targets/common/Emitter.h"
+#include "compiler/codegen/Emitter.h"
 
 #include <map>
 #include <string>

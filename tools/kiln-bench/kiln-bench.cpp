@@ -44,7 +44,7 @@
 //
 #include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
-#include "compiler/targets/common/Process.h"
+#include "compiler/support/Process.h"
 #include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"

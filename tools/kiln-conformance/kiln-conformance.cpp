@@ -12,7 +12,7 @@
 // unsupported". Exits 1 if any test failed.
 //
 #include "compiler/driver/Compile.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/targets/Target.h"
 #include "tools/common/GraphHarness.h"
 #include "tools/common/OnnxTestData.h"
 

@@ -5,7 +5,7 @@
 // tokens, then filler pieces) so other GGUF readers accept the files too.
 //
 #include "compiler/frontend/gguf/GGUFWriter.h"
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include <cmath>
 #include <cstdio>

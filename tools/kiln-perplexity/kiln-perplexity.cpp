@@ -19,8 +19,8 @@
 //
 #include "compiler/driver/Compile.h"
 #include "compiler/reference/Evaluator.h"
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/support/Process.h"
+#include "compiler/targets/Target.h"
 #include "tools/common/Tokenizer.h"
 #include "tools/common/ToolOptions.h"
 #include "tools/kiln-run/Runner.h"

@@ -4,7 +4,7 @@
 //
 #include "tools/kiln-run/GraphRun.h"
 #include "compiler/driver/Compile.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/targets/Target.h"
 #include "tools/common/GraphHarness.h"
 
 #include "mlir/IR/MLIRContext.h"

@@ -5,8 +5,8 @@
 // logits travel as the hex of their bits, so nothing is lost in printing.
 //
 #include "tools/kiln-run/Runner.h"
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/support/Process.h"
+#include "compiler/targets/Target.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -3,7 +3,7 @@
 #define KILN_TOOLS_KILN_RUN_RUNNER_H
 
 #include "compiler/frontend/WeightStore.h"
-#include "compiler/targets/common/Emitter.h"
+#include "compiler/codegen/Emitter.h"
 
 #include <cstdint>
 #include <string>

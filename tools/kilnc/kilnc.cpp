@@ -8,9 +8,9 @@
 #include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/passes/Pipeline.h"
-#include "compiler/targets/common/Progress.h"
-#include "compiler/targets/common/Target.h"
-#include "compiler/targets/common/ToolchainCheck.h"
+#include "compiler/support/Progress.h"
+#include "compiler/targets/Target.h"
+#include "compiler/targets/ToolchainCheck.h"
 #include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"

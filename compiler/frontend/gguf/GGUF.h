@@ -28,7 +28,7 @@
 #ifndef KILN_COMPILER_FRONTEND_GGUF_GGUF_H
 #define KILN_COMPILER_FRONTEND_GGUF_GGUF_H
 
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include <cstddef>
 #include <cstdint>

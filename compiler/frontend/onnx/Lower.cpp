@@ -3,7 +3,7 @@
 #include "compiler/frontend/onnx/ops/Common.h"
 #include "onnx.pb.h"
 
-#include "kiln_tensor.h"
+#include "kernels/tensor/kiln_tensor.h"
 
 #include <algorithm>
 #include <set>
@@ -136,7 +136,7 @@ bool runHostKernel(const std::string &kernel, const std::vector<int64_t> &p,
                    const std::vector<void *> &out, void *scratch) {
   static const std::unordered_map<std::string, kiln_tensor_kernel> table = {
 #define KILN_TENSOR_KERNEL(name) {#name, kiln_t_##name},
-#include "kiln_tensor_kernels.def"
+#include "kernels/tensor/kiln_tensor_kernels.def"
 #undef KILN_TENSOR_KERNEL
   };
   auto it = table.find(kernel);

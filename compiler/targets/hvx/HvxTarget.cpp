@@ -3,9 +3,9 @@
 // No C library exists for Hexagon here: the library is built freestanding and
 // the runtime brings the memcpy/memset the compiler may call.
 //
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/QuantBlocks.h"
+#include "kernels/Embedded.h"
+#include "compiler/targets/IsaTarget.h"
+#include "compiler/support/QuantBlocks.h"
 
 #include <algorithm>
 
@@ -16,7 +16,6 @@ namespace {
 class HvxTarget : public IsaTarget {
 public:
   std::string name() const override { return "hvx"; }
-  TargetOptions options() const override { return {"v67", 0}; }
   std::vector<std::string> cflags() const override {
     return {"--target=hexagon", "-mv67", "-mhvx", "-mhvx-length=128b",
             "-std=c11", "-O2", "-ffreestanding", "-ffunction-sections",
@@ -41,19 +40,11 @@ public:
   }
 
   // Microkernels of kernels_hvx.c: 32 output rows per tile, one per word lane.
-  std::string isaMatMulKernel(llvm::StringRef weightType) const override {
-    if (weightType == "q8_0" || weightType == "q4_0" || weightType == "q4_k" ||
-        weightType == "q6_k")
-      return ("matmul_" + weightType + "_q8_0_32x_hvx").str();
-    return "";
-  }
-
-  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
-                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
-                  std::string &error) const override {
-    if (!kernel.endswith("_32x_hvx"))
-      return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
-    const llvm::StringRef type = kernel.substr(7, 4); // matmul_<type>_...
+  // The one layout of the ISA's kernels (kernels.def).
+  bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+            const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+            std::string &error) const override {
+    const llvm::StringRef type = k.weight;
     std::vector<qblocks::Block> blocks;
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
@@ -97,12 +88,6 @@ protected:
 };
 } // namespace
 
-std::unique_ptr<Target> kiln::createHvxTarget(const TargetOptions &o,
-                                              std::string &error) {
-  if (!o.cpu.empty() && o.cpu != "v67") {
-    error = "--cpu=" + o.cpu + " is not valid for --target=hvx (valid: v67; "
-            "qemu-hexagon 7.2 runs v67 and older)";
-    return nullptr;
-  }
+std::unique_ptr<Target> kiln::createHvxTarget(const TargetOptions &) {
   return std::make_unique<HvxTarget>();
 }

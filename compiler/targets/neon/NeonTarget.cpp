@@ -1,6 +1,6 @@
 //===- NeonTarget.cpp - AArch64 NEON with dot product (optionally i8mm) ---===//
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/Embedded.h"
+#include "compiler/targets/IsaTarget.h"
+#include "kernels/Embedded.h"
 
 #include <cstring>
 
@@ -83,9 +83,6 @@ class NeonTarget : public IsaTarget {
 public:
   explicit NeonTarget(bool i8mm) : i8mm(i8mm) {}
   std::string name() const override { return "neon"; }
-  TargetOptions options() const override {
-    return {i8mm ? "i8mm" : "dotprod", 0};
-  }
   std::vector<std::string> cflags() const override {
     return {"--target=aarch64-linux-gnu", "-std=c11", "-O2",
             "-ffunction-sections", "-fdata-sections", "-fno-math-errno",
@@ -106,42 +103,15 @@ public:
              {"qemu-aarch64", "qemu-user"}}};
   }
 
-  std::string activationQuantizer(llvm::StringRef kernel) const override {
-    return kernel.ends_with("_i8mm") ? "kiln_neon_mm_rows" : "kiln_q8_rows";
-  }
-  std::string isaMatMulKernel(llvm::StringRef type) const override {
-    if (type == "q4_0")
-      return i8mm ? "matmul_q4_0_q8_0_4x4_neon_i8mm"
-                  : "matmul_q4_0_q8_0_4x4_neon_dotprod";
-    if (type == "q8_0")
-      return i8mm ? "matmul_q8_0_q8_0_4x4_neon_i8mm"
-                  : "matmul_q8_0_q8_0_4x4_neon_dotprod";
-    if (type == "q4_k") // GGML layout: packWeight copies these
-      return "matmul_q4_k_q8_0_1x1_neon_dotprod";
-    if (type == "q6_k")
-      return "matmul_q6_k_q8_0_1x1_neon_dotprod";
-    return "";
-  }
-  // Query vectors in vector lanes (attention_tiled.c, as on x86; 8 lanes
-  // there are two NEON registers).
-  std::string isaAttentionKernel(mlir::Operation *op) const override {
-    return tiledAttentionKernel(op);
-  }
-  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
-                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
-                  std::string &error) const override {
-    if (kernel == "matmul_q4_0_q8_0_4x4_neon_dotprod")
-      return packTiles4(true, N, K, ggml, bytes, out, error);
-    if (kernel == "matmul_q8_0_q8_0_4x4_neon_dotprod")
-      return packTiles4(false, N, K, ggml, bytes, out, error);
-    if (kernel == "matmul_q4_0_q8_0_4x4_neon_i8mm")
-      return packTilesMM(true, N, K, ggml, bytes, out, error);
-    if (kernel == "matmul_q8_0_q8_0_4x4_neon_i8mm")
-      return packTilesMM(false, N, K, ggml, bytes, out, error);
-    return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
-  }
-
 protected:
+  bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+            const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+            std::string &error) const override {
+    const bool q4 = llvm::StringRef(k.weight) == "q4_0";
+    if (llvm::StringRef(k.packer) == "neon_mm_tiles")
+      return packTilesMM(q4, N, K, ggml, bytes, out, error);
+    return packTiles4(q4, N, K, ggml, bytes, out, error); // neon_tiles
+  }
   std::string isaKernelSource() const override {
     return withTiledAttention("kernels_neon.c");
   }
@@ -151,12 +121,6 @@ private:
 };
 } // namespace
 
-std::unique_ptr<Target> kiln::createNeonTarget(const TargetOptions &o,
-                                               std::string &error) {
-  if (!o.cpu.empty() && o.cpu != "dotprod" && o.cpu != "i8mm") {
-    error = "--cpu=" + o.cpu + " is not valid for --target=neon (valid: "
-            "dotprod, i8mm)";
-    return nullptr;
-  }
+std::unique_ptr<Target> kiln::createNeonTarget(const TargetOptions &o) {
   return std::make_unique<NeonTarget>(o.cpu == "i8mm");
 }

@@ -1,7 +1,7 @@
 //===- RvvTarget.cpp - RISC-V RV64GCV (RVV 1.0), vector-length agnostic ---===//
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/QuantBlocks.h"
+#include "kernels/Embedded.h"
+#include "compiler/targets/IsaTarget.h"
+#include "compiler/support/QuantBlocks.h"
 
 #include <algorithm>
 
@@ -13,9 +13,6 @@ class RvvTarget : public IsaTarget {
 public:
   explicit RvvTarget(bool compressed) : compressed(compressed) {}
   std::string name() const override { return "rvv"; }
-  TargetOptions options() const override {
-    return {compressed ? "rv64gcv" : "rv64gv", 0};
-  }
   std::vector<std::string> cflags() const override {
     return {"--target=riscv64-linux-gnu", "-std=c11", "-O2",
             "-ffunction-sections", "-fdata-sections", "-fno-math-errno",
@@ -41,19 +38,11 @@ public:
   std::vector<int64_t> testVectorBits() const override { return {128, 256, 512}; }
 
   // Microkernels of kernels_rvv.c: 128 output rows per tile, rows as lanes.
-  std::string isaMatMulKernel(llvm::StringRef weightType) const override {
-    if (weightType == "q8_0" || weightType == "q4_0" || weightType == "q4_k" ||
-        weightType == "q6_k")
-      return ("matmul_" + weightType + "_q8_0_128x_rvv").str();
-    return "";
-  }
-
-  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
-                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
-                  std::string &error) const override {
-    if (!kernel.endswith("_128x_rvv"))
-      return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
-    const llvm::StringRef type = kernel.substr(7, 4); // matmul_<type>_...
+  // The one layout of the ISA's kernels (kernels.def).
+  bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+            const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+            std::string &error) const override {
+    const llvm::StringRef type = k.weight;
     std::vector<qblocks::Block> blocks;
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
@@ -95,12 +84,6 @@ private:
 };
 } // namespace
 
-std::unique_ptr<Target> kiln::createRvvTarget(const TargetOptions &o,
-                                              std::string &error) {
-  if (!o.cpu.empty() && o.cpu != "rv64gcv" && o.cpu != "rv64gv") {
-    error = "--cpu=" + o.cpu + " is not valid for --target=rvv (valid: "
-            "rv64gcv, rv64gv)";
-    return nullptr;
-  }
+std::unique_ptr<Target> kiln::createRvvTarget(const TargetOptions &o) {
   return std::make_unique<RvvTarget>(o.cpu != "rv64gv");
 }

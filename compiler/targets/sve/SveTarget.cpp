@@ -1,7 +1,7 @@
 //===- SveTarget.cpp - AArch64 SVE, vector-length agnostic by default -----===//
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/targets/IsaTarget.h"
+#include "kernels/Embedded.h"
+#include "compiler/support/Quant.h"
 
 #include <cstring>
 
@@ -113,16 +113,8 @@ bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
 
 class SveTarget : public IsaTarget {
 public:
-  // The SVE kernels are named weight rows x activation rows (16x4).
-  std::vector<int64_t> isaMatMulTile(llvm::StringRef kernel) const override {
-    auto t = IsaTarget::isaMatMulTile(kernel);
-    if (t.size() == 2)
-      std::swap(t[0], t[1]);
-    return t;
-  }
   explicit SveTarget(int64_t bits) : bits(bits) {}
   std::string name() const override { return "sve"; }
-  TargetOptions options() const override { return {"", bits}; }
   std::vector<std::string> cflags() const override {
     std::vector<std::string> f = {"--target=aarch64-linux-gnu", "-std=c11", "-O2",
                                   "-ffunction-sections", "-fdata-sections",
@@ -153,37 +145,15 @@ public:
     return {128, 256, 512};
   }
 
-  std::string isaMatMulKernel(llvm::StringRef type) const override {
-    if (type == "q4_0")
-      return "matmul_q4_0_q8_0_16x4_sve";
-    if (type == "q8_0")
-      return "matmul_q8_0_q8_0_16x4_sve";
-    if (type == "q4_k")
-      return "matmul_q4_k_q8_0_16x4_sve";
-    if (type == "q6_k")
-      return "matmul_q6_k_q8_0_16x4_sve";
-    return "";
-  }
-  // Query vectors in vector lanes (attention_tiled.c, as on NEON: its
-  // fixed-width vectors are NEON code, which every SVE core runs).
-  std::string isaAttentionKernel(mlir::Operation *op) const override {
-    return tiledAttentionKernel(op);
-  }
-  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
-                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
-                  std::string &error) const override {
-    if (kernel == "matmul_q4_0_q8_0_16x4_sve")
-      return packTiles16(true, N, K, ggml, bytes, out, error);
-    if (kernel == "matmul_q8_0_q8_0_16x4_sve")
-      return packTiles16(false, N, K, ggml, bytes, out, error);
-    if (kernel == "matmul_q4_k_q8_0_16x4_sve")
-      return packTilesK16(true, N, K, ggml, bytes, out, error);
-    if (kernel == "matmul_q6_k_q8_0_16x4_sve")
-      return packTilesK16(false, N, K, ggml, bytes, out, error);
-    return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
-  }
-
 protected:
+  bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+            const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+            std::string &error) const override {
+    const llvm::StringRef w = k.weight;
+    if (llvm::StringRef(k.packer) == "sve_ktiles")
+      return packTilesK16(w == "q4_k", N, K, ggml, bytes, out, error);
+    return packTiles16(w == "q4_0", N, K, ggml, bytes, out, error); // sve_tiles
+  }
   std::string isaKernelSource() const override {
     return withTiledAttention("kernels_sve.c");
   }
@@ -193,17 +163,6 @@ private:
 };
 } // namespace
 
-std::unique_ptr<Target> kiln::createSveTarget(const TargetOptions &o,
-                                              std::string &error) {
-  if (!o.cpu.empty()) {
-    error = "--cpu does not apply to --target=sve (use --sve-bits)";
-    return nullptr;
-  }
-  int64_t b = o.sveBits;
-  if (b != 0 && (b < 128 || b > 2048 || (b & (b - 1)) != 0)) {
-    error = "--sve-bits=" + std::to_string(b) +
-            " is not valid (valid: 128, 256, 512, 1024, 2048)";
-    return nullptr;
-  }
-  return std::make_unique<SveTarget>(b);
+std::unique_ptr<Target> kiln::createSveTarget(const TargetOptions &o) {
+  return std::make_unique<SveTarget>(o.sveBits);
 }

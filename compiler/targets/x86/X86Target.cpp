@@ -1,6 +1,6 @@
 //===- X86Target.cpp - x86-64 with AVX2+FMA, or AVX-512 VNNI --------------===//
-#include "compiler/targets/common/IsaTarget.h"
-#include "compiler/targets/common/Embedded.h"
+#include "compiler/targets/IsaTarget.h"
+#include "kernels/Embedded.h"
 
 #include <cstring>
 
@@ -136,7 +136,6 @@ class X86Target : public IsaTarget {
 public:
   explicit X86Target(std::string level) : level(std::move(level)) {}
   std::string name() const override { return "x86"; }
-  TargetOptions options() const override { return {level, 0}; }
   std::vector<std::string> cflags() const override {
     std::vector<std::string> f = {"--target=x86_64-linux-gnu", "-std=c11", "-O2",
                                   "-ffunction-sections", "-fdata-sections",
@@ -156,42 +155,14 @@ public:
     return argv;
   }
 
-  std::string isaMatMulKernel(llvm::StringRef type) const override {
-    if (level == "avx512vnni") {
-      if (type == "q8_0")
-        return "matmul_q8_0_q8_0_4x16_avx512vnni";
-      if (type == "q4_0")
-        return "matmul_q4_0_q8_0_4x16_avx512vnni";
-    }
-    if (type == "q8_0")
-      return "matmul_q8_0_q8_0_4x8_avx2";
-    if (type == "q4_0")
-      return "matmul_q4_0_q8_0_4x8_avx2";
-    if (type == "q4_k")
-      return "matmul_q4_k_q8_0_4x8_avx2";
-    if (type == "q6_k")
-      return "matmul_q6_k_q8_0_4x8_avx2";
-    return "";
-  }
-  // Query vectors in vector lanes (attention_tiled.c).
-  std::string isaAttentionKernel(mlir::Operation *op) const override {
-    return tiledAttentionKernel(op);
-  }
-
-  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
-                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
-                  std::string &error) const override {
-    // kernel = matmul_<type>_q8_0_<MR>x<NR>_<isa>
-    if (!kernel.startswith("matmul_") ||
-        (!kernel.endswith("_avx2") && !kernel.endswith("_avx512vnni")))
-      return IsaTarget::packWeight(kernel, N, K, ggml, bytes, out, error);
-    llvm::StringRef type = kernel.substr(7, 4);
-    const bool vnni = kernel.endswith("avx512vnni");
-    return packX86(type, vnni ? 16 : 8, vnni && type == "q8_0", N, K, ggml,
-                   bytes, out, error);
-  }
-
 protected:
+  bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+            const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+            std::string &error) const override {
+    // x86_words_u8: the VNNI kernels' unsigned q8_0 (q + 128).
+    return packX86(k.weight, (int)k.nr, llvm::StringRef(k.packer) == "x86_words_u8",
+                   N, K, ggml, bytes, out, error);
+  }
   std::string isaKernelSource() const override {
     return withTiledAttention("kernels_x86.c");
   }
@@ -201,26 +172,6 @@ private:
 };
 } // namespace
 
-std::unique_ptr<Target> kiln::createX86Target(const TargetOptions &o,
-                                              std::string &error) {
-  std::string cpu = o.cpu.empty() ? "host" : o.cpu;
-  if (cpu == "host") {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl"))
-      cpu = "avx512vnni";
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      cpu = "avx2";
-    else {
-      error = "--cpu=host: this CPU has neither AVX2+FMA nor AVX-512 VNNI; "
-              "pass --cpu=avx2 or --cpu=avx512vnni to cross-compile";
-      return nullptr;
-    }
-  }
-  if (cpu != "avx2" && cpu != "avx512vnni") {
-    error = "--cpu=" + o.cpu + " is not valid for --target=x86 (valid: host, "
-            "avx2, avx512vnni)";
-    return nullptr;
-  }
-  return std::make_unique<X86Target>(cpu);
+std::unique_ptr<Target> kiln::createX86Target(const TargetOptions &o) {
+  return std::make_unique<X86Target>(o.cpu);
 }

@@ -12,7 +12,7 @@
 // extrapolation_value.
 #include "compiler/frontend/onnx/ops/Common.h"
 
-#include "kiln_tensor.h"
+#include "kernels/tensor/kiln_tensor.h"
 
 #include <cmath>
 

@@ -7,9 +7,9 @@
 // the caller's output buffers at the end. The header describes every input
 // and output (name, type, shape, bytes) as constants and as tables.
 //
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/GraphEmitter.h"
-#include "compiler/targets/common/WeightBlob.h"
+#include "kernels/Embedded.h"
+#include "compiler/codegen/GraphEmitter.h"
+#include "compiler/codegen/WeightBlob.h"
 #include "kiln/kiln.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,8 +24,6 @@
 using namespace mlir;
 
 namespace kiln {
-extern const EmbeddedFile kTensorKernelSources[];
-extern const size_t kTensorKernelSources_count;
 
 namespace {
 

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_COMPILER_FRONTEND_GGUF_QUANT_H
-#define KILN_COMPILER_FRONTEND_GGUF_QUANT_H
+#ifndef KILN_SUPPORT_QUANT_H
+#define KILN_SUPPORT_QUANT_H
 
 #include <cstddef>
 #include <cstdint>
@@ -162,4 +162,4 @@ size_t rowBytes(GGMLType type, int64_t n);
 
 } // namespace kiln::gguf
 
-#endif // KILN_COMPILER_FRONTEND_GGUF_QUANT_H
+#endif // KILN_SUPPORT_QUANT_H

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 
 #include <cassert>
 #include <cctype>

@@ -1,9 +1,9 @@
 //===- GraphEmitter.h - the library of a graph model (ONNX) ---------------===//
-#ifndef KILN_TARGETS_COMMON_GRAPHEMITTER_H
-#define KILN_TARGETS_COMMON_GRAPHEMITTER_H
+#ifndef KILN_CODEGEN_GRAPHEMITTER_H
+#define KILN_CODEGEN_GRAPHEMITTER_H
 
-#include "compiler/targets/common/Emitter.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/codegen/Emitter.h"
+#include "compiler/targets/Target.h"
 
 namespace kiln {
 /// The C source, header and weight blob of a planned graph module (module

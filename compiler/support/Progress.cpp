@@ -1,5 +1,5 @@
 //===- Progress.cpp - phases and progress bars of a long compile ----------===//
-#include "compiler/targets/common/Progress.h"
+#include "compiler/support/Progress.h"
 
 #include "llvm/Support/Format.h"
 

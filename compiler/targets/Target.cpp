@@ -1,6 +1,7 @@
 //===- Target.cpp - shared emission of kernel calls, the target registry --===//
-#include "compiler/targets/common/Target.h"
-#include "compiler/targets/common/IsaTarget.h"
+#include "compiler/targets/Target.h"
+#include "compiler/targets/IsaTarget.h"
+#include "kernels/KernelTable.h"
 
 #include <cmath>
 #include <cstdio>
@@ -89,18 +90,6 @@ ToolchainPackages Target::packages() const {
   return {"libc6-dev", {{"clang-16", "clang-16"}}};
 }
 
-bool kiln::recordTarget(ModuleOp module, const std::string &name,
-                        const TargetOptions &options, std::string &error) {
-  std::unique_ptr<Target> t = createTarget(name, options, error);
-  if (!t)
-    return false;
-  TargetOptions resolved = t->options();
-  module->setAttr("kiln.target",
-                  TargetAttr::get(module.getContext(), t->name(), resolved.cpu,
-                                  resolved.sveBits));
-  return true;
-}
-
 std::unique_ptr<Target> kiln::createModuleTarget(ModuleOp module,
                                                  std::string &error) {
   TargetAttr attr = moduleTarget(module);
@@ -122,32 +111,29 @@ namespace kiln {
 std::unique_ptr<Target> createGenericTarget();
 } // namespace kiln
 
-const char *kiln::supportedTargets() { return "generic, x86, neon, sve, rvv, hvx"; }
+const char *kiln::supportedTargets() {
+  static const std::string list = kernels::isaList();
+  return list.c_str();
+}
 
 std::unique_ptr<Target> kiln::createTarget(const std::string &name,
                                            const TargetOptions &options,
                                            std::string &error) {
-  if (name != "sve" && options.sveBits) {
-    error = "--sve-bits only applies to --target=sve";
+  // The kernel table checks the options and resolves the CPU level.
+  const kernels::CpuLevel *level =
+      kernels::resolveCpu(name, options.cpu, options.sveBits, error);
+  if (!level)
     return nullptr;
-  }
-  if (name == "generic") {
-    if (!options.cpu.empty()) {
-      error = "--cpu does not apply to --target=generic";
-      return nullptr;
-    }
+  if (name == "generic")
     return createGenericTarget();
-  }
+  TargetOptions resolved{level->cpu, options.sveBits};
   if (name == "x86")
-    return createX86Target(options, error);
+    return createX86Target(resolved);
   if (name == "neon")
-    return createNeonTarget(options, error);
+    return createNeonTarget(resolved);
   if (name == "sve")
-    return createSveTarget(options, error);
+    return createSveTarget(resolved);
   if (name == "rvv")
-    return createRvvTarget(options, error);
-  if (name == "hvx")
-    return createHvxTarget(options, error);
-  error = "unknown target '" + name + "' (supported: " + supportedTargets() + ")";
-  return nullptr;
+    return createRvvTarget(resolved);
+  return createHvxTarget(resolved);
 }

@@ -1,7 +1,7 @@
 //===- ToolchainCheck.cpp - does this machine have what a target needs -----===//
-#include "compiler/targets/common/ToolchainCheck.h"
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/targets/ToolchainCheck.h"
+#include "compiler/support/Process.h"
+#include "compiler/targets/Target.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

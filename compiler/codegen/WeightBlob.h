@@ -1,6 +1,6 @@
 //===- WeightBlob.h - the weight blob of a generated library ---------------===//
-#ifndef KILN_TARGETS_COMMON_WEIGHTBLOB_H
-#define KILN_TARGETS_COMMON_WEIGHTBLOB_H
+#ifndef KILN_CODEGEN_WEIGHTBLOB_H
+#define KILN_CODEGEN_WEIGHTBLOB_H
 
 #include <cstdint>
 #include <cstdio>

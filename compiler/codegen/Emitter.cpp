@@ -5,15 +5,16 @@
 // generated model code, the runtime and (by default) the weight blob, and is
 // byte-identical for identical inputs (no paths, times or unordered maps).
 //
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/codegen/Emitter.h"
+#include "compiler/codegen/GraphEmitter.h"
+#include "compiler/codegen/WeightBlob.h"
+#include "compiler/support/Process.h"
+#include "compiler/support/Progress.h"
+#include "compiler/support/Quant.h"
+#include "compiler/targets/Target.h"
+#include "kernels/Embedded.h"
+#include "kernels/KernelTable.h"
 #include "kiln/kiln.h"
-#include "compiler/targets/common/Emitter.h"
-#include "compiler/targets/common/Embedded.h"
-#include "compiler/targets/common/GraphEmitter.h"
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Progress.h"
-#include "compiler/targets/common/Target.h"
-#include "compiler/targets/common/WeightBlob.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -294,7 +295,11 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
   std::string x = value(m.getInput());
   body += "  {\n";
   if (q8) {
-    body += "    " + target.activationQuantizer(kernel) + "(" + x + ", " + rows +
+    // The table's quantizer for the kernel; the portable Q8_0 one otherwise
+    // (kernels accept a null input when it has run already).
+    const kernels::MatMulKernel *row = kernels::matmulKernelNamed(kernel);
+    body += "    " + std::string(row ? row->quantizer : "kiln_q8_rows") + "(" +
+            x + ", " + rows +
             ", " + K_ + ", " + at(scrOff) + ");\n";
     x = "0";
   }

@@ -6,8 +6,8 @@
 // toolchain: how to compile for its ISA, link a program and run it (natively or
 // under qemu-user).
 //
-#ifndef KILN_TARGETS_COMMON_TARGET_H
-#define KILN_TARGETS_COMMON_TARGET_H
+#ifndef KILN_TARGETS_TARGET_H
+#define KILN_TARGETS_TARGET_H
 
 #include "compiler/dialect/KilnDialect.h"
 
@@ -51,25 +51,12 @@ struct ToolchainPackages {
   std::vector<std::pair<std::string, std::string>> programs;
 };
 
-/// The kernel chosen for an op.
-struct KernelChoice {
-  std::string kernel;      // C function kiln_<kernel> in the target's source
-  std::string activation;  // "q8_0" if activations are quantized, else ""
-  int64_t scratchPerRow = 0; // bytes of scratch per input row
-  std::vector<int64_t> tile;   // the microkernel's register tile, if any
-};
-
 class Target {
 public:
   virtual ~Target() = default;
   virtual std::string name() const = 0;
 
-  // --- Kernels -------------------------------------------------------------
-  /// The kernel for `op` (an op of the kiln dialect with a result), or an
-  /// empty kernel with `error` set when the target cannot run it.
-  virtual KernelChoice selectKernel(mlir::Operation *op,
-                                    llvm::StringRef weightType,
-                                    std::string &error) const = 0;
+  // --- Kernels (which op runs which kernel: kernels/kernels.def) ----------
   /// Kernel definitions pasted into the generated source.
   virtual std::string kernelSource() const = 0;
   /// Appends the C statement that runs `op` (which carries kiln.kernel);
@@ -77,13 +64,9 @@ public:
   /// the shared emitter.
   virtual bool emitOp(mlir::Operation *op, const EmitContext &ec,
                       std::string &out, std::string &error) const;
-  /// The function that quantizes a matmul's input into its scratch for
-  /// `kernel` (kernels accept a null input when it has run already).
-  virtual std::string activationQuantizer(llvm::StringRef kernel) const {
-    return "kiln_q8_rows";
-  }
   /// Rewrites a matmul weight ([N, K] in GGML block layout) into the layout
-  /// `kernel` reads. The default keeps the GGML layout.
+  /// `kernel` reads (its packer in the kernel table). The default keeps the
+  /// GGML layout.
   virtual bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
                           const uint8_t *ggml, size_t bytes,
                           std::vector<uint8_t> &out, std::string &error) const;
@@ -107,18 +90,8 @@ public:
   /// Where the programs and the C library above come from. The default is
   /// the host's: clang-16 compiling and linking against Debian's libc6-dev.
   virtual ToolchainPackages packages() const;
-  /// The options this target was made with, resolved: the CPU level it
-  /// compiles for ("host" replaced by what the machine has, defaults named)
-  /// and a fixed SVE vector length. createTarget(name(), options()) makes
-  /// the same target again; kiln.target in the IR records them.
-  virtual TargetOptions options() const { return {}; }
 };
 
-/// Writes `kiln.target` (#kiln.target<isa, cpu, sve_bits>) into `module`: the
-/// named target with its options resolved, or false with `error` when they
-/// are not valid.
-bool recordTarget(mlir::ModuleOp module, const std::string &name,
-                  const TargetOptions &options, std::string &error);
 /// The target `module` records in `kiln.target`, or null with `error`.
 std::unique_ptr<Target> createModuleTarget(mlir::ModuleOp module,
                                            std::string &error);

@@ -4,8 +4,8 @@
 // which phase it is in and a bar for the long ones. Off a terminal (CI logs,
 // build systems) and with -q it prints nothing, so logs stay clean.
 //
-#ifndef KILN_TARGETS_COMMON_PROGRESS_H
-#define KILN_TARGETS_COMMON_PROGRESS_H
+#ifndef KILN_SUPPORT_PROGRESS_H
+#define KILN_SUPPORT_PROGRESS_H
 
 #include "llvm/Support/raw_ostream.h"
 

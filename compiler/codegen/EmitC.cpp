@@ -7,8 +7,8 @@
 // the flags kilnc would use. Like the library, the output holds no path of
 // the build machine and is byte-identical for identical inputs.
 //
-#include "compiler/targets/common/Emitter.h"
-#include "compiler/targets/common/Progress.h"
+#include "compiler/codegen/Emitter.h"
+#include "compiler/support/Progress.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Path.h"

@@ -10,10 +10,10 @@
 //                                        s1 = d*sc (elements 16..31)
 // The decoding follows the scalar kernels of kernels_q8.c.
 //
-#ifndef KILN_TARGETS_COMMON_QUANTBLOCKS_H
-#define KILN_TARGETS_COMMON_QUANTBLOCKS_H
+#ifndef KILN_SUPPORT_QUANTBLOCKS_H
+#define KILN_SUPPORT_QUANTBLOCKS_H
 
-#include "compiler/frontend/gguf/Quant.h"
+#include "compiler/support/Quant.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>

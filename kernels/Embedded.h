@@ -3,8 +3,8 @@
 // The runtime and the portable kernels are part of every library kilnc writes;
 // embedding their text keeps an installed kilnc independent of a source tree.
 //
-#ifndef KILN_TARGETS_COMMON_EMBEDDED_H
-#define KILN_TARGETS_COMMON_EMBEDDED_H
+#ifndef KILN_KERNELS_EMBEDDED_H
+#define KILN_KERNELS_EMBEDDED_H
 
 #include <cstddef>
 #include <string>
@@ -15,8 +15,12 @@ struct EmbeddedFile {
   const char *text;
   size_t size;
 };
+/// The runtime's sources and the kernels of language models.
 extern const EmbeddedFile kEmbeddedSources[];
 extern const size_t kEmbeddedSources_count;
+/// The tensor kernels of graph models (kernels/tensor/).
+extern const EmbeddedFile kTensorKernelSources[];
+extern const size_t kTensorKernelSources_count;
 
 /// The text of embedded file `name`; aborts if it does not exist (a build bug).
 std::string embeddedSource(const std::string &name);

@@ -1,9 +1,9 @@
 //===- Emitter.h - from a planned module to libNAME.a + NAME.h ------------===//
-#ifndef KILN_TARGETS_COMMON_EMITTER_H
-#define KILN_TARGETS_COMMON_EMITTER_H
+#ifndef KILN_CODEGEN_EMITTER_H
+#define KILN_CODEGEN_EMITTER_H
 
 #include "compiler/frontend/WeightStore.h"
-#include "compiler/targets/common/Target.h"
+#include "compiler/targets/Target.h"
 #include "kiln/kiln.h"
 
 #include <string>

@@ -1,6 +1,6 @@
 //===- Process.h - running the C toolchain and generated programs ---------===//
-#ifndef KILN_TARGETS_COMMON_PROCESS_H
-#define KILN_TARGETS_COMMON_PROCESS_H
+#ifndef KILN_SUPPORT_PROCESS_H
+#define KILN_SUPPORT_PROCESS_H
 
 #include <string>
 #include <vector>

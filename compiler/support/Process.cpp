@@ -1,6 +1,5 @@
 //===- Process.cpp - running the C toolchain and generated programs -------===//
-#include "compiler/targets/common/Process.h"
-#include "compiler/targets/common/Embedded.h"
+#include "compiler/support/Process.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -9,15 +8,6 @@
 #include <unistd.h>
 
 using namespace kiln;
-
-std::string kiln::embeddedSource(const std::string &name) {
-  for (size_t i = 0; i < kEmbeddedSources_count; ++i)
-    if (name == kEmbeddedSources[i].name)
-      return std::string(kEmbeddedSources[i].text, kEmbeddedSources[i].size);
-  fprintf(stderr, "kiln internal error: no embedded source '%s'\n",
-          name.c_str());
-  abort();
-}
 
 int kiln::runProgram(const std::vector<std::string> &argv,
                      const std::string &cwd, std::string &output) {

@@ -1,0 +1,48 @@
+//===- IsaTarget.h - what the ISA targets share ---------------------------===//
+//
+// x86, NEON, SVE, RVV and HVX paste the portable kernels, kernels_q8.c and
+// their own kernel file into every library, and pack matmul weights into the
+// layouts the kernel table names for their kernels.
+//
+#ifndef KILN_TARGETS_ISATARGET_H
+#define KILN_TARGETS_ISATARGET_H
+
+#include "compiler/targets/Target.h"
+#include "kernels/KernelTable.h"
+
+namespace kiln {
+class IsaTarget : public Target {
+public:
+  std::string kernelSource() const override;
+  /// Packs for the kernel's table row: its packer's layout, or the GGML
+  /// layout as it is ("ggml", and kernels outside the table).
+  bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) const final;
+
+protected:
+  /// Writes the layout `k.packer` of a [N, K] GGML weight; the target's
+  /// packers, one per layout name in kernels.def.
+  virtual bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+                    const uint8_t *ggml, size_t bytes,
+                    std::vector<uint8_t> &out, std::string &error) const = 0;
+  /// Source of the ISA's microkernels (after the portable kernels).
+  virtual std::string isaKernelSource() const { return ""; }
+  /// The ISA's own kernel file followed by attention_tiled.c, for the ISAs
+  /// the table gives the tiled attention (x86, NEON, SVE).
+  static std::string withTiledAttention(const char *isaKernelFile);
+};
+
+std::unique_ptr<Target> createX86Target(const TargetOptions &);
+std::unique_ptr<Target> createNeonTarget(const TargetOptions &);
+std::unique_ptr<Target> createSveTarget(const TargetOptions &);
+std::unique_ptr<Target> createRvvTarget(const TargetOptions &);
+std::unique_ptr<Target> createHvxTarget(const TargetOptions &);
+
+/// Link command of a Linux target through its Debian cross gcc.
+std::vector<std::string> crossGccLink(const std::string &gcc,
+                                      const std::vector<std::string> &inputs,
+                                      const std::string &output);
+} // namespace kiln
+
+#endif

@@ -1,0 +1,182 @@
+//===- KernelTable.cpp - the ISA kernels of kernels.def, for the compiler --===//
+#include "kernels/KernelTable.h"
+
+#include <cstring>
+#include <sstream>
+
+using namespace kiln::kernels;
+
+bool CpuLevel::has(const std::string &feature) const {
+  if (feature.empty())
+    return true;
+  std::istringstream words(features);
+  for (std::string w; words >> w;)
+    if (w == feature)
+      return true;
+  return false;
+}
+
+const std::vector<CpuLevel> &kiln::kernels::cpuLevels() {
+  static const std::vector<CpuLevel> rows = {
+#define KILN_CPU(ISA, CPU, FEATURES) {#ISA, CPU, FEATURES},
+#include "kernels/kernels.def"
+  };
+  return rows;
+}
+
+const std::vector<MatMulKernel> &kiln::kernels::matmulKernels() {
+  static const std::vector<MatMulKernel> rows = {
+#define KILN_MATMUL(ISA, FEATURE, WEIGHT, NAME, MR, NR, PACKER, QUANTIZER)     \
+  {#ISA, FEATURE, #WEIGHT, #NAME, MR, NR, #PACKER, #QUANTIZER},
+#include "kernels/kernels.def"
+  };
+  return rows;
+}
+
+const std::vector<AttentionKernel> &kiln::kernels::attentionKernels() {
+  static const std::vector<AttentionKernel> rows = {
+#define KILN_ATTENTION(ISA, FEATURE, NAME, MAX_HEAD_DIM)                       \
+  {#ISA, FEATURE, #NAME, MAX_HEAD_DIM},
+#include "kernels/kernels.def"
+  };
+  return rows;
+}
+
+std::string kiln::kernels::isaList() {
+  std::string s;
+  for (const CpuLevel &l : cpuLevels())
+    if (s.find(l.isa) == std::string::npos)
+      s += (s.empty() ? "" : ", ") + std::string(l.isa);
+  return s;
+}
+
+namespace {
+// The x86 level this machine runs: the last level of the table whose
+// features it has.
+const CpuLevel *hostLevel(const std::string &isa) {
+  __builtin_cpu_init();
+  auto hostHas = [](const std::string &feature) {
+    if (feature == "avx2")
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (feature == "avx512vnni")
+      return __builtin_cpu_supports("avx512vnni") &&
+             __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl");
+    return false;
+  };
+  const CpuLevel *best = nullptr;
+  for (const CpuLevel &l : cpuLevels()) {
+    if (isa != l.isa)
+      continue;
+    std::istringstream words(l.features);
+    bool all = true;
+    for (std::string w; words >> w;)
+      all &= hostHas(w);
+    if (all)
+      best = &l;
+  }
+  return best;
+}
+
+std::string levelsOf(const std::string &isa) {
+  std::string s;
+  for (const CpuLevel &l : cpuLevels())
+    if (isa == l.isa)
+      s += (s.empty() ? "" : ", ") + std::string(l.cpu);
+  return s;
+}
+} // namespace
+
+const CpuLevel *kiln::kernels::findCpu(const std::string &isa,
+                                       const std::string &cpu) {
+  for (const CpuLevel &l : cpuLevels())
+    if (isa == l.isa && cpu == l.cpu)
+      return &l;
+  return nullptr;
+}
+
+const CpuLevel *kiln::kernels::resolveCpu(const std::string &isa,
+                                          const std::string &cpuOption,
+                                          int64_t sveBits, std::string &error) {
+  const CpuLevel *first = nullptr;
+  for (const CpuLevel &l : cpuLevels())
+    if (isa == l.isa) {
+      first = &l;
+      break;
+    }
+  if (!first) {
+    error = "unknown target '" + isa + "' (supported: " + isaList() + ")";
+    return nullptr;
+  }
+  if (isa != "sve" && sveBits) {
+    error = "--sve-bits only applies to --target=sve";
+    return nullptr;
+  }
+  if (isa == "sve" && sveBits != 0 &&
+      (sveBits < 128 || sveBits > 2048 || (sveBits & (sveBits - 1)) != 0)) {
+    error = "--sve-bits=" + std::to_string(sveBits) +
+            " is not valid (valid: 128, 256, 512, 1024, 2048)";
+    return nullptr;
+  }
+  std::string cpu = cpuOption;
+  if (isa == "x86" && cpu.empty())
+    cpu = "host";
+  if (isa == "x86" && cpu == "host") {
+    if (const CpuLevel *l = hostLevel(isa))
+      return l;
+    error = "--cpu=host: this CPU has neither AVX2+FMA nor AVX-512 VNNI; "
+            "pass --cpu=avx2 or --cpu=avx512vnni to cross-compile";
+    return nullptr;
+  }
+  if (cpu.empty())
+    return first;
+  if (!first->cpu[0]) { // an ISA without levels
+    error = "--cpu does not apply to --target=" + isa +
+            (isa == "sve" ? " (use --sve-bits)" : "");
+    return nullptr;
+  }
+  if (const CpuLevel *l = findCpu(isa, cpu))
+    return l;
+  error = "--cpu=" + cpu + " is not valid for --target=" + isa + " (valid: " +
+          (isa == "x86" ? "host, " : "") + levelsOf(isa) +
+          (isa == "hvx" ? "; qemu-hexagon 7.2 runs v67 and older" : "") + ")";
+  return nullptr;
+}
+
+const MatMulKernel *kiln::kernels::matmulKernel(const CpuLevel &level,
+                                                const std::string &weight) {
+  for (const MatMulKernel &k : matmulKernels())
+    if (!std::strcmp(k.isa, level.isa) && weight == k.weight &&
+        level.has(k.feature))
+      return &k;
+  return nullptr;
+}
+
+const MatMulKernel *kiln::kernels::matmulKernelNamed(const std::string &name) {
+  for (const MatMulKernel &k : matmulKernels())
+    if (name == k.name)
+      return &k;
+  return nullptr;
+}
+
+const AttentionKernel *kiln::kernels::attentionKernel(const CpuLevel &level,
+                                                      int64_t headDim) {
+  for (const AttentionKernel &k : attentionKernels())
+    if (!std::strcmp(k.isa, level.isa) && level.has(k.feature) &&
+        headDim <= k.maxHeadDim)
+      return &k;
+  return nullptr;
+}
+
+bool kiln::kernels::hasQ8Activations(const std::string &weight) {
+  return weight == "q8_0" || weight == "q4_0" || weight == "q4_k" ||
+         weight == "q6_k";
+}
+
+bool kiln::kernels::hasPortableKernel(const std::string &weight) {
+  for (const char *t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q4_k",
+                        "q6_k"})
+    if (weight == t)
+      return true;
+  return false;
+}

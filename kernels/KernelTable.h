@@ -1,0 +1,57 @@
+//===- KernelTable.h - the ISA kernels of kernels.def, for the compiler ---===//
+//
+// Plain C++ (no MLIR): kernel selection, the targets' packing and the
+// microkernel tests all look kernels up here.
+//
+#ifndef KILN_KERNELS_KERNELTABLE_H
+#define KILN_KERNELS_KERNELTABLE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::kernels {
+struct CpuLevel {
+  const char *isa, *cpu, *features;
+  bool has(const std::string &feature) const;
+};
+struct MatMulKernel {
+  const char *isa, *feature, *weight, *name;
+  int64_t mr, nr; // register tile: activation rows x weight rows
+  const char *packer, *quantizer;
+};
+struct AttentionKernel {
+  const char *isa, *feature, *name;
+  int64_t maxHeadDim;
+};
+
+const std::vector<CpuLevel> &cpuLevels();
+const std::vector<MatMulKernel> &matmulKernels();
+const std::vector<AttentionKernel> &attentionKernels();
+
+/// The instruction sets, in the table's order ("generic, x86, ...").
+std::string isaList();
+/// Checks the CPU options of `isa` and resolves them as kilnc does: `cpu`
+/// "" is the ISA's default level, "host" (x86) the best level this machine
+/// runs; `sveBits` 0 (length agnostic) or a power of two 128..2048, SVE only.
+/// Null with `error` ("--cpu=X is not valid for --target=Y (valid: ...)").
+const CpuLevel *resolveCpu(const std::string &isa, const std::string &cpu,
+                           int64_t sveBits, std::string &error);
+/// The level `cpu` of `isa` as recorded in the IR (already resolved), or null.
+const CpuLevel *findCpu(const std::string &isa, const std::string &cpu);
+
+/// The ISA's matmul kernel for `weight` blocks at `level`, or null.
+const MatMulKernel *matmulKernel(const CpuLevel &level, const std::string &weight);
+/// The row named `name`, or null.
+const MatMulKernel *matmulKernelNamed(const std::string &name);
+/// The ISA's attention kernel for heads of `headDim`, or null (generic).
+const AttentionKernel *attentionKernel(const CpuLevel &level, int64_t headDim);
+
+/// Weight types whose matmuls quantize activations to Q8_0 on ISA targets
+/// (kernels_q8.c has a portable kernel for each).
+bool hasQ8Activations(const std::string &weight);
+/// Weight types the portable f32 kernels of kernels_generic.c read.
+bool hasPortableKernel(const std::string &weight);
+} // namespace kiln::kernels
+
+#endif
