@@ -90,7 +90,8 @@ public:
   }
   static std::string ropeKey(RoPEOp r) {
     return "rope." + std::to_string(r.getHeadDim()) + "." +
-           std::to_string(r.getTheta().bitcastToAPInt().getZExtValue());
+           std::to_string(r.getTheta().bitcastToAPInt().getZExtValue()) +
+           (r.getFreqFactors() ? "." + r.getFreqFactors()->str() : "");
   }
   std::string scratch(Operation *op) const override {
     auto off = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
@@ -168,26 +169,39 @@ bool Emitter::buildBlob(std::string &error) {
   bool ropeFailed = false;
   func.walk([&](RoPEOp r) {
     std::string key = ropeKey(r);
-    if (blob.offsets.count({key, true}))
+    if (blob.offsets.count({key, true}) || ropeFailed)
       return;
     const int64_t half = r.getHeadDim() / 2;
     const double theta = r.getTheta().convertToFloat();
+    std::vector<float> factors((size_t)half, 1.0f);
+    if (auto sym = r.getFreqFactorsAttr()) {
+      auto w = module.lookupSymbol<WeightOp>(sym.getAttr());
+      if (!w || !store.dequantized(w, factors, error)) {
+        ropeFailed = true;
+        if (!w)
+          error = "RoPE frequency factors " + sym.getValue().str() +
+                  " are not a weight of the module";
+        return;
+      }
+    }
     std::vector<float> table((size_t)(context * half * 2));
     for (int64_t p = 0; p < context; ++p)
       for (int64_t i = 0; i < half; ++i) {
-        double angle = (double)p * std::pow(theta, -2.0 * (double)i /
-                                                       (double)r.getHeadDim());
+        double angle = (double)p *
+                       std::pow(theta, -2.0 * (double)i / (double)r.getHeadDim()) /
+                       (double)factors[i];
         table[(p * half + i) * 2] = (float)std::cos(angle);
         table[(p * half + i) * 2 + 1] = (float)std::sin(angle);
       }
     blob.add(key, true, reinterpret_cast<const uint8_t *>(table.data()),
              table.size() * sizeof(float));
-    ropeFailed |= context <= 0;
+    if (context <= 0) {
+      ropeFailed = true;
+      error = "module has no kiln.context_length to size the RoPE tables";
+    }
   });
-  if (ropeFailed) {
-    error = "module has no kiln.context_length to size the RoPE tables";
+  if (ropeFailed)
     return false;
-  }
   // Converting and packing is the long part of a big model: a bar by bytes.
   uint64_t totalBytes = 0, doneBytes = 0;
   for (auto &use : uses)

@@ -324,6 +324,19 @@ LogicalResult RoPEOp::verify() {
   return success();
 }
 
+LogicalResult RoPEOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (!getFreqFactorsAttr())
+    return success();
+  auto w = lookupWeight(*this, symbols, getFreqFactorsAttr(), "freq_factors");
+  if (!w)
+    return failure();
+  if (w.getRank() != 1 || w.getDimSize(0) != getHeadDim() / 2 ||
+      !isFloatWeight(w))
+    return emitOpError("freq_factors must be a float vector of head_dim / 2 = ")
+           << getHeadDim() / 2 << " elements, got " << w;
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   int64_t h = getNumHeads(), kvh = getNumKvHeads(), d = getHeadDim();
   if (h <= 0 || kvh <= 0 || d <= 0)

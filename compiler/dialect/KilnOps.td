@@ -104,15 +104,19 @@ def Kiln_MatMulOp : Kiln_WeightUserOp<"matmul", [Pure]> {
   }];
 }
 
-def Kiln_RoPEOp : Kiln_Op<"rope", [SameOperandsAndResultType]> {
+def Kiln_RoPEOp : Kiln_WeightUserOp<"rope", [SameOperandsAndResultType]> {
   let summary = "rotary position embedding at the sequence's next positions";
   let description = [{
     Rotates each head of each row by its position (the sequence length before this
     call plus the row index). `style` is "adjacent" (pairs 2i, 2i+1: llama.cpp's
-    mode for llama GGUFs) or "neox" (pairs i, i + head_dim/2: qwen2).
+    mode for llama GGUFs) or "neox" (pairs i, i + head_dim/2: qwen2). Pair i
+    turns by position x theta^(-2i/head_dim), divided by element i of
+    `freq_factors` when given (a weight of head_dim/2 floats: the llama3
+    frequency factors, rope_freqs.weight).
   }];
   let arguments = (ins Kiln_Activation:$input, I64Attr:$head_dim,
-                       F32Attr:$theta, StrAttr:$style);
+                       F32Attr:$theta, StrAttr:$style,
+                       OptionalAttr<FlatSymbolRefAttr>:$freq_factors);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -100,7 +100,9 @@ struct FuseHorizontalPass
         else
           it->second.push_back(m);
       }
-      for (auto &[kind, group] : kinds) {
+      // Every remark first: fusing a kind erases its matmuls, which the
+      // remarks of the other kinds name.
+      for (auto &[kind, group] : kinds)
         if (kinds.size() > 1)
           for (auto &[other, others] : kinds)
             if (!(other == kind))
@@ -109,9 +111,9 @@ struct FuseHorizontalPass
                                << " matmul(s) reading the same input ("
                                << others.front().getWeight() << "): weight "
                                << describe(kind) << " vs " << describe(other);
+      for (auto &[kind, group] : kinds)
         if (group.size() >= 2)
           fuse(group, module, symbols, b);
-      }
     }
   }
 

@@ -216,11 +216,15 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
       const int64_t hd = m.getHeadDim(), half = hd / 2;
       const double theta = m.getTheta().convertToFloat();
       const bool neox = m.getStyle() == "neox";
+      std::vector<float> factors((size_t)half, 1.0f);
+      if (auto sym = m.getFreqFactorsAttr())
+        factors = W(sym);
       for (int64_t r = 0; r < x.rows; ++r)
         for (int64_t h = 0; h < x.width / hd; ++h)
           for (int64_t i = 0; i < half; ++i) {
             double angle = (double)rowPos[r] *
-                           std::pow(theta, -2.0 * (double)i / (double)hd);
+                           std::pow(theta, -2.0 * (double)i / (double)hd) /
+                           (double)factors[i];
             int64_t a = h * hd + (neox ? i : 2 * i);
             int64_t b = h * hd + (neox ? i + half : 2 * i + 1);
             double x0 = x.row(r)[a], x1 = x.row(r)[b];

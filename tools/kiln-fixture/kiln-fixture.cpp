@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,11 @@ struct Config {
           vocab = 320, context = 256;
   GGMLType type = GGMLType::F32, embdType = GGMLType::F32;
   GGMLType outType = GGMLType::F32;
-  bool tied = false, u64Keys = false, outTypeSet = false;
+  bool tied = false, u64Keys = false, outTypeSet = false, ropeFreqs = false;
   // Fault injection for tests of the importer's error messages.
   std::vector<std::string> dropKeys, dropTensors;
+  std::vector<std::string> addKeys, addTensors; // KEY:TYPE=VALUE, NAME:D0,D1
+  std::vector<std::pair<std::regex, GGMLType>> tensorTypes; // --tensor-type
   std::string setArch;
   uint32_t version = 3;
   uint64_t seed = 1;
@@ -64,9 +67,18 @@ void usage() {
           "  --output-type=T        output.weight type (default: --type)\n"
           "  --tied                 no output.weight (tied to token_embd)\n"
           "  --rope-theta=F --seed=N --version=2|3\n"
+          "  --rope-freqs           llama3 RoPE frequency factors (rope_freqs.weight:\n"
+          "                         1 for the fastest pair rising to 8 for the slowest)\n"
           "  --u64-keys             store hyperparameters as UINT64\n"
           "fault injection (for tests of error messages):\n"
-          "  --drop-key=KEY --drop-tensor=NAME (repeatable) --set-arch=NAME\n");
+          "  --drop-key=KEY --drop-tensor=NAME (repeatable) --set-arch=NAME\n"
+          "  --tensor-type=REGEX=TYPE   matmul weights whose name matches get TYPE\n"
+          "                         (repeatable, first match wins; e.g. llama.cpp's\n"
+          "                         Q4_K_M: --type=q4_k --tensor-type='attn_v|ffn_down=q6_k'\n"
+          "                         --output-type=q6_k)\n"
+          "  --add-key=KEY:u32|f32|str=VALUE   an extra metadata key (repeatable)\n"
+          "  --add-tensor=NAME:D0[,D1...]      an extra f32 tensor of random\n"
+          "                                    values, GGUF dimension order\n");
 }
 
 bool parseType(const char *s, GGMLType &t) {
@@ -126,7 +138,25 @@ int main(int argc, char **argv) {
     else if ((v = val("--drop-key="))) c.dropKeys.push_back(v);
     else if ((v = val("--drop-tensor="))) c.dropTensors.push_back(v);
     else if ((v = val("--set-arch="))) c.setArch = v;
+    else if ((v = val("--add-key="))) c.addKeys.push_back(v);
+    else if ((v = val("--add-tensor="))) c.addTensors.push_back(v);
+    else if ((v = val("--tensor-type="))) {
+      std::string spec = v;
+      size_t eq = spec.rfind('=');
+      GGMLType t;
+      if (eq == std::string::npos || !parseType(spec.c_str() + eq + 1, t)) {
+        fprintf(stderr, "kiln-fixture: error: --tensor-type=%s: expected REGEX=TYPE\n", v);
+        return 2;
+      }
+      try {
+        c.tensorTypes.push_back({std::regex(spec.substr(0, eq)), t});
+      } catch (const std::regex_error &e) {
+        fprintf(stderr, "kiln-fixture: error: --tensor-type=%s: %s\n", v, e.what());
+        return 2;
+      }
+    }
     else if (a == "--tied") c.tied = true;
+    else if (a == "--rope-freqs") c.ropeFreqs = true;
     else if (a == "--u64-keys") c.u64Keys = true;
     else if (a == "--help" || a == "-h") { usage(); return 0; }
     else {
@@ -207,6 +237,27 @@ int main(int argc, char **argv) {
     w.addFloat32Array("tokenizer.ggml.scores", scores);
   if (!dropped("tokenizer.ggml.token_type"))
     w.addInt32Array("tokenizer.ggml.token_type", types);
+  for (const std::string &spec : c.addKeys) {
+    size_t colon = spec.rfind(':'), eq = spec.find('=', colon == std::string::npos ? 0 : colon);
+    if (colon == std::string::npos || eq == std::string::npos) {
+      fprintf(stderr, "kiln-fixture: error: --add-key=%s: expected KEY:TYPE=VALUE\n",
+              spec.c_str());
+      return 2;
+    }
+    std::string k = spec.substr(0, colon), type = spec.substr(colon + 1, eq - colon - 1),
+                value = spec.substr(eq + 1);
+    if (type == "u32")
+      w.addUInt32(k, (uint32_t)strtoul(value.c_str(), nullptr, 10));
+    else if (type == "f32")
+      w.addFloat32(k, strtof(value.c_str(), nullptr));
+    else if (type == "str")
+      w.addString(k, value);
+    else {
+      fprintf(stderr, "kiln-fixture: error: --add-key=%s: TYPE must be u32, f32 or str\n",
+              spec.c_str());
+      return 2;
+    }
+  }
   w.addUInt32("tokenizer.ggml.unknown_token_id", 0);
   w.addUInt32("tokenizer.ggml.bos_token_id", 1);
   w.addUInt32("tokenizer.ggml.eos_token_id", 2);
@@ -215,6 +266,12 @@ int main(int argc, char **argv) {
   // widely: greedy decoding then has clear winners to compare.
   Rng rng{c.seed};
   droppedTensors = c.dropTensors;
+  auto matmulType = [&](const std::string &name) {
+    for (const auto &[re, t] : c.tensorTypes)
+      if (std::regex_search(name, re))
+        return t;
+    return c.type;
+  };
   const uint64_t D = c.width, F = c.ffn, V = c.vocab, Q = c.heads * headDim,
                  KV = c.kvHeads * headDim;
   const float sD = 1.0f / std::sqrt((float)D), sF = 1.0f / std::sqrt((float)F);
@@ -222,23 +279,49 @@ int main(int argc, char **argv) {
   for (int64_t l = 0; l < c.layers; ++l) {
     std::string b = "blk." + std::to_string(l) + ".";
     addTensor(w, rng, b + "attn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
-    addTensor(w, rng, b + "attn_q.weight", {D, Q}, c.type, sD);
-    addTensor(w, rng, b + "attn_k.weight", {D, KV}, c.type, sD);
-    addTensor(w, rng, b + "attn_v.weight", {D, KV}, c.type, sD);
+    addTensor(w, rng, b + "attn_q.weight", {D, Q}, matmulType(b + "attn_q.weight"), sD);
+    addTensor(w, rng, b + "attn_k.weight", {D, KV}, matmulType(b + "attn_k.weight"), sD);
+    addTensor(w, rng, b + "attn_v.weight", {D, KV}, matmulType(b + "attn_v.weight"), sD);
     if (c.arch == "qwen2") {
       addTensor(w, rng, b + "attn_q.bias", {Q}, GGMLType::F32, 0.1f);
       addTensor(w, rng, b + "attn_k.bias", {KV}, GGMLType::F32, 0.1f);
       addTensor(w, rng, b + "attn_v.bias", {KV}, GGMLType::F32, 0.1f);
     }
-    addTensor(w, rng, b + "attn_output.weight", {Q, D}, c.type, sD);
+    addTensor(w, rng, b + "attn_output.weight", {Q, D}, matmulType(b + "attn_output.weight"), sD);
     addTensor(w, rng, b + "ffn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
-    addTensor(w, rng, b + "ffn_gate.weight", {D, F}, c.type, sD);
-    addTensor(w, rng, b + "ffn_up.weight", {D, F}, c.type, sD);
-    addTensor(w, rng, b + "ffn_down.weight", {F, D}, c.type, sF);
+    addTensor(w, rng, b + "ffn_gate.weight", {D, F}, matmulType(b + "ffn_gate.weight"), sD);
+    addTensor(w, rng, b + "ffn_up.weight", {D, F}, matmulType(b + "ffn_up.weight"), sD);
+    addTensor(w, rng, b + "ffn_down.weight", {F, D}, matmulType(b + "ffn_down.weight"), sF);
   }
   addTensor(w, rng, "output_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
   if (!c.tied)
     addTensor(w, rng, "output.weight", {D, V}, c.outType, sD * 2.0f);
+  if (c.ropeFreqs) {
+    // Shaped like llama3's: high frequencies kept, low ones slowed down.
+    const int64_t half = headDim / 2;
+    std::vector<float> f((size_t)half);
+    for (int64_t i = 0; i < half; ++i) {
+      float t = half > 1 ? (float)i / (float)(half - 1) : 0.0f;
+      f[(size_t)i] = 1.0f + 7.0f * t * t;
+    }
+    w.addTensor("rope_freqs.weight", {(uint64_t)half}, GGMLType::F32, f.data(),
+                f.size() * sizeof(float));
+  }
+  for (const std::string &spec : c.addTensors) {
+    size_t colon = spec.rfind(':');
+    std::vector<uint64_t> dims;
+    for (size_t at = colon + 1; colon != std::string::npos && at <= spec.size();) {
+      size_t comma = spec.find(',', at);
+      dims.push_back(strtoull(spec.c_str() + at, nullptr, 10));
+      at = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+    }
+    if (colon == std::string::npos || dims.empty()) {
+      fprintf(stderr, "kiln-fixture: error: --add-tensor=%s: expected NAME:D0[,D1...]\n",
+              spec.c_str());
+      return 2;
+    }
+    addTensor(w, rng, spec.substr(0, colon), dims, GGMLType::F32, 1.0f, 1.0f);
+  }
   std::string error;
   if (!w.write(c.out, error)) {
     fprintf(stderr, "kiln-fixture: error: %s\n", error.c_str());

@@ -7,6 +7,7 @@
 //
 #include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
+#include "compiler/frontend/gguf/Import.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/support/Progress.h"
 #include "compiler/targets/Target.h"
@@ -113,6 +114,11 @@ static cl::list<std::string> inputShape(
     "input-shape",
     cl::desc("ONNX: fix the dynamic dimensions of an input, NAME=D0,D1,... "
              "(repeatable; e.g. --input-shape=images=1,3,48,320)"),
+    cl::cat(cat));
+static cl::opt<bool> listGGUFKeys(
+    "list-gguf-keys",
+    cl::desc("Print how the GGUF importer treats each metadata key (read, "
+             "checked or ignored, and why) and exit"),
     cl::cat(cat));
 static cl::opt<bool> listOnnxOps(
     "list-onnx-ops",
@@ -231,6 +237,15 @@ int main(int argc, char **argv) {
       "  kilnc --list-onnx-ops   the ONNX operators Kiln compiles\n"
       "  kilnc --check-toolchain[=T,...]   can this machine build and run for\n"
       "                    each target (compile, link, run under qemu)\n");
+  if (listGGUFKeys) {
+    outs() << "GGUF metadata keys (ARCH: " << supportedGGUFArchitectures()
+           << "); any other key is an error:\n";
+    for (const GGUFKeyRule &r : ggufKeyRules())
+      outs() << "  " << r.key << "  " << r.use << ": " << r.why << "\n";
+    outs() << "Tensors: each must be one the architecture's graph reads; any "
+              "other (e.g. rope_freqs.weight) is an error.\n";
+    return 0;
+  }
   if (listOnnxOps) {
     for (const auto &[op, conv] : kiln::onnx::converters())
       outs() << op << "\n";

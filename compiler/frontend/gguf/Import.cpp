@@ -12,10 +12,59 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/Path.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace kiln;
 
 const char *kiln::supportedGGUFArchitectures() { return "llama, qwen2"; }
+
+const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
+  static const std::vector<GGUFKeyRule> rules = {
+      {"general.architecture", "read", "selects the importer"},
+      {"general.alignment", "read", "alignment of the tensor data (the reader)"},
+      {"ARCH.context_length", "read", "context length; --context may lower it"},
+      {"ARCH.embedding_length", "read", "model width"},
+      {"ARCH.block_count", "read", "layers"},
+      {"ARCH.feed_forward_length", "read", "FFN width"},
+      {"ARCH.attention.head_count", "read", "query heads"},
+      {"ARCH.attention.head_count_kv", "read",
+       "key/value heads (absent: head_count)"},
+      {"ARCH.attention.layer_norm_rms_epsilon", "read", "RMSNorm epsilon"},
+      {"ARCH.rope.freq_base", "read", "RoPE base (absent: 10000)"},
+      {"ARCH.rope.dimension_count", "checked",
+       "must equal the head dimension (partial RoPE is not supported)"},
+      {"ARCH.attention.key_length", "checked",
+       "must equal embedding_length / head_count"},
+      {"ARCH.attention.value_length", "checked",
+       "must equal embedding_length / head_count"},
+      {"ARCH.vocab_size", "checked", "must equal the rows of token_embd"},
+      {"ARCH.rope.scaling.type", "checked",
+       "must be none (linear, yarn and longrope are not supported)"},
+      {"ARCH.rope.scaling.factor", "checked",
+       "must be 1 (no RoPE scaling is supported)"},
+      {"ARCH.rope.scaling.original_context_length", "ignored",
+       "a parameter of RoPE scaling, which must be none"},
+      {"ARCH.rope.scaling.finetuned", "ignored",
+       "a parameter of RoPE scaling, which must be none"},
+      {"ARCH.expert_count", "checked",
+       "must be 0 (mixture-of-experts models are not supported)"},
+      {"ARCH.expert_used_count", "checked",
+       "must be 0 (mixture-of-experts models are not supported)"},
+      {"split.count", "checked", "must be 1 (split files are not supported)"},
+      {"split.*", "ignored", "describes the parts of a split file"},
+      {"general.*", "ignored",
+       "descriptions of the file (name, license, file_type, ...); each "
+       "tensor's type says how it is stored"},
+      {"tokenizer.*", "ignored",
+       "the vocabulary, read by kiln-run --prompt and kiln-tokenize; the "
+       "library takes token ids"},
+      {"quantize.*", "ignored",
+       "how the file was quantized (importance matrix); the tensors hold the "
+       "result"},
+  };
+  return rules;
+}
 
 namespace {
 struct Hyper {
@@ -39,6 +88,11 @@ private:
     return false;
   }
   bool readHyper();
+  /// Every key covered by ggufKeyRules(), the checked ones with the values
+  /// Kiln implements.
+  bool checkKeys();
+  /// Every tensor of the file read by the graph.
+  bool checkTensorsUsed();
   bool requireUInt(const std::string &key, int64_t &out);
   /// Declares weight `name` (GGUF tensor name) with the row-major shape
   /// `shape`; returns its symbol or null after setting the error.
@@ -56,7 +110,87 @@ private:
   std::string fileName;
   Hyper h{};
   ModuleOp module;
+  std::set<std::string> usedTensors;
 };
+
+// The rule that covers `key` in architecture `arch`, or null.
+const GGUFKeyRule *ruleFor(const std::string &key, const std::string &arch) {
+  for (const GGUFKeyRule &r : ggufKeyRules()) {
+    std::string k = r.key;
+    if (llvm::StringRef(k).startswith("ARCH."))
+      k = arch + k.substr(4);
+    if (key == k)
+      return &r;
+    if (llvm::StringRef(k).endswith(".*") &&
+        llvm::StringRef(key).startswith(k.substr(0, k.size() - 1)))
+      return &r;
+  }
+  return nullptr;
+}
+
+bool Importer::checkKeys() {
+  const std::string p = h.arch + ".";
+  auto notSupported = [&](const std::string &key, const std::string &value,
+                          const std::string &why) {
+    return fail(key + "=" + value + " is not supported (" + why + ")");
+  };
+  for (const auto &[key, value] : file.metadata()) {
+    const GGUFKeyRule *r = ruleFor(key, h.arch);
+    if (!r)
+      return fail("key '" + key + "' is not one Kiln knows for architecture " +
+                  h.arch + "; it may change the math, so the file is refused "
+                  "(kilnc --list-gguf-keys lists the keys Kiln reads and "
+                  "ignores)");
+    if (std::string(r->use) != "checked")
+      continue;
+    auto uint = file.getUInt(key);
+    auto show = [&]() {
+      if (uint)
+        return std::to_string(*uint);
+      if (auto f = file.getFloat(key))
+        return std::to_string(*f);
+      return file.getString(key).value_or("?");
+    };
+    if (key == p + "attention.key_length" || key == p + "attention.value_length" ||
+        key == p + "rope.dimension_count") {
+      if (!uint || (int64_t)*uint != h.headDim)
+        return notSupported(key, show(),
+                            "it must equal the head dimension " +
+                                std::to_string(h.headDim) +
+                                " = embedding_length / head_count");
+    } else if (key == p + "vocab_size") {
+      if (!uint || (int64_t)*uint != h.vocab)
+        return fail("key '" + key + "' is " + show() +
+                    " but token_embd has " + std::to_string(h.vocab) + " rows");
+    } else if (key == p + "rope.scaling.type") {
+      if (file.getString(key).value_or("") != "none")
+        return notSupported(key, show(), "only none is");
+    } else if (key == p + "rope.scaling.factor") {
+      auto f = file.getFloat(key);
+      if (!f || (*f != 0.0 && *f != 1.0))
+        return notSupported(key, show(), "no RoPE scaling is");
+    } else if (key == p + "expert_count" || key == p + "expert_used_count") {
+      if (!uint || *uint != 0)
+        return notSupported(key, show(),
+                            "mixture-of-experts models are not");
+    } else if (key == "split.count") {
+      if (!uint || *uint != 1)
+        return notSupported(key, show(), "split files are not");
+    }
+  }
+  return true;
+}
+
+bool Importer::checkTensorsUsed() {
+  for (const gguf::TensorInfo &t : file.tensors()) {
+    if (usedTensors.count(t.name))
+      continue;
+    return fail("tensor '" + t.name + "' is not one the " + h.arch +
+                " graph reads; it may change the math, so the file is "
+                "refused");
+  }
+  return true;
+}
 
 bool Importer::requireUInt(const std::string &key, int64_t &out) {
   auto v = file.getUInt(key);
@@ -134,6 +268,7 @@ FlatSymbolRefAttr Importer::weight(const std::string &name,
     fail("missing tensor '" + name + "'");
     return nullptr;
   }
+  usedTensors.insert(name);
   std::vector<int64_t> got(t->dims.rbegin(), t->dims.rend());
   if (got != shape) {
     auto str = [](const std::vector<int64_t> &s) {
@@ -216,6 +351,11 @@ OwningOpRef<ModuleOp> Importer::run() {
     l.down = need(b + "ffn_down.weight", {D, F});
   }
   auto outNorm = need("output_norm.weight", {D});
+  // llama3's RoPE frequency factors, one per pair of a head, shared by all
+  // layers (llama.cpp divides each pair's angle by its factor).
+  FlatSymbolRefAttr ropeFreqs;
+  if (h.arch == "llama" && file.tensor("rope_freqs.weight"))
+    ropeFreqs = need("rope_freqs.weight", {h.headDim / 2});
   // Without output.weight the embedding table is tied to the output layer.
   auto output = file.tensor("output.weight")
                     ? need("output.weight", {h.vocab, D})
@@ -223,6 +363,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (auto s : syms)
     if (!s)
       return nullptr;
+  if (!checkKeys() || !checkTensorsUsed())
+    return nullptr;
 
   builder.setInsertionPointToEnd(module.getBody());
   auto func = builder.create<func::FuncOp>(
@@ -253,8 +395,10 @@ OwningOpRef<ModuleOp> Importer::run() {
     auto style = builder.getStringAttr(h.neox ? "neox" : "adjacent");
     auto theta = builder.getF32FloatAttr(h.ropeTheta);
     auto hd = builder.getI64IntegerAttr(h.headDim);
-    q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style);
-    k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style);
+    q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style,
+                               ropeFreqs);
+    k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style,
+                               ropeFreqs);
     Value a = builder.create<AttentionOp>(
         L(b + "attention"), rows(qw), q, k, v, builder.getI64IntegerAttr(i),
         builder.getI64IntegerAttr(h.heads), builder.getI64IntegerAttr(h.kvHeads),

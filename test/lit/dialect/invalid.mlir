@@ -186,3 +186,12 @@ module {
     return
   }
 }
+
+// -----
+
+kiln.weight @f : tensor<4xf32> {source = "rope_freqs.weight"}
+func.func @rope_freq_factors(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @below {{freq_factors must be a float vector of head_dim / 2 = 8 elements, got 'tensor<4xf32>'}}
+  %r = kiln.rope %x {head_dim = 16 : i64, theta = 1.0e4 : f32, style = "adjacent", freq_factors = @f} : tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}

@@ -67,6 +67,30 @@ module attributes {kiln.max_batch = 4 : i64} {
 
 // -----
 
+// A Q4_K_M file: Q4_K for q and k, Q6_K for v. q and k fuse, v stays alone,
+// and v's remark names q, which the fusion has already replaced (the
+// remarks are all written before any group is fused; naming an erased
+// matmul once crashed kilnc on such files).
+module attributes {kiln.max_batch = 4 : i64} {
+  kiln.weight @blk.0.attn_q : tensor<256x256x!kiln.q4_k> {source = "blk.0.attn_q.weight"}
+  kiln.weight @blk.0.attn_k : tensor<128x256x!kiln.q4_k> {source = "blk.0.attn_k.weight"}
+  kiln.weight @blk.0.attn_v : tensor<128x256x!kiln.q6_k> {source = "blk.0.attn_v.weight"}
+  // CHECK-LABEL: func.func @q4_k_m
+  func.func @q4_k_m(%x: tensor<?x256xf32>) -> (tensor<?x256xf32>, tensor<?x128xf32>, tensor<?x128xf32>) {
+    // CHECK-NEXT: %[[QK:.*]]:2 = kiln.matmul %arg0, @"blk.0.attn_q+attn_k" split [256, 128]
+    // CHECK-NEXT: %[[V:.*]] = kiln.matmul %arg0, @blk.0.attn_v :
+    // expected-remark @+1 {{not fused with 1 matmul(s) reading the same input (blk.0.attn_v): weight q4_k vs q6_k}}
+    %q = kiln.matmul %x, @blk.0.attn_q : tensor<?x256xf32> -> tensor<?x256xf32>
+    // expected-remark @+1 {{not fused with 1 matmul(s) reading the same input (blk.0.attn_v): weight q4_k vs q6_k}}
+    %k = kiln.matmul %x, @blk.0.attn_k : tensor<?x256xf32> -> tensor<?x128xf32>
+    // expected-remark @+1 {{not fused with 2 matmul(s) reading the same input (blk.0.attn_q): weight q6_k vs q4_k}}
+    %v = kiln.matmul %x, @blk.0.attn_v : tensor<?x256xf32> -> tensor<?x128xf32>
+    return %q, %k, %v : tensor<?x256xf32>, tensor<?x128xf32>, tensor<?x128xf32>
+  }
+}
+
+// -----
+
 // Must not fire: a matmul that already has an epilogue, and one with a bias
 // next to one without (different layouts), are left alone; the bias one gets
 // a remark.
