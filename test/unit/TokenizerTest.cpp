@@ -134,6 +134,20 @@ TEST(Tokenizer, RejectsBadVocabulary) {
   EXPECT_FALSE(t.load(*f, error));
   EXPECT_NE(error.find("vocab.gguf: byte token 3 '<0xZZ>'"), std::string::npos)
       << error;
+  // sscanf's %2X reads a sign or a space: these once indexed far out of
+  // the byte table (SIGBUS). Each must be refused, naming the token.
+  for (const char *bad : {"<0x-1>", "<0x+1>", "<0x 1>", "<0x1>", "<0x1G>",
+                          "<0X41>", "<0x41)", "<0x411>"}) {
+    auto b = vocabFile(bytes, -2, -3, bad);
+    EXPECT_FALSE(t.load(*b, error)) << bad;
+    EXPECT_NE(error.find(std::string("byte token 3 '") + bad +
+                         "' is not of the form <0xNN>"),
+              std::string::npos)
+        << error;
+  }
+  auto ok = vocabFile(bytes, -2, -3, "<0xfF>");
+  EXPECT_TRUE(t.load(*ok, error)) << error;
+  EXPECT_EQ(t.decode({3}), "\xff");
 
   gguf::Writer w;
   w.addString("tokenizer.ggml.model", "gpt2");

@@ -9,6 +9,26 @@ using namespace kiln;
 
 static const char kSpace[] = "\xe2\x96\x81"; // U+2581, SentencePiece's space
 
+// "<0xHH>" with exactly two hex digits. (sscanf's %2X also takes a sign or a
+// space, so "<0x-1>" once became byte 0xffffffff and an index far out of
+// bounds.)
+static bool parseByteToken(const std::string &p, unsigned &v) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
+    return -1;
+  };
+  if (p.size() != 6 || p.compare(0, 3, "<0x") != 0 || p[5] != '>' ||
+      hex(p[3]) < 0 || hex(p[4]) < 0)
+    return false;
+  v = (unsigned)(hex(p[3]) * 16 + hex(p[4]));
+  return true;
+}
+
 bool Tokenizer::load(const gguf::File &file, std::string &error) {
   auto fail = [&](const std::string &msg) {
     error = file.path() + ": " + msg;
@@ -60,8 +80,7 @@ bool Tokenizer::load(const gguf::File &file, std::string &error) {
       break;
     case Byte: {
       unsigned v;
-      char tail;
-      if (p.size() != 6 || std::sscanf(p.c_str(), "<0x%2X>%c", &v, &tail) != 1)
+      if (!parseByteToken(p, v))
         return fail("byte token " + std::to_string(i) + " '" + p +
                     "' is not of the form <0xNN>");
       byteIds[v] = (int32_t)i;
@@ -204,7 +223,7 @@ std::string Tokenizer::decode(const std::vector<int32_t> &ids,
       break;
     case Byte: {
       unsigned v = 0;
-      std::sscanf(pieces[id].c_str(), "<0x%2X>", &v);
+      parseByteToken(pieces[id], v); // checked by load()
       out += (char)v;
       break;
     }
