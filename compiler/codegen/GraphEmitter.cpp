@@ -136,14 +136,34 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     return "(act + " + std::to_string(off) + ")";
   };
 
-  std::string body;
+  // The calls go into functions of kCallsPerPart calls each, which run()
+  // calls in order: C compilers take time superlinear in a function's size,
+  // so one function per graph made large graphs compile for minutes.
+  constexpr int kCallsPerPart = 64;
+  std::string body, parts, runCalls;
   llvm::raw_string_ostream bs(body);
   std::set<std::string> kernels;
-  int callNo = 0;
+  int callNo = 0, partNo = 0;
+  auto closePart = [&] {
+    bs.flush();
+    if (body.empty())
+      return;
+    parts += "__attribute__((noinline)) static void " + N + "_part" +
+             std::to_string(partNo) +
+             "(uint8_t *const act, const uint8_t *const wts,\n"
+             "    const void *const *inputs) {\n"
+             "  (void)act; (void)wts; (void)inputs;\n" +
+             body + "}\n\n";
+    runCalls += "  " + N + "_part" + std::to_string(partNo++) +
+                "(act, wts, inputs);\n";
+    body.clear();
+  };
   for (Operation &op : func.getBody().front()) {
     auto t = dyn_cast<TensorOp>(op);
     if (!t)
       continue;
+    if (callNo && callNo % kCallsPerPart == 0)
+      closePart();
     kernels.insert(t.getKernel().str());
     bs << "  { /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()
        << ") */\n    static const int64_t p[] = {";
@@ -185,11 +205,14 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     bs << ");\n  }\n";
     ++callNo;
   }
+  bs.flush();
+  closePart();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (size_t i = 0; i < ret.getNumOperands(); ++i) {
     auto type = ret.getOperand(i).getType().cast<RankedTensorType>();
-    bs << "  memcpy(outputs[" << i << "], " << value(ret.getOperand(i))
-       << ", " << byteSize(type) << "u);\n";
+    runCalls += "  memcpy(outputs[" + std::to_string(i) + "], " +
+                value(ret.getOperand(i)) + ", " +
+                std::to_string(byteSize(type)) + "u);\n";
   }
 
   // Tables describing inputs and outputs.
@@ -295,6 +318,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
      << blobInitSource(N, blob, opts.externalWeights);
   if (opts.externalWeights)
     os << setWeightsSource(N);
+  os << parts;
   os << "kiln_status " << N << "_run(kiln_ctx *ctx, const void *const *inputs,\n"
      << "    void *const *outputs) {\n"
      << "  if (!ctx || (!inputs && " << fnType.getNumInputs() << ") || !outputs)\n"
@@ -308,7 +332,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
      << "  uint8_t *const act = ctx->activations;\n"
      << "  const uint8_t *const wts = ctx->weights;\n"
      << "  (void)act; (void)wts;\n"
-     << body << "  return KILN_OK;\n}\n";
+     << runCalls << "  return KILN_OK;\n}\n";
 
   out = LibrarySources();
   out.header = N + ".h";

@@ -184,6 +184,13 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
         op->setAttr("kiln.offsets", builder.getDenseI64ArrayAttr(offsets));
       }
     }
+    // The ceiling every tensor of the ONNX path is held to, for the arena
+    // the header states and a caller allocates.
+    if ((uint64_t)summary.arena > (uint64_t(1) << 40)) {
+      func.emitError() << "the activation arena would take " << summary.arena
+                       << " bytes, more than 2^40 (Kiln's limit)";
+      return signalPassFailure();
+    }
     func->setAttr("kiln.arena_bytes", builder.getI64IntegerAttr(summary.arena));
     func->setAttr("kiln.arena_lower_bound",
                   builder.getI64IntegerAttr(summary.lowerBound));

@@ -145,6 +145,14 @@ private:
 public:
   /// The declared outputs, by node output index (null if not declared).
   const std::vector<Tensor *> &declaredOutputs() const { return outs; }
+  /// The first output or temporary over kMaxTensorBytes, or "". Calls that
+  /// would write it are neither folded nor kept; the graph walk fails the
+  /// node with it.
+  const std::string &sizeError() const { return tooBig; }
+
+private:
+  std::string tooBig;
+  void checkSize(const Tensor &t);
 };
 
 /// A converter: lowers one node or returns false with the context's error set.
@@ -176,6 +184,15 @@ std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape);
 bool normalizeAxis(int64_t &axis, int64_t rank);
 int64_t product(const std::vector<int64_t> &v, size_t from = 0,
                 size_t to = SIZE_MAX);
+/// The most bytes one tensor may take (1 TiB): larger shapes are an error
+/// before anything is allocated or a byte count can wrap.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40;
+/// Checks that a tensor of `shape` and `dtype` takes at most
+/// kMaxTensorBytes, with every partial product of its dimensions in range
+/// (so product() and strides cannot overflow); otherwise `error` names the
+/// shape and what it would take.
+bool checkTensorSize(const std::vector<int64_t> &shape, int32_t dtype,
+                     std::string &error);
 std::string shapeString(const std::vector<int64_t> &shape);
 } // namespace kiln::onnx
 

@@ -75,6 +75,30 @@ Tensor &LoweredGraph::newTensor(const std::string &name) {
 
 // --- shapes ------------------------------------------------------------------
 
+bool checkTensorSize(const std::vector<int64_t> &shape, int32_t dtype,
+                     std::string &error) {
+  // Zero dimensions make the tensor empty, but the others still size strides:
+  // their product must be in range too.
+  const uint64_t elem = std::max<uint64_t>(1, dtypeSize(dtype));
+  uint64_t bytes = elem;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      error = "has a negative dimension in " + shapeString(shape);
+      return false;
+    }
+    if (d == 0)
+      continue;
+    if ((uint64_t)d > kMaxTensorBytes / bytes) {
+      error = "of shape " + shapeString(shape) + " (" + dtypeName(dtype) +
+              ") would take more than 2^40 bytes, Kiln's limit for one "
+              "tensor";
+      return false;
+    }
+    bytes *= (uint64_t)d;
+  }
+  return true;
+}
+
 int64_t product(const std::vector<int64_t> &v, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t i = from; i < std::min(to, v.size()); ++i)
@@ -258,6 +282,12 @@ bool NodeContext::getTensor(const std::string &name, Tensor &out) {
   return true;
 }
 
+void NodeContext::checkSize(const Tensor &t) {
+  std::string why;
+  if (tooBig.empty() && !checkTensorSize(t.shape, t.dtype, why))
+    tooBig = "output '" + t.name + "' " + why;
+}
+
 Tensor &NodeContext::output(size_t i, int32_t dtype, std::vector<int64_t> shape) {
   Tensor &t = graph.newTensor(i < (size_t)node.output_size() ? node.output(i)
                                                              : nodeName);
@@ -265,6 +295,7 @@ Tensor &NodeContext::output(size_t i, int32_t dtype, std::vector<int64_t> shape)
   t.shape = std::move(shape);
   if (i < outs.size())
     outs[i] = &t;
+  checkSize(t);
   return t;
 }
 
@@ -272,6 +303,7 @@ Tensor &NodeContext::temp(int32_t dtype, std::vector<int64_t> shape) {
   Tensor &t = graph.newTensor(nodeName + "#" + std::to_string(graph.tensors.size()));
   t.dtype = dtype;
   t.shape = std::move(shape);
+  checkSize(t);
   return t;
 }
 
@@ -285,6 +317,11 @@ Tensor &NodeContext::constOutput(size_t i, const Tensor &value) {
 void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
                        std::vector<float> f, std::vector<Tensor *> inputs,
                        std::vector<Tensor *> outputs, int64_t scratch) {
+  if (!tooBig.empty() || scratch < 0 || (uint64_t)scratch > kMaxTensorBytes) {
+    if (tooBig.empty())
+      tooBig = "needs " + std::to_string(scratch) + " bytes of scratch";
+    return; // the walk fails this node: nothing is allocated for it
+  }
   bool allConst = true;
   for (Tensor *t : inputs)
     allConst &= !t || t->isConst;
@@ -358,23 +395,28 @@ static bool readValueInfo(const ::onnx::ValueInfoProto &v,
       }
     }
     t.shape = fixed->second;
-    return true;
-  }
-  if (!tt.has_shape()) {
-    error = what + " has no shape: give it with --input-shape=" + v.name() +
-            "=D0,D1,...";
-    return false;
-  }
-  for (int i = 0; i < tt.shape().dim_size(); ++i) {
-    const auto &d = tt.shape().dim(i);
-    if (!d.has_dim_value() || d.dim_value() < 0) {
-      error = what + ": dimension " + std::to_string(i) +
-              (d.has_dim_param() ? " ('" + d.dim_param() + "')" : "") +
-              " is dynamic; fix it with --input-shape=" + v.name() +
+  } else {
+    if (!tt.has_shape()) {
+      error = what + " has no shape: give it with --input-shape=" + v.name() +
               "=D0,D1,...";
       return false;
     }
-    t.shape.push_back(d.dim_value());
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+      const auto &d = tt.shape().dim(i);
+      if (!d.has_dim_value() || d.dim_value() < 0) {
+        error = what + ": dimension " + std::to_string(i) +
+                (d.has_dim_param() ? " ('" + d.dim_param() + "')" : "") +
+                " is dynamic; fix it with --input-shape=" + v.name() +
+                "=D0,D1,...";
+        return false;
+      }
+      t.shape.push_back(d.dim_value());
+    }
+  }
+  std::string why;
+  if (!checkTensorSize(t.shape, t.dtype, why)) {
+    error = what + " " + why;
+    return false;
   }
   return true;
 }
@@ -481,6 +523,8 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
     NodeContext ctx(g, node, model.opset, inputs, error);
     if (!conv->second(ctx))
       return false;
+    if (!ctx.sizeError().empty())
+      return ctx.fail(ctx.sizeError());
     for (int i = 0; i < node.output_size(); ++i) {
       if (node.output(i).empty())
         continue;

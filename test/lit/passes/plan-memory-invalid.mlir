@@ -14,3 +14,14 @@ module attributes {kiln.max_batch = 1 : i64} {
     return %a : tensor<?x64xf32>
   }
 }
+
+// -----
+
+// An arena beyond 2^40 bytes (4096 rows of 2^28 floats) is refused.
+module attributes {kiln.max_batch = 4096 : i64} {
+  // expected-error @below {{the activation arena would take 4398046511104 bytes, more than 2^40 (Kiln's limit)}}
+  func.func @huge(%x: tensor<?x268435456xf32>) -> tensor<?x268435456xf32> {
+    %y = kiln.add %x, %x : tensor<?x268435456xf32>
+    return %y : tensor<?x268435456xf32>
+  }
+}

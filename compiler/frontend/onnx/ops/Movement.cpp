@@ -365,9 +365,14 @@ RegisterConverter tileOp({"Tile"}, [](NodeContext &c) {
   for (size_t d = 0; d < repeats.size(); ++d) {
     if (repeats[d] < 0)
       return c.fail("repeats must not be negative");
+    int64_t dim;
+    if (__builtin_mul_overflow(repeats[d], x->shape[d], &dim))
+      return c.fail("repeats " + shapeString(repeats) + " of shape " +
+                    shapeString(x->shape) +
+                    " give a dimension that does not fit in 64 bits");
     view.insert(view.end(), {repeats[d], x->shape[d]});
     strides.insert(strides.end(), {0, dense[d]});
-    shape.push_back(repeats[d] * x->shape[d]);
+    shape.push_back(dim);
   }
   Tensor &out = c.output(0, x->dtype, shape);
   return emitStridedCopy(c, x, out, view, strides, 0);
@@ -700,14 +705,20 @@ RegisterConverter rangeOp({"Range"}, [](NodeContext &c) {
            d = delta->floats()[0];
     if (d == 0)
       return c.fail("delta must not be 0");
-    n = (int64_t)std::max(0.0, std::ceil((l - s) / d));
+    const double count = std::ceil((l - s) / d);
+    if (!(count < 0x1p62)) // also NaN; converting it would be undefined
+      return c.fail("start, limit and delta give " + std::to_string(count) +
+                    " elements");
+    n = (int64_t)std::max(0.0, count);
   } else {
     int64_t s = start->ints()[0], l = limit->ints()[0], d = delta->ints()[0];
-    if (d == 0)
-      return c.fail("delta must not be 0");
-    int64_t span = l - s;
+    if (d == 0 || d == INT64_MIN)
+      return c.fail("delta must not be 0 or the smallest int64");
+    int64_t span;
+    if (__builtin_sub_overflow(l, s, &span) || span == INT64_MIN)
+      return c.fail("limit - start does not fit in 64 bits");
     n = (span > 0) == (d > 0) && span != 0
-            ? (std::abs(span) + std::abs(d) - 1) / std::abs(d)
+            ? (std::abs(span) - 1) / std::abs(d) + 1
             : 0;
   }
   Tensor &out = c.output(0, start->dtype, {n});
