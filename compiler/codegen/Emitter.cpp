@@ -7,6 +7,7 @@
 //
 #include "compiler/codegen/Emitter.h"
 #include "compiler/codegen/GraphEmitter.h"
+#include "compiler/codegen/Toolchain.h"
 #include "compiler/codegen/WeightBlob.h"
 #include "compiler/support/Process.h"
 #include "compiler/support/Progress.h"
@@ -778,35 +779,22 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
 
   if (opts.progress)
     opts.progress->phase("compiling C");
-  std::string cc = opts.cc.empty() ? KILN_DEFAULT_CC : opts.cc;
-  std::string ar = opts.ar.empty() ? KILN_DEFAULT_AR : opts.ar;
-  // Relative paths only, run inside the staging directory: nothing of the
-  // build machine's directories ends up in the objects.
+  auto target = createModuleTarget(module, error);
+  if (!target)
+    return false;
+  Toolchain toolchain(*target, opts.cc, opts.ar);
   std::vector<std::string> objects;
   for (size_t i = 0; i < sources.units.size(); ++i) {
-    const std::string &src = sources.units[i];
-    std::string obj = llvm::sys::path::stem(src).str() + ".o";
-    std::vector<std::string> argv = {cc};
-    argv.insert(argv.end(), sources.cflags.begin(), sources.cflags.end());
-    argv.insert(argv.end(), {"-I.", "-c", src, "-o", obj});
-    std::string output;
-    if (runProgram(argv, tmp.path, output) != 0) {
-      error = "C compiler failed: " + joinCommand(argv) + "\n" + output;
+    if (!toolchain.compile(tmp.path, sources.units[i], sources.cflags, error))
       return false;
-    }
-    objects.push_back(obj);
+    objects.push_back(llvm::sys::path::stem(sources.units[i]).str() + ".o");
     if (opts.progress)
       opts.progress->advance(i + 1, sources.units.size());
   }
   if (opts.progress)
     opts.progress->phase("archiving");
-  std::vector<std::string> arArgs = {ar, "rcsD", "lib" + opts.name + ".a"};
-  arArgs.insert(arArgs.end(), objects.begin(), objects.end());
-  std::string output;
-  if (runProgram(arArgs, tmp.path, output) != 0) {
-    error = "archiver failed: " + joinCommand(arArgs) + "\n" + output;
+  if (!toolchain.archive(tmp.path, "lib" + opts.name + ".a", objects, error))
     return false;
-  }
   std::vector<std::string> results = {"lib" + opts.name + ".a", sources.header};
   if (opts.externalWeights)
     results.push_back(sources.blobFile);

@@ -7,10 +7,10 @@
 # OUT`: its bench.c names the kernel and lists the calls, its
 # bench_weights.bin holds the packed weights. Each variant NAME compiles the
 # kernel sources of the Kiln tree SRC (the repository root, e.g. this one or an
-# older checkout) with DEFINES (e.g. "-DKILN_X86_PFX=0"); the first is the
-# base of the ratios. Example:
+# older checkout: git worktree add ../old COMMIT) with DEFINES (extra compiler
+# flags); the first is the base of the ratios. Example:
 #   kilnc m200-q4_0.gguf --target=x86 --emit=c -o q4c --name=bench --context=512
-#   examples/bench/decode_ab.sh q4c 31 2 new:.: old:.:"-DKILN_X86_PFX=0 -DKILN_X86_TILE4=0"
+#   examples/bench/decode_ab.sh q4c 31 2 new:.: old:../old:
 set -e
 if [ $# -lt 4 ]; then
   sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'

@@ -511,11 +511,6 @@ static void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
                                      const float *v, int rows, int heads,
                                      int kv_heads, int head_dim, float scale,
                                      float *out, float *scores) {
-#if defined(KILN_AT_OFF) /* -DKILN_AT_OFF: the generic kernel, to measure */
-  kiln_attention_f32_generic(ctx, layer, seq, pos, q, k, v, rows, heads,
-                             kv_heads, head_dim, scale, out, scores);
-  return;
-#endif
   (void)scores;
   const int kvw = kv_heads * head_dim;
   const int f16 = ctx->layout.kv_dtype == KILN_KV_F16;

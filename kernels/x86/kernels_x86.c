@@ -56,12 +56,6 @@ static int kiln_x86_panel(int rows, int nb) {
  * G independent weight streams in flight (HASG = the most groups a kernel
  * walks, 2 or 4; HASG = 0 and KILN_X86_NOTILEG where a kernel has none). */
 #define KILN_X86_NOTILEG(...) ((void)0)
-#ifndef KILN_X86_TILE2 /* -DKILN_X86_TILE2=0: one group at a time, to measure */
-#define KILN_X86_TILE2 1
-#endif
-#ifndef KILN_X86_TILE4 /* -DKILN_X86_TILE4=0: at most two groups at once */
-#define KILN_X86_TILE4 1
-#endif
 #define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
                         TILEG)                                                 \
   static void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w,   \
@@ -78,9 +72,8 @@ static int kiln_x86_panel(int rows, int nb) {
       kiln_x86_prep(a + (int64_t)p0 * nb, pr, nb, da, as);                     \
       for (int j0 = 0; j0 < N; j0 += (NR)) {                                   \
         const uint8_t *grp = w + (int64_t)(j0 / (NR)) * groupBytes;            \
-        if ((HASG) && KILN_X86_TILE2 && pr == 1 && N - j0 >= 2 * (NR)) {       \
-          const int G =                                                        \
-              (HASG) >= 4 && KILN_X86_TILE4 && N - j0 >= 4 * (NR) ? 4 : 2;    \
+        if ((HASG) && pr == 1 && N - j0 >= 2 * (NR)) {                         \
+          const int G = (HASG) >= 4 && N - j0 >= 4 * (NR) ? 4 : 2;             \
           ACC_T accg[4];                                                       \
           if (G == 4)                                                          \
             TILEG(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da,    \
@@ -120,62 +113,40 @@ static int kiln_x86_panel(int rows, int nb) {
 /* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
  * every weight once, from DRAM: one activation row leaves the out-of-order
  * window holding too few of the kernel's loads to cover memory latency (see
- * docs/notes/benchmarks-history.md, "Where Kiln's decode time goes"), so the lines are
- * requested well before they are used. Past the end of the weights a prefetch
- * is a no-op, never a fault. -DKILN_X86_PF=0 turns off every software prefetch
- * below, to measure what it buys. */
-#ifndef KILN_X86_PF
+ * docs/notes/benchmarks-history.md, "Where Kiln's decode time goes"), so the
+ * lines are requested well before they are used. Past the end of the weights a
+ * prefetch is a no-op, never a fault. */
 #define KILN_X86_PF 2048
-#endif
-#ifndef KILN_X86_PF_HINT /* _MM_HINT_T0/T1/T2/NTA, to measure */
-#define KILN_X86_PF_HINT _MM_HINT_T0
-#endif
-#if KILN_X86_PF > 0
 #define KILN_X86_PREFETCH(p, bytes)                                            \
   for (int pf = 0; pf < (bytes); pf += 64)                                     \
-    _mm_prefetch((const char *)(p) + KILN_X86_PF + pf, KILN_X86_PF_HINT)
-#else /* -DKILN_X86_PF=0: off, to measure what it buys */
-#define KILN_X86_PREFETCH(p, bytes) ((void)0)
-#endif
+    _mm_prefetch((const char *)(p) + KILN_X86_PF + pf, _MM_HINT_T0)
 
 /* Prefetch for block b of the decode walk of G groups at once, starting at
  * group g0 (groups groupBytes apart; each metaBytes of metadata, `meta` bytes
  * per block, then its quants, `bytes` per block): each of the G quant
- * streams KILN_X86_PFG / G bytes ahead (4 KiB ahead in all; 2 KiB each for
- * two groups, as before), and (KILN_X86_PFX = 1, the default) across group
+ * streams KILN_X86_PFG / G bytes ahead (4 KiB ahead in all), across group
  * ends. In a stream's last KILN_X86_PFG / G bytes the lines after its group
  * are the next stream's group, already being read; what this stream reads
  * next is group g + G, in the next call, so its quants are fetched instead,
  * and that group's metadata is fetched a line at a time across this walk,
- * so neither starts cold. Measured in docs/notes/benchmarks-history.md, "Decode bandwidth:
- * prefetch across groups"; -DKILN_X86_PFX=0 is the in-group prefetch of
- * before. Every walk below calls this once per block. */
-#ifndef KILN_X86_PFG
+ * so neither starts cold (docs/notes/benchmarks-history.md, "Decode
+ * bandwidth: prefetch across groups"). Every walk below calls this once per
+ * block. */
 #define KILN_X86_PFG 4096
-#endif
-#ifndef KILN_X86_PFX
-#define KILN_X86_PFX 1
-#endif
 KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
                                         int64_t metaBytes, int nb, int b, int G,
                                         int bytes, int meta) {
-#if KILN_X86_PF > 0
   const int dist = KILN_X86_PFG / G, lim = nb - dist / bytes;
   const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
   for (int g = 0; g < G; ++g) {
     const uint8_t *grp = g0 + g * groupBytes;
     const char *p = (const char *)grp + metaBytes + bytes * (int64_t)b + dist;
-    if (KILN_X86_PFX)
-      p += b >= lim ? skip : 0;
+    p += b >= lim ? skip : 0;
     for (int o = 0; o < bytes; o += 64)
-      _mm_prefetch(p + o, KILN_X86_PF_HINT);
-    if (KILN_X86_PFX && !((meta * b) & 63))
-      _mm_prefetch((const char *)grp + next + meta * b, KILN_X86_PF_HINT);
+      _mm_prefetch(p + o, _MM_HINT_T0);
+    if (!((meta * b) & 63))
+      _mm_prefetch((const char *)grp + next + meta * b, _MM_HINT_T0);
   }
-#else
-  (void)g0, (void)groupBytes, (void)metaBytes, (void)nb, (void)b, (void)G;
-  (void)bytes, (void)meta;
-#endif
 }
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)

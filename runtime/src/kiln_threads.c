@@ -12,9 +12,11 @@
 /* How long a thread busy-waits for the next parallel section (a worker) or for
  * the others to finish (the caller) before it sleeps on a condition variable.
  * A decode step runs about a hundred parallel sections a few microseconds
- * apart: waking a sleeping thread through the kernel each time cost a fifth
- * of the 2-thread decode time (docs/notes/benchmarks-history.md, "Threads that wait
- * spinning"). Bounded, so idle and oversubscribed threads still sleep. */
+ * apart, and waking a sleeping thread through the kernel takes longer than
+ * such a section (docs/notes/benchmarks-history.md, "Threads that wait
+ * spinning"). Bounded, so idle and oversubscribed threads still sleep.
+ * -DKILN_SPIN_US=0 (always sleep) is how the pool's tests reach the sleeping
+ * path. */
 #ifndef KILN_SPIN_US
 #define KILN_SPIN_US 200
 #endif

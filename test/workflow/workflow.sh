@@ -37,12 +37,16 @@ install)
   # source tree (the runtime and kernel sources are compiled into it), and
   # names neither.
   srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-  # (Paths below the trees, so that a checkout at a short path such as /kiln
-  # does not match the tools' own strings, e.g. share/kiln/devices.)
+  # An absolute path under either tree, as a string of its own or after a
+  # space, quote, '=' or -I/-L (strings(1) splits the binary into printable
+  # runs). A path inside another string does not count, so a checkout at a
+  # short path such as /kiln is not matched by the tools' own
+  # "share/kiln/devices".
   for tool in kilnc kiln-run; do
-    for tree in "$build/" "$srcdir/runtime" "$srcdir/kernels" "$srcdir/compiler" \
-                "$srcdir/devices" "$srcdir/cmake"; do
-      if grep -q -a -F "$tree" "$work/prefix/bin/$tool"; then
+    for tree in "$build" "$srcdir"; do
+      re=$(printf '%s' "$tree" | sed 's/[][\.*^$/]/\\&/g')
+      if strings -a "$work/prefix/bin/$tool" |
+         grep -q -E "(^|[ \"'=])(-[IL])?$re(/|$)"; then
         die "installed $tool refers to $tree"
       fi
     done

@@ -1,5 +1,6 @@
 //===- GraphHarness.cpp - building and running graph-model libraries ------===//
 #include "tools/common/GraphHarness.h"
+#include "compiler/codegen/Toolchain.h"
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
 
@@ -277,12 +278,9 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
     if (cflags.empty())
       cflags = src.cflags;
   }
+  Toolchain toolchain(target);
   auto compile = [&](const std::string &unit, std::string &output) {
-    std::vector<std::string> argv = {KILN_DEFAULT_CC};
-    argv.insert(argv.end(), cflags.begin(), cflags.end());
-    std::string obj = llvm::sys::path::stem(unit).str() + ".o";
-    argv.insert(argv.end(), {"-I.", "-c", unit, "-o", obj});
-    return runProgram(argv, dir, output) == 0;
+    return toolchain.compile(dir, unit, cflags, output);
   };
   // Shared units first (every model needs them), then the models.
   std::vector<std::string> sharedErrors(sharedUnits.size());
@@ -292,7 +290,7 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
   });
   for (size_t i = 0; i < sharedUnits.size(); ++i)
     if (!sharedOk[i]) {
-      error = "C compiler failed on " + sharedUnits[i] + ":\n" + sharedErrors[i];
+      error = sharedErrors[i];
       return false;
     }
   parallelFor(models.size(), jobs, [&](size_t i) {
@@ -305,7 +303,7 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
       std::string out;
       if (!compile(u, out)) {
         m.built = false;
-        m.buildError = "C compiler failed on " + u + ": " + out.substr(0, 2000);
+        m.buildError = out.substr(0, 2000);
         return;
       }
     }
@@ -331,7 +329,7 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
     return false;
   std::string out;
   if (!compile("harness.c", out)) {
-    error = "C compiler failed on harness.c:\n" + out;
+    error = out;
     return false;
   }
   std::vector<std::string> inputs = {"harness.o"};
@@ -347,9 +345,8 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
     inputs.push_back("-lm");
   else // kernels no model calls may need math the target does not have
     inputs.push_back("-Wl,--gc-sections");
-  std::vector<std::string> link = target.linkCommand(inputs, "harness");
-  if (runProgram(link, dir, out) != 0) {
-    error = "linking the harness failed: " + joinCommand(link) + "\n" + out;
+  if (!toolchain.link(dir, inputs, "harness", error)) {
+    error = "the harness: " + error;
     return false;
   }
   return true;
@@ -363,8 +360,7 @@ bool runHarness(const std::vector<HarnessModel> &models, size_t index,
   llvm::SmallString<256> absDir(dirArg);
   llvm::sys::fs::make_absolute(absDir);
   const std::string dir = absDir.str().str();
-  std::vector<std::string> argv = target.runPrefix(vectorBits);
-  argv.push_back(dir + "/harness");
+  std::vector<std::string> argv = {dir + "/harness"};
   argv.push_back(m.name);
   const std::string base = dir + "/" + m.name;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -388,7 +384,7 @@ bool runHarness(const std::vector<HarnessModel> &models, size_t index,
     argv.resize(argv.size() - 1 - inputs.size() - m.outputs.size());
   }
   std::string output;
-  int status = runProgram(argv, cwd, output);
+  int status = Toolchain(target).run(argv, vectorBits, cwd, output);
   if (status != 0) {
     error = (status > 128 ? "killed by signal " + std::to_string(status - 128)
                           : "exit status " + std::to_string(status)) +

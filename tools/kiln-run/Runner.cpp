@@ -5,6 +5,7 @@
 // logits travel as the hex of their bits, so nothing is lost in printing.
 //
 #include "tools/kiln-run/Runner.h"
+#include "compiler/codegen/Toolchain.h"
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
 
@@ -51,27 +52,16 @@ bool kiln::buildAndRun(mlir::ModuleOp module, const WeightStore &weights,
     std::fputs(source.c_str(), f);
     std::fclose(f);
   }
-  std::string compiler = opts.cc.empty() ? KILN_DEFAULT_CC : opts.cc;
-  std::vector<std::string> compile = {compiler};
-  for (const std::string &f : t.cflags())
-    compile.push_back(f);
-  compile.insert(compile.end(), {"-I.", "-c", "runner.c", "-o", "runner.o"});
-  if (runProgram(compile, dir, output) != 0) {
-    error = "compiling the runner failed: " + joinCommand(compile) + "\n" +
-            output;
+  Toolchain toolchain(t, opts.cc);
+  if (!toolchain.compile(dir, "runner.c", {}, error) ||
+      !toolchain.link(dir, {"runner.o", "libmodel.a"}, "runner", error)) {
+    error = "building the runner: " + error;
     return false;
   }
-  auto link = t.linkCommand({"runner.o", "libmodel.a"}, "runner");
-  if (runProgram(link, dir, output) != 0) {
-    error = "linking the runner failed: " + joinCommand(link) + "\n" + output;
-    return false;
-  }
-  std::vector<std::string> run = t.runPrefix(vectorBits);
-  run.push_back(dir + "/runner");
-  status = runProgram(run, dir, output);
+  status = toolchain.run({dir + "/runner"}, vectorBits, dir, output);
   if (status != 0)
     error = "runner exited with status " + std::to_string(status) + ": " +
-            joinCommand(run) + "\n" + output.substr(0, 2000);
+            dir + "/runner\n" + output.substr(0, 2000);
   return true;
 }
 
