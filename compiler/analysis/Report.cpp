@@ -87,7 +87,7 @@ std::map<std::string, double> ModelReport::flopsByPrecision(bool decode) const {
   return m;
 }
 
-bool kiln::computeReport(ModuleOp module, const CompileOptions &opts,
+bool kiln::computeReport(ModuleOp module,
                          int64_t reportContext, ModelReport &r,
                          std::string &error) {
   auto func = module.lookupSymbol<func::FuncOp>("forward");
@@ -105,6 +105,7 @@ bool kiln::computeReport(ModuleOp module, const CompileOptions &opts,
     r.target = t.getIsa().str();
     r.cpu = t.getCpu().str();
   }
+  const LayoutOptions opts = moduleLayout(module);
   r.kvElementBytes = opts.kvF16 ? 2 : 4;
   r.contextLength = modInt("kiln.context_length");
   r.maxBatch = std::max<int64_t>(1, modInt("kiln.max_batch"));

@@ -71,8 +71,9 @@ struct Prediction {
 };
 
 /// Computes the report from a module that went through kiln-plan-memory.
-/// `reportContext` <= 0 picks min(512, context - 1).
-bool computeReport(mlir::ModuleOp module, const CompileOptions &opts,
+/// `reportContext` <= 0 picks min(512, context - 1). The target and the
+/// layout are the module's.
+bool computeReport(mlir::ModuleOp module,
                    int64_t reportContext, ModelReport &report,
                    std::string &error);
 

@@ -17,7 +17,7 @@ using namespace kiln;
 
 namespace {
 std::string makefileFragment(const LibrarySources &src,
-                             const CompileOptions &opts) {
+                             const ModuleOptions &opts) {
   const std::string &N = opts.name;
   const std::string U = llvm::StringRef(N).upper();
   // Flags clang needs to cross-compile (--target=) are kept apart: a compiler
@@ -74,13 +74,14 @@ std::string makefileFragment(const LibrarySources &src,
 } // namespace
 
 bool kiln::writeCSources(mlir::ModuleOp module, const WeightStore &store,
-                         const CompileOptions &opts, std::string &error) {
+                         const EmitOptions &opts, std::string &error) {
   LibrarySources sources;
   if (!generateLibrarySources(module, store, opts, sources, error))
     return false;
   if (opts.progress)
     opts.progress->phase("writing C sources");
-  sources.texts.push_back({"kiln.mk", makefileFragment(sources, opts)});
+  sources.texts.push_back(
+      {"kiln.mk", makefileFragment(sources, ModuleOptions(module, opts))});
   StagingDir tmp;
   if (!tmp.create(opts.outDir, error) ||
       !writeLibrarySources(sources, tmp.path, error))

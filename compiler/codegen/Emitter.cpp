@@ -36,7 +36,7 @@ std::string upper(const std::string &s) { return llvm::StringRef(s).upper(); }
 class Emitter : public EmitContext {
 public:
   Emitter(ModuleOp module, func::FuncOp func, const WeightStore &store,
-          const CompileOptions &opts, const Target &target)
+          const ModuleOptions &opts, const Target &target)
       : module(module), func(func), store(store), opts(opts), target(target) {}
 
   bool buildBlob(std::string &error);
@@ -110,7 +110,7 @@ private:
   mutable ModuleOp module;
   mutable func::FuncOp func;
   const WeightStore &store;
-  const CompileOptions &opts;
+  const ModuleOptions &opts;
   const Target &target;
   WeightBlob blob;
   int taskCount = 0;
@@ -639,10 +639,16 @@ kiln::StagingDir::~StagingDir() {
     llvm::sys::fs::remove_directories(path);
 }
 
-static bool addBlobFile(const CompileOptions &opts, bool hosted,
+static bool addBlobFile(const ModuleOptions &opts, bool hosted,
                         LibrarySources &out);
 
-kiln_layout kiln::libraryLayout(const CompileOptions &opts, int64_t context,
+kiln::ModuleOptions::ModuleOptions(ModuleOp module, const EmitOptions &emit)
+    : EmitOptions(emit), LayoutOptions(moduleLayout(module)) {
+  if (TargetAttr t = moduleTarget(module))
+    target = t.getIsa().str();
+}
+
+kiln_layout kiln::libraryLayout(const LayoutOptions &opts, int64_t context,
                                 int64_t layers, int64_t kvWidth,
                                 int64_t activationBytes) {
   const int64_t block =
@@ -667,8 +673,9 @@ kiln_layout kiln::libraryLayout(const CompileOptions &opts, int64_t context,
 }
 
 bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
-                                  const CompileOptions &opts,
+                                  const EmitOptions &emit,
                                   LibrarySources &out, std::string &error) {
+  const ModuleOptions opts(module, emit);
   auto target = createModuleTarget(module, error);
   if (!target)
     return false;
@@ -717,7 +724,7 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
 
 /// Names the blob's file: NAME.weights (external) or NAME_weights.bin pulled
 /// into the archive by an assembler unit.
-static bool addBlobFile(const CompileOptions &opts, bool hosted,
+static bool addBlobFile(const ModuleOptions &opts, bool hosted,
                         LibrarySources &out) {
   const std::string &N = opts.name;
   out.external = opts.externalWeights;
@@ -765,9 +772,10 @@ bool kiln::writeLibrarySources(const LibrarySources &sources,
 }
 
 bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
-                        const CompileOptions &opts, std::string &error) {
+                        const EmitOptions &emit, std::string &error) {
+  const ModuleOptions opts(module, emit);
   LibrarySources sources;
-  if (!generateLibrarySources(module, store, opts, sources, error))
+  if (!generateLibrarySources(module, store, emit, sources, error))
     return false;
   // Build in a private directory inside OUTDIR and move the results in at the
   // end, so a failure leaves no partial output behind.

@@ -12,27 +12,22 @@
 namespace kiln {
 class Progress;
 
-struct CompileOptions {
-  std::string target = "generic";
-  TargetOptions targetOptions;  // --cpu, --sve-bits
+/// What codegen needs besides the IR: names, places and programs. The
+/// target and the layout come from the module (kiln.target, kiln.max_batch,
+/// kiln.kv_block, ...), where the driver records them.
+struct EmitOptions {
   std::string name;             // C identifier prefixing the API
   std::string outDir;
-  bool externalWeights = false; // write NAME.weights instead of embedding
-  int64_t context = 0;          // tokens per sequence; 0: the model's own
-  int64_t maxBatch = 32;        // rows of one forward call (prefill chunk)
-  int64_t maxSeqs = 1;          // sequences open at once
-  int64_t threads = 1;          // threads the code is split for (hosted)
-  int64_t kvBlock = 16;         // tokens per KV block; 0: the whole context
-  int64_t kvPoolTokens = 0;     // KV pool size; 0: every sequence full
-  bool kvF16 = false;           // KV cache in binary16 (--kv-cache=f16)
   std::string cc;               // C compiler (default: the configured clang)
   std::string ar;               // archiver (default: the configured llvm-ar)
-  std::string stopAfter;        // pipeline: stop after this pass ("" = all)
-  std::string quantize;         // kiln-quantize type ("" = none)
-  std::string quantizeExclude;  // regex of tensors to keep
-  std::vector<std::string> quantizeOverrides; // REGEX=TYPE
-  std::vector<std::string> disabledPasses; // --disable-pass: optional passes to skip
   Progress *progress = nullptr; // phases and bars on a terminal (kilnc)
+};
+
+/// EmitOptions with the module's target name and layout: what the emitters
+/// read while they write a library.
+struct ModuleOptions : EmitOptions, LayoutOptions {
+  std::string target;
+  ModuleOptions(mlir::ModuleOp module, const EmitOptions &emit);
 };
 
 /// A library's files before compilation: what --emit=c writes and
@@ -47,18 +42,18 @@ struct LibrarySources {
   std::vector<std::string> cflags;  // flags for each unit besides -I<dir>
 };
 
-/// The kiln_layout a library built with `opts` states in its header: KV
+/// The kiln_layout a library with layout `opts` states in its header: KV
 /// blocks and pool from --kv-block, --kv-pool-tokens and --max-seqs, the cache
 /// type from --kv-cache. The emitter writes it and kilnc --report sizes the
 /// arena with it, so the two cannot disagree.
-kiln_layout libraryLayout(const CompileOptions &opts, int64_t context,
+kiln_layout libraryLayout(const LayoutOptions &opts, int64_t context,
                           int64_t layers, int64_t kvWidth,
                           int64_t activationBytes);
 
 /// Generates the model's C source, header, runtime and weight blob from a
 /// module that went through the whole pipeline.
 bool generateLibrarySources(mlir::ModuleOp module, const WeightStore &weights,
-                            const CompileOptions &opts, LibrarySources &out,
+                            const EmitOptions &opts, LibrarySources &out,
                             std::string &error);
 /// Writes `sources` (texts and blob) into `dir`.
 bool writeLibrarySources(const LibrarySources &sources, const std::string &dir,
@@ -80,12 +75,12 @@ struct StagingDir {
 /// Writes OUTDIR/libNAME.a, OUTDIR/NAME.h (and NAME.weights) from a module
 /// that went through the whole pipeline. Writes nothing on failure.
 bool writeLibrary(mlir::ModuleOp module, const WeightStore &weights,
-                  const CompileOptions &opts, std::string &error);
+                  const EmitOptions &opts, std::string &error);
 /// --emit=c: writes the sources of that library, its weights and kiln.mk (a
 /// Makefile fragment building libNAME.a with any C compiler for the target)
 /// into OUTDIR. Writes nothing on failure. (EmitC.cpp)
 bool writeCSources(mlir::ModuleOp module, const WeightStore &weights,
-                   const CompileOptions &opts, std::string &error);
+                   const EmitOptions &opts, std::string &error);
 } // namespace kiln
 
 #endif

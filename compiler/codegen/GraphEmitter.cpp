@@ -91,7 +91,7 @@ std::string commentSafe(StringRef s) {
 } // namespace
 
 bool generateGraphSources(ModuleOp module, const WeightStore &store,
-                          const CompileOptions &opts, const Target &target,
+                          const ModuleOptions &opts, const Target &target,
                           LibrarySources &out, std::string &error) {
   auto func = module.lookupSymbol<func::FuncOp>("run");
   if (!func || !func->hasAttr("kiln.arena_bytes")) {

@@ -10,7 +10,7 @@ namespace kiln {
 /// attribute kiln.graph, function @run). The blob's file (embedded or
 /// external) is left to the caller, as for language models.
 bool generateGraphSources(mlir::ModuleOp module, const WeightStore &store,
-                          const CompileOptions &opts, const Target &target,
+                          const ModuleOptions &opts, const Target &target,
                           LibrarySources &out, std::string &error);
 } // namespace kiln
 

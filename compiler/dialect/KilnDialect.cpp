@@ -21,6 +21,39 @@ TargetAttr kiln::moduleTarget(ModuleOp module) {
   return module->getAttrOfType<TargetAttr>("kiln.target");
 }
 
+void kiln::recordLayout(ModuleOp module, const LayoutOptions &l) {
+  Builder b(module.getContext());
+  if (l.context > 0)
+    module->setAttr("kiln.context_length", b.getI64IntegerAttr(l.context));
+  module->setAttr("kiln.max_batch", b.getI64IntegerAttr(l.maxBatch));
+  module->setAttr("kiln.max_seqs", b.getI64IntegerAttr(l.maxSeqs));
+  module->setAttr("kiln.threads", b.getI64IntegerAttr(l.threads));
+  module->setAttr("kiln.kv_block", b.getI64IntegerAttr(l.kvBlock));
+  module->setAttr("kiln.kv_pool_tokens", b.getI64IntegerAttr(l.kvPoolTokens));
+  module->setAttr("kiln.kv_cache", b.getStringAttr(l.kvF16 ? "f16" : "f32"));
+  module->setAttr("kiln.weights",
+                  b.getStringAttr(l.externalWeights ? "external" : "embedded"));
+}
+
+LayoutOptions kiln::moduleLayout(ModuleOp module) {
+  LayoutOptions l;
+  auto num = [&](StringRef name, int64_t &out) {
+    if (auto a = module->getAttrOfType<IntegerAttr>(name))
+      out = a.getInt();
+  };
+  num("kiln.context_length", l.context);
+  num("kiln.max_batch", l.maxBatch);
+  num("kiln.max_seqs", l.maxSeqs);
+  num("kiln.threads", l.threads);
+  num("kiln.kv_block", l.kvBlock);
+  num("kiln.kv_pool_tokens", l.kvPoolTokens);
+  if (auto a = module->getAttrOfType<StringAttr>("kiln.kv_cache"))
+    l.kvF16 = a.getValue() == "f16";
+  if (auto a = module->getAttrOfType<StringAttr>("kiln.weights"))
+    l.externalWeights = a.getValue() == "external";
+  return l;
+}
+
 void KilnDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST

@@ -26,6 +26,26 @@ namespace kiln {
 /// The module's `kiln.target` attribute, or null.
 TargetAttr moduleTarget(mlir::ModuleOp module);
 
+/// How a library lays out its arena and runs, recorded in the module by the
+/// driver (kiln.context_length, kiln.max_batch, kiln.max_seqs, kiln.threads,
+/// kiln.kv_block, kiln.kv_pool_tokens, kiln.kv_cache, kiln.weights); passes
+/// and codegen read it from there.
+struct LayoutOptions {
+  int64_t context = 0;       // tokens per sequence; 0: the model's own
+  int64_t maxBatch = 32;     // rows of one forward call (prefill chunk)
+  int64_t maxSeqs = 1;       // sequences open at once
+  int64_t threads = 1;       // threads the code is split for (hosted)
+  int64_t kvBlock = 16;      // tokens per KV block; 0: the whole context
+  int64_t kvPoolTokens = 0;  // KV pool size; 0: every sequence full
+  bool kvF16 = false;        // KV cache in binary16 (--kv-cache=f16)
+  bool externalWeights = false; // NAME.weights instead of embedded weights
+};
+/// Writes `layout` into the module's attributes; `context` only when it is
+/// positive (the importer records the model's own).
+void recordLayout(mlir::ModuleOp module, const LayoutOptions &layout);
+/// The layout the module records; defaults for what it does not.
+LayoutOptions moduleLayout(mlir::ModuleOp module);
+
 /// Elements per block and bytes per block of a weight element type (1 and the
 /// byte width for f32/f16/bf16); {0, 0} for anything else.
 std::pair<int64_t, int64_t> blockLayout(mlir::Type elementType);

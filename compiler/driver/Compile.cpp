@@ -84,31 +84,20 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   if (!recordTarget(module, opts.target, opts.targetOptions.cpu,
                     opts.targetOptions.sveBits, error))
     return false;
-  Builder b(module.getContext());
   auto modelContext = module->getAttrOfType<IntegerAttr>("kiln.context_length");
-  if (opts.context > 0) {
-    if (modelContext && opts.context > modelContext.getInt()) {
-      error = "--context=" + std::to_string(opts.context) +
-              " exceeds the model's context length " +
-              std::to_string(modelContext.getInt());
-      return false;
-    }
-    module->setAttr("kiln.context_length", b.getI64IntegerAttr(opts.context));
-  }
-  module->setAttr("kiln.max_batch", b.getI64IntegerAttr(opts.maxBatch));
-  module->setAttr("kiln.max_seqs", b.getI64IntegerAttr(opts.maxSeqs));
-  module->setAttr("kiln.threads", b.getI64IntegerAttr(opts.threads));
-
-  PipelineOptions po;
-  po.quantize = opts.quantize;
-  po.quantizeExclude = opts.quantizeExclude;
-  po.quantizeOverrides = opts.quantizeOverrides;
-  po.disabled = opts.disabledPasses;
-  po.stopAfter = opts.stopAfter;
-  PassManager pm(module.getContext());
-  if (!buildPipeline(pm, po, error))
+  if (opts.layout.context > 0 && modelContext &&
+      opts.layout.context > modelContext.getInt()) {
+    error = "--context=" + std::to_string(opts.layout.context) +
+            " exceeds the model's context length " +
+            std::to_string(modelContext.getInt());
     return false;
-  if (opts.stopAfter == "import")
+  }
+  recordLayout(module, opts.layout);
+
+  PassManager pm(module.getContext());
+  if (!buildPipeline(pm, opts.pipeline, error))
+    return false;
+  if (opts.pipeline.stopAfter == "import")
     return true;
   if (failed(pm.run(module))) {
     error = "compilation pipeline failed (see the diagnostics above)";

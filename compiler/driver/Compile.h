@@ -6,6 +6,7 @@
 #include "compiler/frontend/gguf/GGUF.h"
 #include "compiler/frontend/onnx/Model.h"
 #include "compiler/codegen/Emitter.h"
+#include "compiler/passes/Pipeline.h"
 
 #include "mlir/IR/OwningOpRef.h"
 
@@ -13,6 +14,17 @@
 #include <string>
 
 namespace kiln {
+
+/// What kilnc is asked for, in the groups the stages read: the target and
+/// the layout are recorded in the module (kiln.target, kiln.max_batch, ...),
+/// the pipeline's options go to the passes, the rest to codegen.
+struct CompileOptions {
+  std::string target = "generic";
+  TargetOptions targetOptions; // --cpu, --sve-bits
+  LayoutOptions layout;
+  PipelineOptions pipeline;
+  EmitOptions emit;
+};
 
 struct LoadedModel {
   std::unique_ptr<gguf::File> file;
@@ -33,8 +45,9 @@ bool loadModel(mlir::MLIRContext &ctx, const std::string &path,
                const std::map<std::string, onnx::Tensor> &frozenInputs = {});
 /// True for a module imported from an ONNX graph (entry point @run).
 bool isGraphModule(mlir::ModuleOp module);
-/// Records the compile options in the module and runs kilnc's pipeline
-/// (kernel selection, memory planning) up to `opts.stopAfter`.
+/// Records the target and the layout in the module and runs kilnc's
+/// pipeline (kernel selection, memory planning) up to
+/// `opts.pipeline.stopAfter`.
 bool runPipeline(mlir::ModuleOp module, const CompileOptions &opts,
                  std::string &error);
 } // namespace kiln

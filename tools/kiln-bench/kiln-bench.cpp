@@ -289,17 +289,17 @@ int main(int argc, char **argv) {
   CompileOptions opts;
   opts.target = "x86";
   opts.targetOptions.cpu = cpu;
-  opts.name = "bench";
-  opts.threads = threads;
-  opts.maxBatch = maxBatch;
-  opts.context = context;
-  if (!parseKvCacheOption(kvCache, opts.kvF16, optionError))
+  opts.emit.name = "bench";
+  opts.layout.threads = threads;
+  opts.layout.maxBatch = maxBatch;
+  opts.layout.context = context;
+  if (!parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))
     return fail(optionError);
   if (weightsMemory != "huge" && weightsMemory != "anon" &&
       weightsMemory != "file" && weightsMemory != "embedded")
     return fail("--weights-memory=" + weightsMemory +
                 ": expected embedded, huge, anon or file");
-  opts.externalWeights = weightsMemory != "embedded";
+  opts.layout.externalWeights = weightsMemory != "embedded";
   // The driver reads it from its environment (inherited through execv).
   setenv("KILN_BENCH_WEIGHTS", weightsMemory.c_str(), 1);
   std::string error;
@@ -318,7 +318,7 @@ int main(int argc, char **argv) {
   if (!runPipeline(*model.module, opts, error))
     return fail(error);
   ModelReport report;
-  if (!computeReport(*model.module, opts, 0, report, error))
+  if (!computeReport(*model.module, 0, report, error))
     return fail(error);
 
   // Build directory: --keep=DIR or a temporary one removed at exit.
@@ -338,11 +338,11 @@ int main(int argc, char **argv) {
         sys::fs::remove_directories(d);
     }
   } cleanup{std::string(dir.str()), temporary};
-  opts.outDir = std::string(dir.str());
-  if (!writeLibrary(*model.module, *model.weights, opts, error))
+  opts.emit.outDir = std::string(dir.str());
+  if (!writeLibrary(*model.module, *model.weights, opts.emit, error))
     return fail(error);
-  const std::string driverSrc = opts.outDir + "/driver.c",
-                    driver = opts.outDir + "/driver";
+  const std::string driverSrc = opts.emit.outDir + "/driver.c",
+                    driver = opts.emit.outDir + "/driver";
   {
     std::error_code ec;
     raw_fd_ostream os(driverSrc, ec);
@@ -355,15 +355,15 @@ int main(int argc, char **argv) {
   if (!target)
     return fail(error);
   Toolchain toolchain(*target);
-  if (!toolchain.compile(opts.outDir, "driver.c", {}, error) ||
-      !toolchain.link(opts.outDir, {"driver.o", "libbench.a", "-lpthread"},
+  if (!toolchain.compile(opts.emit.outDir, "driver.c", {}, error) ||
+      !toolchain.link(opts.emit.outDir, {"driver.o", "libbench.a", "-lpthread"},
                       "driver", error))
     return fail("the driver: " + error);
 
   // The read bandwidth is probed before every round, so each decode figure is
   // set against the bandwidth of its own moment on a shared machine.
   std::string probe;
-  if (!buildHostProbe("", opts.outDir, probe, error))
+  if (!buildHostProbe("", opts.emit.outDir, probe, error))
     return fail(error);
   auto probeNow = [&](double &gbs) {
     DeviceProfile host;

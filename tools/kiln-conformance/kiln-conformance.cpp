@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
     CompileOptions opts;
     opts.target = target;
     opts.targetOptions = topts;
-    opts.name = "k" + std::to_string(i);
+    opts.emit.name = "k" + std::to_string(i);
     bool loadedOk;
     while (!(loadedOk = loadModel(ctx, t.dir.dir + "/model.onnx", loaded, err,
                                   shapes, t.frozen))) {
@@ -178,13 +178,13 @@ int main(int argc, char **argv) {
       shapes.erase(want);
     }
     if (!loadedOk || !runPipeline(*loaded.module, opts, err) ||
-        !generateLibrarySources(*loaded.module, *loaded.weights, opts,
+        !generateLibrarySources(*loaded.module, *loaded.weights, opts.emit,
                                 models[i].sources, err)) {
       t.status = "UNSUPPORTED";
       t.reason = err;
       return;
     }
-    models[i].name = opts.name;
+    models[i].name = opts.emit.name;
     describeGraph(*loaded.module, models[i].inputs, models[i].outputs);
     compiled[i] = 1;
   });

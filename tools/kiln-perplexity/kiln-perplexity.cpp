@@ -261,17 +261,17 @@ int main(int argc, char **argv) {
                 "context length " + std::to_string(modelCtx));
   std::vector<Window> windows = makeWindows(ids, ctx, tok.bos());
 
-  opts.name = "model";
-  opts.cc = cc;
-  opts.maxBatch = 1;
-  opts.maxSeqs = 1;
-  opts.context = ctx;
-  opts.quantize = quantize;
-  opts.quantizeExclude = quantizeExclude;
-  opts.quantizeOverrides = quantizeOverride;
+  opts.emit.name = "model";
+  opts.emit.cc = cc;
+  opts.layout.maxBatch = 1;
+  opts.layout.maxSeqs = 1;
+  opts.layout.context = ctx;
+  opts.pipeline.quantize = quantize;
+  opts.pipeline.quantizeExclude = quantizeExclude;
+  opts.pipeline.quantizeOverrides = quantizeOverride;
   // The f32 reference still honours --kiln-quantize: only that pass runs.
   if (f32Reference)
-    opts.stopAfter = "kiln-quantize";
+    opts.pipeline.stopAfter = "kiln-quantize";
 
   std::vector<double> nlls;
   if (!runPipeline(*model.module, opts, error))
@@ -293,7 +293,7 @@ int main(int argc, char **argv) {
   } else {
     std::string output;
     int rc = 0;
-    if (!buildAndRun(*model.module, *model.weights, opts, *t,
+    if (!buildAndRun(*model.module, *model.weights, opts.emit, *t,
                      runnerSource(windows, t->hosted()), vectorBits, keepDir,
                      output, rc, error))
       return fail(error);

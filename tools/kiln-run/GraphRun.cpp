@@ -74,7 +74,7 @@ int runGraphModel(const GraphRunOptions &o) {
   opts.target = o.target;
   opts.targetOptions.cpu = o.cpu;
   opts.targetOptions.sveBits = o.sveBits;
-  opts.name = "model";
+  opts.emit.name = "model";
   auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)
     return fail(error);
@@ -88,7 +88,7 @@ int runGraphModel(const GraphRunOptions &o) {
     return fail(error);
 
   std::vector<HarnessModel> models(1);
-  models[0].name = opts.name;
+  models[0].name = opts.emit.name;
   describeGraph(*loaded.module, models[0].inputs, models[0].outputs);
   std::vector<onnx::Tensor> ins;
   for (const onnx::Tensor &want : models[0].inputs) {
@@ -109,7 +109,7 @@ int runGraphModel(const GraphRunOptions &o) {
   for (const auto &[name, t] : given)
     return fail("--input=" + name + "=...: the compiled model has no input '" +
                 name + "'" + (frozen.count(name) ? " (it is frozen)" : ""));
-  if (!generateLibrarySources(*loaded.module, *loaded.weights, opts,
+  if (!generateLibrarySources(*loaded.module, *loaded.weights, opts.emit,
                               models[0].sources, error))
     return fail(error);
 

@@ -19,7 +19,7 @@
 using namespace kiln;
 
 bool kiln::buildAndRun(mlir::ModuleOp module, const WeightStore &weights,
-                       CompileOptions opts, const Target &t,
+                       EmitOptions opts, const Target &t,
                        const std::string &source, int64_t vectorBits,
                        const std::string &keepDir, std::string &output,
                        int &status, std::string &error) {

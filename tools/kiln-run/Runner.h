@@ -12,15 +12,15 @@
 namespace kiln {
 class Target;
 
-/// Writes the library of `module` (which went through runPipeline with
-/// `opts`; opts.outDir is set here) and `source` as runner.c into a build
+/// Writes the library of `module` (which went through runPipeline; `opts`'s
+/// outDir is set here) and `source` as runner.c into a build
 /// directory -- `keepDir`, or a temporary one removed afterwards -- compiles
 /// and links them for `target`, and runs the program natively or under qemu
 /// (`vectorBits` as kiln-run --vector-bits). `output` receives its stdout and
 /// stderr, `status` its exit status. False with `error` when a step before the
 /// run fails. Shared by kiln-run and kiln-perplexity.
 bool buildAndRun(mlir::ModuleOp module, const WeightStore &weights,
-                 CompileOptions opts, const Target &target,
+                 EmitOptions opts, const Target &target,
                  const std::string &source, int64_t vectorBits,
                  const std::string &keepDir, std::string &output, int &status,
                  std::string &error);

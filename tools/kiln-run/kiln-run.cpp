@@ -351,25 +351,25 @@ int main(int argc, char **argv) {
                 ") exceed the model's context length " +
                 std::to_string(modelCtx));
 
-  opts.name = "model";
-  opts.cc = cc;
-  opts.maxBatch = std::max<int64_t>(maxBatch, sequences);
-  opts.maxSeqs = sequences;
-  opts.externalWeights = plan.externalWeights;
-  opts.context = context ? context.getValue() : needed;
-  opts.quantize = quantize;
-  opts.disabledPasses.assign(disablePass.begin(), disablePass.end());
+  opts.emit.name = "model";
+  opts.emit.cc = cc;
+  opts.layout.maxBatch = std::max<int64_t>(maxBatch, sequences);
+  opts.layout.maxSeqs = sequences;
+  opts.layout.externalWeights = plan.externalWeights;
+  opts.layout.context = context ? context.getValue() : needed;
+  opts.pipeline.quantize = quantize;
+  opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
   std::string optionError;
-  if (!parseThreadsOption(threadsArg, opts.threads, optionError) ||
-      !parseKvBlockOption(kvBlock, opts.kvBlock, optionError) ||
-      !parseKvCacheOption(kvCache, opts.kvF16, optionError))
+  if (!parseThreadsOption(threadsArg, opts.layout.threads, optionError) ||
+      !parseKvBlockOption(kvBlock, opts.layout.kvBlock, optionError) ||
+      !parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))
     return fail(optionError);
-  plan.threads = opts.threads;
+  plan.threads = opts.layout.threads;
   RunOutput result;
   if (f32Reference || reference) {
     if (!f32Reference && !runPipeline(*model.module, opts, error))
       return fail(error);
-    if (!runReference(model, plan, opts.kvF16, result, error))
+    if (!runReference(model, plan, opts.layout.kvF16, result, error))
       return fail(error);
     print(result, steps, plan.prompts.size(), textMode ? &tokenizer : nullptr);
     return 0;
@@ -379,7 +379,7 @@ int main(int argc, char **argv) {
     return fail(error);
   std::string output;
   int rc = 0;
-  if (!buildAndRun(*model.module, *model.weights, opts, *t,
+  if (!buildAndRun(*model.module, *model.weights, opts.emit, *t,
                    runnerSource(plan), vectorBits, keepDir, output, rc, error))
     return fail(error);
   std::string runError = error;

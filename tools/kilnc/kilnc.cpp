@@ -260,25 +260,25 @@ int main(int argc, char **argv) {
   opts.target = target;
   opts.targetOptions.cpu = cpu;
   opts.targetOptions.sveBits = sveBits;
-  opts.outDir = outDir;
-  opts.name = name.empty() ? defaultModelName(modelPath) : name.getValue();
-  opts.context = context;
-  opts.maxBatch = maxBatch;
-  opts.maxSeqs = maxSeqs;
-  opts.cc = cc;
-  opts.ar = ar;
-  opts.stopAfter = stopAfter;
-  opts.quantize = quantize;
-  opts.disabledPasses.assign(disablePass.begin(), disablePass.end());
-  opts.quantizeExclude = quantizeExclude;
-  opts.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
+  opts.emit.outDir = outDir;
+  opts.emit.name = name.empty() ? defaultModelName(modelPath) : name.getValue();
+  opts.layout.context = context;
+  opts.layout.maxBatch = maxBatch;
+  opts.layout.maxSeqs = maxSeqs;
+  opts.emit.cc = cc;
+  opts.emit.ar = ar;
+  opts.pipeline.stopAfter = stopAfter;
+  opts.pipeline.quantize = quantize;
+  opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
+  opts.pipeline.quantizeExclude = quantizeExclude;
+  opts.pipeline.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
   if (emit != "lib" && emit != "c" && emit != "mlir")
     return fail("--emit=" + emit + ": expected lib, c or mlir");
   if (weights != "embedded" && weights != "external")
     return fail("--weights=" + weights + ": expected embedded or external");
-  opts.externalWeights = weights == "external";
-  if (!isCIdentifier(opts.name))
-    return fail("--name=" + opts.name + ": not a C identifier");
+  opts.layout.externalWeights = weights == "external";
+  if (!isCIdentifier(opts.emit.name))
+    return fail("--name=" + opts.emit.name + ": not a C identifier");
   if (maxBatch < 1 || maxBatch > 4096)
     return fail("--max-batch=" + std::to_string(maxBatch) +
                 ": expected 1 to 4096");
@@ -288,13 +288,13 @@ int main(int argc, char **argv) {
   if (context < 0)
     return fail("--context must be positive");
   std::string error;
-  if (!parseKvBlockOption(kvBlock, opts.kvBlock, error) ||
-      !parseThreadsOption(threadsArg, opts.threads, error))
+  if (!parseKvBlockOption(kvBlock, opts.layout.kvBlock, error) ||
+      !parseThreadsOption(threadsArg, opts.layout.threads, error))
     return fail(error);
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
-  opts.kvPoolTokens = kvPoolTokens;
-  if (!parseKvCacheOption(kvCache, opts.kvF16, error))
+  opts.layout.kvPoolTokens = kvPoolTokens;
+  if (!parseKvCacheOption(kvCache, opts.layout.kvF16, error))
     return fail(error);
   const bool wantReport = report.getNumOccurrences() > 0;
   if (wantReport && report != "" && report != "text" && report != "json")
@@ -323,7 +323,7 @@ int main(int argc, char **argv) {
   // Phases and bars for long compiles, only where someone watches.
   Progress progress(errs(), emit != "mlir" && !quiet &&
                                 Progress::stderrIsTerminal());
-  opts.progress = &progress;
+  opts.emit.progress = &progress;
   mlir::MLIRContext ctx;
   LoadedModel model;
   progress.phase("loading " + sys::path::filename(modelPath).str());
@@ -347,11 +347,11 @@ int main(int argc, char **argv) {
   }
   ModelReport costs;
   if (wantReport &&
-      !computeReport(*model.module, opts, reportContext, costs, error))
+      !computeReport(*model.module, reportContext, costs, error))
     return progress.finish(), fail(error);
   if (!outDir.empty() &&
-      !(emit == "c" ? writeCSources(*model.module, *model.weights, opts, error)
-                    : writeLibrary(*model.module, *model.weights, opts, error)))
+      !(emit == "c" ? writeCSources(*model.module, *model.weights, opts.emit, error)
+                    : writeLibrary(*model.module, *model.weights, opts.emit, error)))
     return progress.finish(), fail(error);
   progress.finish();
   if (wantReport) {
