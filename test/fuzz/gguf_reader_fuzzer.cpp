@@ -9,7 +9,8 @@
 // Build:
 //   clang++-16 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined \
 //     -I<repo> test/fuzz/gguf_reader_fuzzer.cpp \
-//     compiler/frontend/gguf/{GGUF,GGUFWriter,Quant}.cpp -o gguf_reader_fuzzer
+//     compiler/frontend/gguf/{GGUF,GGUFWriter}.cpp compiler/support/Quant.cpp \
+//     -o gguf_reader_fuzzer
 // Run:
 //   ./gguf_reader_fuzzer -max_total_time=60 test/fuzz/corpus
 //

@@ -322,10 +322,16 @@ void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
       tooBig = "needs " + std::to_string(scratch) + " bytes of scratch";
     return; // the walk fails this node: nothing is allocated for it
   }
+  // Constant inputs fold at compile time unless the outputs would take more
+  // than kMaxFoldBytes of the compiler's memory: then the call runs in the
+  // library like any other.
   bool allConst = true;
   for (Tensor *t : inputs)
     allConst &= !t || t->isConst;
-  if (allConst) {
+  uint64_t foldBytes = (uint64_t)scratch;
+  for (Tensor *t : outputs)
+    foldBytes += t->bytes();
+  if (allConst && foldBytes <= kMaxFoldBytes) {
     std::vector<const void *> in;
     for (Tensor *t : inputs)
       in.push_back(t ? t->data.data() : nullptr);

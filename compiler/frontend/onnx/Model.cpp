@@ -78,14 +78,10 @@ static bool parseFile(const std::string &path,
   return true;
 }
 
-std::unique_ptr<Model> loadModel(const std::string &path, std::string &error) {
-  auto m = std::make_unique<Model>();
-  m->path = path;
-  size_t slash = path.rfind('/');
-  m->dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  m->proto = std::make_shared<::onnx::ModelProto>();
-  if (!parseFile(path, *m->proto, "model", error))
-    return nullptr;
+// What every model must have once parsed: a graph and an opset Kiln knows.
+static std::unique_ptr<Model> checkModel(std::unique_ptr<Model> m,
+                                         std::string &error) {
+  const std::string &path = m->path;
   if (!m->proto->has_graph()) {
     error = path + ": not a valid ONNX model (no graph)";
     return nullptr;
@@ -103,6 +99,32 @@ std::unique_ptr<Model> loadModel(const std::string &path, std::string &error) {
     return nullptr;
   }
   return m;
+}
+
+std::unique_ptr<Model> loadModel(const std::string &path, std::string &error) {
+  auto m = std::make_unique<Model>();
+  m->path = path;
+  size_t slash = path.rfind('/');
+  m->dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  m->proto = std::make_shared<::onnx::ModelProto>();
+  if (!parseFile(path, *m->proto, "model", error))
+    return nullptr;
+  return checkModel(std::move(m), error);
+}
+
+std::unique_ptr<Model> loadModelFromBuffer(const void *data, size_t size,
+                                           const std::string &name,
+                                           std::string &error) {
+  auto m = std::make_unique<Model>();
+  m->path = name;
+  m->dir = ".";
+  m->proto = std::make_shared<::onnx::ModelProto>();
+  if (size > (size_t)INT32_MAX ||
+      !m->proto->ParseFromArray(data, (int)size)) {
+    error = name + ": not a valid ONNX model (protobuf parse failed)";
+    return nullptr;
+  }
+  return checkModel(std::move(m), error);
 }
 
 /// Copies a repeated field of one C type into elements of another.

@@ -40,6 +40,11 @@ struct Model {
 
 /// Reads and validates the protobuf of `path`.
 std::unique_ptr<Model> loadModel(const std::string &path, std::string &error);
+/// The same for a model in memory, named `name` in messages; external data
+/// resolves against the current directory (the fuzzer's entry point).
+std::unique_ptr<Model> loadModelFromBuffer(const void *data, size_t size,
+                                           const std::string &name,
+                                           std::string &error);
 
 /// Reads a TensorProto (an initializer, a Constant's value or a test's
 /// input_N.pb) into `out`, with external data resolved against `dir`.

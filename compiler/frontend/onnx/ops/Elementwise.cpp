@@ -328,7 +328,8 @@ RegisterConverter constantOp({"Constant"}, [](NodeContext &c) {
     v.dtype = F32;
     v.shape = {(int64_t)fs.size()};
     v.data.resize(fs.size() * 4);
-    memcpy(v.data.data(), fs.data(), v.data.size());
+    if (!fs.empty())
+      memcpy(v.data.data(), fs.data(), v.data.size());
   } else if (c.has("value_int")) {
     v.dtype = I64;
     int64_t i = c.getInt("value_int", 0);
@@ -339,7 +340,8 @@ RegisterConverter constantOp({"Constant"}, [](NodeContext &c) {
     v.dtype = I64;
     v.shape = {(int64_t)is.size()};
     v.data.resize(is.size() * 8);
-    memcpy(v.data.data(), is.data(), v.data.size());
+    if (!is.empty())
+      memcpy(v.data.data(), is.data(), v.data.size());
   } else {
     return c.fail("only value, value_float(s) and value_int(s) are supported "
                   "(sparse and string constants are not)");
@@ -369,7 +371,8 @@ RegisterConverter shapeOp({"Shape", "Size"}, [](NodeContext &c) {
   if (c.opType() == "Shape")
     v.shape = {(int64_t)dims.size()};
   v.data.resize(dims.size() * 8);
-  memcpy(v.data.data(), dims.data(), v.data.size());
+  if (!dims.empty())
+    memcpy(v.data.data(), dims.data(), v.data.size());
   v.isConst = true;
   c.constOutput(0, v);
   return true;

@@ -174,7 +174,12 @@ RegisterConverter reshapeOp({"Reshape"}, [](NodeContext &c) {
     if (shape[i] < 0)
       return c.fail("shape entry " + std::to_string(shape[i]) +
                     " is invalid");
-    known *= shape[i];
+    // The product of the known entries must equal the input's element count
+    // (or divide it), which fits: one that leaves 64 bits cannot.
+    if (__builtin_mul_overflow(known, shape[i], &known))
+      return c.fail("shape " + shapeString(shape) + " has " +
+                    "more elements than the input's " +
+                    std::to_string(x->numel()));
   }
   if (infer >= 0) {
     if (known == 0 || x->numel() % known)
