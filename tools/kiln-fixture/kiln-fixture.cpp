@@ -21,7 +21,7 @@ namespace {
 struct Config {
   std::string arch = "llama", out;
   int64_t width = 64, layers = 2, heads = 4, kvHeads = 2, ffn = 128,
-          vocab = 320, context = 256;
+          vocab = 320, context = 256, headDim = 0;
   GGMLType type = GGMLType::F32, embdType = GGMLType::F32;
   GGMLType outType = GGMLType::F32;
   bool tied = false, u64Keys = false, outTypeSet = false, ropeFreqs = false;
@@ -60,6 +60,8 @@ void usage() {
           "usage: kiln-fixture -o OUT.gguf [options]\n"
           "  --arch=llama|qwen2     architecture (default llama)\n"
           "  --width=N --layers=N --heads=N --kv-heads=N --ffn=N --vocab=N\n"
+          "  --head-dim=N           attention.key_length/value_length N (default:\n"
+          "                         width / heads, and no such keys)\n"
           "  --context=N            context_length key (default 256)\n"
           "  --type=T               matmul weight type: f32 f16 bf16 q8_0 q4_0 "
           "q4_1 q4_k q6_k\n"
@@ -127,6 +129,7 @@ int main(int argc, char **argv) {
     else if ((v = val("--heads="))) c.heads = atoll(v);
     else if ((v = val("--kv-heads="))) c.kvHeads = atoll(v);
     else if ((v = val("--ffn="))) c.ffn = atoll(v);
+    else if ((v = val("--head-dim="))) c.headDim = atoll(v);
     else if ((v = val("--vocab="))) c.vocab = atoll(v);
     else if ((v = val("--context="))) c.context = atoll(v);
     else if ((v = val("--type="))) { if (!parseType(v, c.type)) return 2; }
@@ -175,12 +178,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "kiln-fixture: error: --arch must be llama or qwen2\n");
     return 2;
   }
-  if (c.vocab < 259 || c.heads % c.kvHeads || c.width % c.heads) {
+  if (c.vocab < 259 || c.heads % c.kvHeads ||
+      (c.headDim == 0 && c.width % c.heads) || c.headDim < 0 || c.headDim % 2) {
     fprintf(stderr, "kiln-fixture: error: need vocab >= 259, heads a multiple "
                     "of kv-heads, width a multiple of heads\n");
     return 2;
   }
-  const int64_t headDim = c.width / c.heads;
+  const int64_t headDim = c.headDim ? c.headDim : c.width / c.heads;
   Writer w(c.version);
   const std::string p = c.arch + ".";
   auto dropped = [&](const std::string &k) {
@@ -206,6 +210,10 @@ int main(int argc, char **argv) {
   key("attention.head_count", (uint64_t)c.heads);
   key("attention.head_count_kv", (uint64_t)c.kvHeads);
   key("rope.dimension_count", (uint64_t)headDim);
+  if (c.headDim) {
+    key("attention.key_length", (uint64_t)headDim);
+    key("attention.value_length", (uint64_t)headDim);
+  }
   if (!dropped(p + "attention.layer_norm_rms_epsilon"))
     w.addFloat32(p + "attention.layer_norm_rms_epsilon", c.eps);
   if (!dropped(p + "rope.freq_base"))

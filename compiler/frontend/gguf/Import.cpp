@@ -34,10 +34,11 @@ const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
       {"ARCH.rope.freq_base", "read", "RoPE base (absent: 10000)"},
       {"ARCH.rope.dimension_count", "checked",
        "must equal the head dimension (partial RoPE is not supported)"},
-      {"ARCH.attention.key_length", "checked",
-       "must equal embedding_length / head_count"},
+      {"ARCH.attention.key_length", "read",
+       "head dimension of queries and keys (absent: embedding_length / "
+       "head_count)"},
       {"ARCH.attention.value_length", "checked",
-       "must equal embedding_length / head_count"},
+       "must equal the head dimension (one for queries, keys and values)"},
       {"ARCH.vocab_size", "checked", "must equal the rows of token_embd"},
       {"ARCH.rope.scaling.type", "checked",
        "must be none (linear, yarn and longrope are not supported)"},
@@ -83,10 +84,15 @@ public:
   OwningOpRef<ModuleOp> run();
 
 private:
+  // The first problem is the one reported (tensors are all checked before
+  // the importer stops).
   bool fail(const std::string &msg) {
-    error = file.path() + ": " + msg;
+    if (!hasError)
+      error = file.path() + ": " + msg;
+    hasError = true;
     return false;
   }
+  bool hasError = false;
   bool readHyper();
   /// Every key covered by ggufKeyRules(), the checked ones with the values
   /// Kiln implements.
@@ -134,7 +140,8 @@ bool Importer::checkKeys() {
                           const std::string &why) {
     return fail(key + "=" + value + " is not supported (" + why + ")");
   };
-  for (const auto &[key, value] : file.metadata()) {
+  for (const auto &entry : file.metadata()) {
+    const std::string &key = entry.first;
     const GGUFKeyRule *r = ruleFor(key, h.arch);
     if (!r)
       return fail("key '" + key + "' is not one Kiln knows for architecture " +
@@ -151,13 +158,12 @@ bool Importer::checkKeys() {
         return std::to_string(*f);
       return file.getString(key).value_or("?");
     };
-    if (key == p + "attention.key_length" || key == p + "attention.value_length" ||
+    if (key == p + "attention.value_length" ||
         key == p + "rope.dimension_count") {
       if (!uint || (int64_t)*uint != h.headDim)
         return notSupported(key, show(),
                             "it must equal the head dimension " +
-                                std::to_string(h.headDim) +
-                                " = embedding_length / head_count");
+                                std::to_string(h.headDim));
     } else if (key == p + "vocab_size") {
       if (!uint || (int64_t)*uint != h.vocab)
         return fail("key '" + key + "' is " + show() +
@@ -225,15 +231,22 @@ bool Importer::readHyper() {
   if (file.find(p + "attention.head_count_kv") &&
       !requireUInt(p + "attention.head_count_kv", h.kvHeads))
     return false;
-  if (h.width % h.heads != 0)
-    return fail("embedding_length " + std::to_string(h.width) +
-                " is not a multiple of attention.head_count " +
-                std::to_string(h.heads));
   if (h.heads % h.kvHeads != 0)
     return fail("attention.head_count " + std::to_string(h.heads) +
                 " is not a multiple of attention.head_count_kv " +
                 std::to_string(h.kvHeads));
-  h.headDim = h.width / h.heads;
+  // The head dimension: attention.key_length where the file gives one
+  // (Qwen3, Gemma), else embedding_length / head_count.
+  if (file.find(p + "attention.key_length")) {
+    if (!requireUInt(p + "attention.key_length", h.headDim))
+      return false;
+  } else {
+    if (h.width % h.heads != 0)
+      return fail("embedding_length " + std::to_string(h.width) +
+                  " is not a multiple of attention.head_count " +
+                  std::to_string(h.heads));
+    h.headDim = h.width / h.heads;
+  }
   if (h.headDim % 2 != 0)
     return fail("head dimension " + std::to_string(h.headDim) +
                 " must be even for RoPE");
