@@ -158,8 +158,8 @@ bool kiln::loadDeviceProfile(const std::string &spec,
 // over 128 MiB, several times any L3 here, in 2 MiB-aligned memory advised to
 // use huge pages as the weights get them (embedded blobs are 2 MiB aligned),
 // best of 6 passes, every other one with software prefetch 4 KiB ahead as the
-// decode kernels use: without either, the sum read 25-40% less than decode
-// on the development machine, which made decode look faster than its limit; the f32 rate is a
+// decode kernels use: without either, a plain sum reads less than decode
+// does, which would make decode look faster than its limit; the f32 rate is a
 // 4 x 64 register tile of FMAs against an L1-resident 64 x 128 panel; the
 // int8 rate uses the host's int8 dot-product instruction the way the x86
 // kernels do (VNNI vpdpbusd, else AVX2 maddubs + madd), counted as 2

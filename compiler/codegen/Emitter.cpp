@@ -740,9 +740,9 @@ static bool addBlobFile(const ModuleOptions &opts, bool hosted,
     // linkers then give its segment a 2 MiB alignment in the file and in
     // memory, and Linux (large page-cache folios, ext4/xfs/tmpfs) can map it
     // with 2 MiB page-table entries, where a 64-byte aligned blob gets 4 KiB
-    // pages. Decode streams every weight per token and ran about 1.4x slower
-    // on 4 KiB pages (docs/notes/benchmarks-history.md, "Weights and pages"); the price is
-    // at most 2 MiB of padding in the binary.
+    // pages. Decode streams every weight per token, and every 4 KiB page of
+    // it costs a TLB miss (docs/notes/benchmarks-history.md, "Weights and
+    // pages"); the price is at most 2 MiB of padding in the binary.
     const bool pmd = hosted && out.blob.size() >= (4u << 20);
     const std::string align = pmd ? "2097152" : "64";
     out.texts.push_back(

@@ -21,9 +21,9 @@
 // so that Linux maps it with 2 MiB entries (Emitter.cpp). The other choices
 // compile them --weights=external and the driver reads bench.weights into
 // anonymous memory advised to use transparent huge pages (huge), the same on
-// 4 KiB pages (anon), or maps the file (file). Weights read through 4 KiB
-// file-backed pages decode about 1.3x slower (docs/notes/benchmarks-history.md, "Weights and
-// pages"). A read is part of the cold start and the copy is resident memory,
+// 4 KiB pages (anon), or maps the file (file), to compare what the pages
+// cost decode (docs/notes/benchmarks-history.md, "Weights and pages"). A
+// read is part of the cold start and the copy is resident memory,
 // as llama.cpp's repacked weights are; read() does not map the file, so the
 // weights count once.
 // Peak resident memory is the child's own VmHWM, which it prints before it
