@@ -21,8 +21,8 @@ PACKAGES=(
   clang-16 lld-16 llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   libclang-rt-16-dev libgtest-dev zlib1g-dev libzstd-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  # tests: ONNX test data and the scripts that write test models
-  libonnx-testdata python3-onnx python3-numpy
+  # tests: ONNX test data, the scripts that write test models, strings(1)
+  libonnx-testdata python3-onnx python3-numpy binutils
   # --target=neon and sve: link with the cross gcc against the arm64 C
   # library, run under qemu-aarch64
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
