@@ -187,9 +187,11 @@ int64_t product(const std::vector<int64_t> &v, size_t from = 0,
 /// The most bytes one tensor may take (1 TiB): larger shapes are an error
 /// before anything is allocated or a byte count can wrap.
 constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40;
-/// The most bytes a call folded at compile time may write (1 GiB); larger
-/// calls on constants run in the library instead.
-constexpr uint64_t kMaxFoldBytes = uint64_t(1) << 30;
+/// The most bytes a call folded at compile time may write (64 MiB: shape
+/// computations and small constants; weights are initializers, not folded);
+/// larger calls on constants run in the library instead, so compile-time
+/// memory and time stay bounded.
+constexpr uint64_t kMaxFoldBytes = uint64_t(1) << 26;
 /// Checks that a tensor of `shape` and `dtype` takes at most
 /// kMaxTensorBytes, with every partial product of its dimensions in range
 /// (so product() and strides cannot overflow); otherwise `error` names the
