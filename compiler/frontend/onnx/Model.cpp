@@ -152,6 +152,11 @@ bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
             "double)";
     return false;
   }
+  std::string why;
+  if (!checkTensorSize(out.shape, out.dtype, why)) {
+    error = what + " " + why;
+    return false;
+  }
   const size_t expected = (size_t)out.numel() * elem;
   out.isConst = true;
   out.data.clear();
