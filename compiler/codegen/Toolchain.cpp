@@ -22,18 +22,38 @@ bool step(const char *what, const std::vector<std::string> &argv,
 }
 } // namespace
 
-bool Toolchain::compile(const std::string &dir, const std::string &source,
-                        const std::vector<std::string> &cflags,
-                        std::string &error) const {
-  // Relative paths only, run inside `dir`: nothing of the build machine's
-  // directories ends up in the objects.
+std::vector<std::string>
+Toolchain::compileCommand(const std::string &source,
+                          const std::vector<std::string> &cflags) const {
+  // Relative paths only, run inside the source's directory: nothing of the
+  // build machine's directories ends up in the objects.
   std::vector<std::string> argv = {cc};
   const std::vector<std::string> own = target.cflags();
   const std::vector<std::string> &flags = cflags.empty() ? own : cflags;
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-I.", "-c", source, "-o",
                            llvm::sys::path::stem(source).str() + ".o"});
-  return step("C compiler", argv, dir, error);
+  return argv;
+}
+
+std::vector<std::string>
+Toolchain::linkCommand(const std::vector<std::string> &inputs,
+                       const std::string &program) const {
+  return target.linkCommand(inputs, program);
+}
+
+std::vector<std::string>
+Toolchain::runCommand(const std::vector<std::string> &argv,
+                      int64_t vectorBits) const {
+  std::vector<std::string> full = target.runPrefix(vectorBits);
+  full.insert(full.end(), argv.begin(), argv.end());
+  return full;
+}
+
+bool Toolchain::compile(const std::string &dir, const std::string &source,
+                        const std::vector<std::string> &cflags,
+                        std::string &error) const {
+  return step("C compiler", compileCommand(source, cflags), dir, error);
 }
 
 bool Toolchain::archive(const std::string &dir, const std::string &library,
@@ -47,12 +67,10 @@ bool Toolchain::archive(const std::string &dir, const std::string &library,
 bool Toolchain::link(const std::string &dir,
                      const std::vector<std::string> &inputs,
                      const std::string &program, std::string &error) const {
-  return step("linker", target.linkCommand(inputs, program), dir, error);
+  return step("linker", linkCommand(inputs, program), dir, error);
 }
 
 int Toolchain::run(const std::vector<std::string> &argv, int64_t vectorBits,
                    const std::string &cwd, std::string &output) const {
-  std::vector<std::string> full = target.runPrefix(vectorBits);
-  full.insert(full.end(), argv.begin(), argv.end());
-  return runProgram(full, cwd, output);
+  return runProgram(runCommand(argv, vectorBits), cwd, output);
 }

@@ -21,6 +21,17 @@ public:
   explicit Toolchain(const Target &target, std::string cc = {},
                      std::string ar = {});
 
+  /// The commands the steps below run: compiling `source` to its stem + ".o"
+  /// with `cflags` (the target's own when empty), linking, and running a
+  /// program natively or under the target's emulator.
+  std::vector<std::string>
+  compileCommand(const std::string &source,
+                 const std::vector<std::string> &cflags) const;
+  std::vector<std::string> linkCommand(const std::vector<std::string> &inputs,
+                                       const std::string &program) const;
+  std::vector<std::string> runCommand(const std::vector<std::string> &argv,
+                                      int64_t vectorBits) const;
+
   /// Compiles `source` (a path relative to `dir`, run there with -I.) into
   /// its stem + ".o" beside it, with `cflags` (the target's own when empty).
   /// False with `error` = "C compiler failed: COMMAND\nOUTPUT".

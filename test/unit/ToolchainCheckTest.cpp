@@ -4,7 +4,7 @@
 // the named package removed.
 //
 #include "compiler/targets/Target.h"
-#include "compiler/targets/ToolchainCheck.h"
+#include "compiler/codegen/ToolchainCheck.h"
 
 #include <gtest/gtest.h>
 

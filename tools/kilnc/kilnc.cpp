@@ -11,7 +11,7 @@
 #include "compiler/passes/Pipeline.h"
 #include "compiler/support/Progress.h"
 #include "compiler/targets/Target.h"
-#include "compiler/targets/ToolchainCheck.h"
+#include "compiler/codegen/ToolchainCheck.h"
 #include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/MLIRContext.h"

@@ -4,8 +4,8 @@
 // commands the generated libraries and kiln-run use, and when a step fails,
 // names what is missing and the Debian package that provides it.
 //
-#ifndef KILN_TARGETS_TOOLCHAINCHECK_H
-#define KILN_TARGETS_TOOLCHAINCHECK_H
+#ifndef KILN_CODEGEN_TOOLCHAINCHECK_H
+#define KILN_CODEGEN_TOOLCHAINCHECK_H
 
 #include <string>
 #include <vector>

@@ -1,5 +1,6 @@
 //===- ToolchainCheck.cpp - does this machine have what a target needs -----===//
-#include "compiler/targets/ToolchainCheck.h"
+#include "compiler/codegen/ToolchainCheck.h"
+#include "compiler/codegen/Toolchain.h"
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
 
@@ -151,18 +152,15 @@ bool kiln::checkToolchain(const Target &target, const std::string &cc,
     return false;
   };
 
-  std::vector<std::string> compile = {cc.empty() ? KILN_DEFAULT_CC : cc};
-  for (const std::string &f : target.cflags())
-    compile.push_back(f);
-  compile.insert(compile.end(), {"-c", "probe.c", "-o", "probe.o"});
+  // The commands every library, runner and harness is built and run with.
+  const Toolchain toolchain(target, cc);
   std::string output;
-  if (!step("compiling", compile, output))
+  if (!step("compiling", toolchain.compileCommand("probe.c", {}), output) ||
+      !step("linking", toolchain.linkCommand({"probe.o"}, "probe"), output))
     return false;
-  if (!step("linking", target.linkCommand({"probe.o"}, "probe"), output))
-    return false;
-  std::vector<std::string> run = target.runPrefix(0);
-  const std::string runner = run.empty() ? "natively" : "under " + run[0];
-  run.push_back(dir + "/probe");
+  std::vector<std::string> run = toolchain.runCommand({dir + "/probe"}, 0);
+  const std::string runner =
+      run.size() == 1 ? "natively" : "under " + run.front();
   if (!step("running", run, output))
     return false;
   if (output != kExpected) {
