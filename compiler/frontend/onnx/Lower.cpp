@@ -314,6 +314,13 @@ Tensor &NodeContext::constOutput(size_t i, const Tensor &value) {
   return t;
 }
 
+// The bytes of a tensor for a host kernel: an empty one gets a valid pointer
+// too (the kernels offset their pointers by zero, which is undefined on null).
+static uint8_t *hostPointer(std::vector<uint8_t> &data) {
+  static uint8_t empty[64];
+  return data.empty() ? empty : data.data();
+}
+
 void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
                        std::vector<float> f, std::vector<Tensor *> inputs,
                        std::vector<Tensor *> outputs, int64_t scratch) {
@@ -334,12 +341,12 @@ void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
   if (allConst && foldBytes <= kMaxFoldBytes) {
     std::vector<const void *> in;
     for (Tensor *t : inputs)
-      in.push_back(t ? t->data.data() : nullptr);
+      in.push_back(t ? hostPointer(t->data) : nullptr);
     std::vector<void *> out;
     for (Tensor *t : outputs) {
       t->isConst = true;
       t->data.assign(t->bytes(), 0);
-      out.push_back(t->data.data());
+      out.push_back(hostPointer(t->data));
     }
     std::vector<uint64_t> scratchMem((scratch + 7) / 8 + 1);
     if (runHostKernel(kernel, p, f, in, out, scratchMem.data())) {
