@@ -22,6 +22,8 @@ config.substitutions.append(("%python", config.kiln_onnx_python))
 # The source tree (examples/bench's harnesses, scripts/).
 config.substitutions.append(
     ("%root", os.path.normpath(os.path.join(config.test_source_root, "..", ".."))))
+# llama.cpp's tokenizer test vocabularies, unpacked (test/tokenizer/vocab/).
+config.substitutions.append(("%vocab", config.kiln_vocab_dir))
 # The shipped trained model and its held-out sample (models/README.md).
 config.substitutions.append(
     ("%models", os.path.join(config.test_source_root, "..", "..", "models")))

@@ -10,7 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 using namespace kiln;
@@ -149,22 +152,317 @@ TEST(Tokenizer, RejectsBadVocabulary) {
   EXPECT_TRUE(t.load(*ok, error)) << error;
   EXPECT_EQ(t.decode({3}), "\xff");
 
-  gguf::Writer w;
-  w.addString("tokenizer.ggml.model", "gpt2");
-  auto b = w.serialize();
-  auto g = gguf::File::fromBuffer(b.data(), b.size(), "bpe.gguf", error);
-  ASSERT_TRUE(g) << error;
-  EXPECT_FALSE(t.load(*g, error));
-  EXPECT_NE(error.find("bpe.gguf: tokenizer.ggml.model is 'gpt2'"),
-            std::string::npos)
-      << error;
-
   gguf::Writer none;
-  b = none.serialize();
-  g = gguf::File::fromBuffer(b.data(), b.size(), "none.gguf", error);
+  auto b = none.serialize();
+  auto g = gguf::File::fromBuffer(b.data(), b.size(), "none.gguf", error);
   ASSERT_TRUE(g) << error;
   EXPECT_FALSE(t.load(*g, error));
   EXPECT_NE(error.find("missing key 'tokenizer.ggml.model'"), std::string::npos)
       << error;
+}
+
+// ---- byte-level BPE vocabularies built in the test -------------------------
+
+using Metadata = std::vector<std::pair<std::string, gguf::Value>>;
+
+gguf::Value str(const std::string &v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::STRING;
+  x.s = v;
+  return x;
+}
+gguf::Value u32(uint64_t v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::UINT32;
+  x.u = v;
+  return x;
+}
+gguf::Value boolean(bool v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::BOOL;
+  x.b = v;
+  return x;
+}
+gguf::Value strs(const std::vector<std::string> &v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::ARRAY;
+  x.elemType = gguf::ValueType::STRING;
+  for (const auto &s : v)
+    x.arr.push_back(str(s));
+  return x;
+}
+gguf::Value i32s(const std::vector<int32_t> &v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::ARRAY;
+  x.elemType = gguf::ValueType::INT32;
+  for (int32_t i : v) {
+    gguf::Value e;
+    e.type = gguf::ValueType::INT32;
+    e.i = i;
+    x.arr.push_back(e);
+  }
+  return x;
+}
+
+std::string byteChar(unsigned b) {
+  char c[2];
+  return std::string(c, kiln_bpe_byte_char((unsigned char)b, c));
+}
+
+// Ids 0..255: the bytes' characters; then "ab", "abc", "Ġa" (space a),
+// "<|end|>" (control), "<my>" (user-defined), "<|e" (control).
+const int kAb = 256, kAbc = 257, kSpaceA = 258, kEnd = 259, kMine = 260,
+          kPartial = 261;
+Metadata bpeMetadata() {
+  std::vector<std::string> toks;
+  std::vector<int32_t> types;
+  for (unsigned b = 0; b < 256; ++b) {
+    toks.push_back(byteChar(b));
+    types.push_back(1);
+  }
+  for (const char *t : {"ab", "abc", "\xc4\xa0" "a"}) {
+    toks.push_back(t);
+    types.push_back(1);
+  }
+  toks.push_back("<|end|>");
+  types.push_back(3);
+  toks.push_back("<my>");
+  types.push_back(4);
+  toks.push_back("<|e");
+  types.push_back(3);
+  return {{"tokenizer.ggml.model", str("gpt2")},
+          {"tokenizer.ggml.pre", str("gpt-2")},
+          {"tokenizer.ggml.tokens", strs(toks)},
+          {"tokenizer.ggml.token_type", i32s(types)},
+          {"tokenizer.ggml.merges", strs({"a b", "ab c", "\xc4\xa0 a"})},
+          {"tokenizer.ggml.bos_token_id", u32(kEnd)},
+          {"tokenizer.ggml.eos_token_id", u32(kEnd)}};
+}
+
+struct Loaded {
+  std::vector<uint8_t> bytes;
+  std::unique_ptr<gguf::File> file;
+  Tokenizer tok;
+  std::string error;
+  bool ok = false;
+};
+
+void load(const Metadata &md, Loaded &l) {
+  gguf::Writer w;
+  for (const auto &kv : md)
+    w.addValue(kv.first, kv.second);
+  l.bytes = w.serialize();
+  l.file = gguf::File::fromBuffer(l.bytes.data(), l.bytes.size(), "bpe.gguf",
+                                  l.error);
+  ASSERT_TRUE(l.file) << l.error;
+  l.ok = l.tok.load(*l.file, l.error);
+}
+
+void set(Metadata &md, const std::string &key, gguf::Value v) {
+  for (auto &kv : md)
+    if (kv.first == key) {
+      kv.second = std::move(v);
+      return;
+    }
+  md.push_back({key, std::move(v)});
+}
+
+void drop(Metadata &md, const std::string &key) {
+  md.erase(std::remove_if(md.begin(), md.end(),
+                          [&](const auto &kv) { return kv.first == key; }),
+           md.end());
+}
+
+TEST(BpeTokenizer, MergesSpecialTokensAndBos) {
+  Loaded l;
+  load(bpeMetadata(), l);
+  ASSERT_TRUE(l.ok) << l.error;
+  const Tokenizer &t = l.tok;
+  EXPECT_EQ(t.encode("abc", false), (std::vector<int32_t>{kAbc}));
+  EXPECT_EQ(t.encode("ab a", false), (std::vector<int32_t>{kAb, kSpaceA}));
+  // A control token in text is text unless special tokens are parsed; a
+  // user-defined token is always itself.
+  EXPECT_EQ(t.encode("x<|end|>", false, true),
+            (std::vector<int32_t>{'x', kEnd}));
+  std::vector<int32_t> plain = t.encode("<|end|>", false, false);
+  EXPECT_EQ(plain.size(), 7u);
+  EXPECT_EQ(t.encode("<my>ab", false), (std::vector<int32_t>{kMine, kAb}));
+  // Longest first: "<|end|>" is cut before "<|e" can take its start.
+  EXPECT_EQ(t.encode("<|e<|end|>", false, true),
+            (std::vector<int32_t>{kPartial, kEnd}));
+  // gpt-2 adds no BOS unless the vocabulary says so.
+  EXPECT_EQ(t.encode("ab", true), (std::vector<int32_t>{kAb}));
+  EXPECT_TRUE(t.endsGeneration(kEnd));
+  EXPECT_FALSE(t.endsGeneration(kAb));
+  // Decoding: bytes back; control pieces only when asked.
+  EXPECT_EQ(t.decode({kAb, kSpaceA, kEnd, kMine}), "ab a<my>");
+  EXPECT_EQ(t.decode({kAb, kEnd}, true, true), "ab<|end|>");
+  EXPECT_EQ(t.decode({0, 10, 255}), std::string("\x00\n\xff", 3));
+
+  Metadata md = bpeMetadata();
+  set(md, "tokenizer.ggml.add_bos_token", boolean(true));
+  set(md, "tokenizer.ggml.add_eos_token", boolean(true));
+  Loaded b;
+  load(md, b);
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_EQ(b.tok.encode("ab", true), (std::vector<int32_t>{kEnd, kAb, kEnd}));
+  EXPECT_EQ(b.tok.encode("ab", false), (std::vector<int32_t>{kAb}));
+}
+
+// Invalid UTF-8 reads as U+FFFD per byte, as llama.cpp reads it; empty text
+// has no ids; long text takes linear time.
+TEST(BpeTokenizer, InvalidEmptyAndLongText) {
+  Loaded l;
+  load(bpeMetadata(), l);
+  ASSERT_TRUE(l.ok) << l.error;
+  const Tokenizer &t = l.tok;
+  EXPECT_TRUE(t.encode("", true).empty());
+  EXPECT_EQ(t.decode(t.encode("\xff", false)), "\xef\xbf\xbd");
+  EXPECT_EQ(t.decode(t.encode("a\xe2\x96", false)), "a\xef\xbf\xbd\xef\xbf\xbd");
+  std::string big(1 << 20, 'a');
+  for (size_t i = 0; i < big.size(); i += 7)
+    big[i] = ' ';
+  std::vector<int32_t> ids = t.encode(big, false);
+  EXPECT_EQ(t.decode(ids), big);
+  // One word of a megabyte: merges in O(n log n), not O(n^2).
+  std::string word(1 << 20, 'b');
+  EXPECT_EQ(t.encode(word, false).size(), word.size());
+}
+
+struct BadCase {
+  const char *what;
+  std::function<void(Metadata &)> change;
+  const char *error;
+};
+
+TEST(BpeTokenizer, RejectsMalformedVocabularies) {
+  const std::vector<BadCase> cases = {
+      {"unknown model", [](Metadata &m) { set(m, "tokenizer.ggml.model", str("bert")); },
+       "tokenizer.ggml.model is 'bert'; Kiln reads 'llama' (SentencePiece) and "
+       "'gpt2' (byte-level BPE) vocabularies"},
+      {"no pre", [](Metadata &m) { drop(m, "tokenizer.ggml.pre"); },
+       "byte-level BPE vocabulary without 'tokenizer.ggml.pre'"},
+      {"unknown pre", [](Metadata &m) { set(m, "tokenizer.ggml.pre", str("deepseek-v3")); },
+       "tokenizer.ggml.pre is 'deepseek-v3', a pre-tokenizer Kiln does not "
+       "implement"},
+      {"no merges", [](Metadata &m) { drop(m, "tokenizer.ggml.merges"); },
+       "missing key 'tokenizer.ggml.merges'"},
+      {"merges of the wrong type",
+       [](Metadata &m) { set(m, "tokenizer.ggml.merges", i32s({1})); },
+       "key 'tokenizer.ggml.merges' must be an array of STRING"},
+      {"merge without a space",
+       [](Metadata &m) { set(m, "tokenizer.ggml.merges", strs({"a b", "ab"})); },
+       "tokenizer.ggml.merges[1] 'ab' is not two pieces separated by a space"},
+      {"merge of an unknown piece",
+       [](Metadata &m) { set(m, "tokenizer.ggml.merges", strs({"a zz"})); },
+       "tokenizer.ggml.merges[0] 'a zz' names a piece that is not a token"},
+      {"merge into no token",
+       [](Metadata &m) { set(m, "tokenizer.ggml.merges", strs({"b a"})); },
+       "tokenizer.ggml.merges[0] 'b a' merges into 'ba', which is not a token"},
+      {"duplicate piece",
+       [](Metadata &m) {
+         auto &t = m[2].second.arr;
+         t[kAbc].s = "ab";
+       },
+       "token 257 'ab' repeats token 256; pieces must be unique"},
+      {"invalid UTF-8",
+       [](Metadata &m) { m[2].second.arr[kAbc].s = "a\xff"; },
+       "token 257 'a\\xff' is not valid UTF-8"},
+      {"empty normal token", [](Metadata &m) { m[2].second.arr[kAbc].s = ""; },
+       "token 257 is empty"},
+      {"token type out of range",
+       [](Metadata &m) { m[3].second.arr[kAbc].i = 9; },
+       "token 257 'abc' has token_type 9; expected 1 (normal) to 6 (byte)"},
+      {"byte token not <0xNN>",
+       [](Metadata &m) { m[3].second.arr[kAbc].i = 6; },
+       "byte token 257 'abc' is not of the form <0xNN>"},
+      {"types of another length",
+       [](Metadata &m) { set(m, "tokenizer.ggml.token_type", i32s({1, 1})); },
+       "tokenizer.ggml.scores and token_type must have one entry per token "
+       "(262), not 262 and 2"},
+      {"BOS out of range",
+       [](Metadata &m) { set(m, "tokenizer.ggml.bos_token_id", u32(262)); },
+       "key 'tokenizer.ggml.bos_token_id' must be a token id below 262"},
+      {"EOS not an integer",
+       [](Metadata &m) { set(m, "tokenizer.ggml.eos_token_id", str("2")); },
+       "key 'tokenizer.ggml.eos_token_id' must be a token id below 262"},
+      {"add_bos_token not a bool",
+       [](Metadata &m) { set(m, "tokenizer.ggml.add_bos_token", u32(1)); },
+       "key 'tokenizer.ggml.add_bos_token' must be a BOOL"},
+      {"add_bos_token without BOS",
+       [](Metadata &m) {
+         drop(m, "tokenizer.ggml.bos_token_id");
+         set(m, "tokenizer.ggml.add_bos_token", boolean(true));
+       },
+       "tokenizer.ggml.add_bos_token is set but the vocabulary has no BOS "
+       "token"},
+      {"space prefix on BPE",
+       [](Metadata &m) { set(m, "tokenizer.ggml.add_space_prefix", boolean(true)); },
+       "tokenizer.ggml.add_space_prefix is set on a byte-level BPE vocabulary"},
+      {"a key that changes tokenization",
+       [](Metadata &m) { set(m, "tokenizer.ggml.precompiled_charsmap", i32s({0})); },
+       "tokenizer key 'tokenizer.ggml.precompiled_charsmap' is not supported"},
+      {"no tokens",
+       [](Metadata &m) {
+         set(m, "tokenizer.ggml.tokens", strs({}));
+         drop(m, "tokenizer.ggml.token_type");
+       },
+       "tokenizer.ggml.tokens has 0 entries"},
+  };
+  for (const BadCase &c : cases) {
+    Metadata md = bpeMetadata();
+    c.change(md);
+    Loaded l;
+    load(md, l);
+    EXPECT_FALSE(l.ok) << c.what;
+    EXPECT_NE(l.error.find(std::string("bpe.gguf: ") + c.error),
+              std::string::npos)
+        << c.what << ": " << l.error;
+  }
+}
+
+TEST(Tokenizer, RejectsNonFiniteScores) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  gguf::Writer w;
+  w.addString("tokenizer.ggml.model", "llama");
+  w.addStringArray("tokenizer.ggml.tokens", {"<unk>", "a"});
+  w.addFloat32Array("tokenizer.ggml.scores", {0, NAN});
+  w.addInt32Array("tokenizer.ggml.token_type", {2, 1});
+  bytes = w.serialize();
+  auto f = gguf::File::fromBuffer(bytes.data(), bytes.size(), "nan.gguf", error);
+  ASSERT_TRUE(f) << error;
+  Tokenizer t;
+  EXPECT_FALSE(t.load(*f, error));
+  EXPECT_NE(error.find("token 1 'a' has a score that is not finite"),
+            std::string::npos)
+      << error;
+}
+
+// Streaming: a printer that writes only what kiln_utf8_complete allows never
+// splits a character, and writes every byte once the text is complete.
+TEST(Tokenizer, StreamingPrintsWholeCharacters) {
+  EXPECT_EQ(kiln_utf8_complete("ab", 2), 2u);
+  EXPECT_EQ(kiln_utf8_complete("a\xc3", 2), 1u);
+  EXPECT_EQ(kiln_utf8_complete("a\xc3\xa9", 3), 3u);
+  EXPECT_EQ(kiln_utf8_complete("\xf0\x9f\xa6", 3), 0u);
+  EXPECT_EQ(kiln_utf8_complete("\xf0\x9f\xa6\x99", 4), 4u);
+  EXPECT_EQ(kiln_utf8_complete("\x80\x80", 2), 2u); // no start: not held
+
+  Loaded l;
+  load(bpeMetadata(), l);
+  ASSERT_TRUE(l.ok) << l.error;
+  const std::string text = "ab \xf0\x9f\xa6\x99 caf\xc3\xa9 ab";
+  std::string pending, printed;
+  for (int32_t id : l.tok.encode(text, false)) {
+    pending += l.tok.decode({id});
+    size_t n = kiln_utf8_complete(pending.data(), pending.size());
+    std::string chunk = pending.substr(0, n);
+    pending.erase(0, n);
+    EXPECT_EQ(kiln_utf8_complete(chunk.data(), chunk.size()), chunk.size());
+    printed += chunk;
+  }
+  EXPECT_TRUE(pending.empty());
+  EXPECT_EQ(printed, text);
 }
 } // namespace

@@ -1,26 +1,30 @@
-//===- Tokenizer.h - SentencePiece tokenizer from a GGUF's vocabulary -----===//
+//===- Tokenizer.h - a GGUF's tokenizer, read and checked into tables -----===//
 //
-// The tokenizer of a GGUF with tokenizer.ggml.model = "llama": SentencePiece
-// semantics as llama.cpp's SPM tokenizer implements them, read from
-// tokenizer.ggml.tokens / scores / token_type.
+// Reads the tokenizer.ggml.* keys of a GGUF file into the tables of
+// runtime/include/kiln/kiln_tokenizer.h and encodes and decodes with the
+// runtime's C tokenizer, the same code a library built with --tokenizer=embed
+// carries. Two kinds (tokenizer.ggml.model):
 //
-// Encoding: a dummy-prefix space is added, every ' ' becomes U+2581, the text
-// is split into UTF-8 characters, and the adjacent pair whose concatenation is
-// a vocabulary piece with the highest score is merged, leftmost first on ties,
-// until no pair merges (SentencePiece's BPE encoder). A symbol that is not a
-// piece falls back to its bytes' <0xNN> tokens, or to the unknown token when
-// the vocabulary has no byte tokens. No normalization beyond that: this is the
-// identity normalizer of llama's SentencePiece models.
+//   llama  SentencePiece: pieces merged by score, U+2581 for spaces, <0xNN>
+//          byte fallback, a space before the text (add_space_prefix).
+//   gpt2   byte-level BPE: the pre-tokenizer tokenizer.ggml.pre names splits
+//          the text into words, whose bytes merge by tokenizer.ggml.merges
+//          rank.
 //
-// Decoding: pieces concatenated, U+2581 back to ' ', byte tokens as their
-// byte, control tokens (BOS/EOS) as nothing, the unknown token as " \u2047 ".
+// Every vocabulary the loader accepts is consistent: special token ids in
+// range, byte tokens exactly <0xNN>, pieces valid UTF-8 and unique, merges
+// naming existing tokens whose concatenation is a token, and no key that would
+// change tokenization that Kiln does not implement. Anything else is an error
+// naming the key, the token index and what was expected.
 //
 #ifndef KILN_TOOLS_COMMON_TOKENIZER_H
 #define KILN_TOOLS_COMMON_TOKENIZER_H
 
+#include "kiln/kiln_tokenizer.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace kiln {
@@ -30,34 +34,58 @@ class File;
 
 class Tokenizer {
 public:
-  /// Reads the vocabulary of `file`; false with `error` naming the key when
-  /// the file has no usable "llama" tokenizer.
+  /// Reads the vocabulary of `file`; false with `error` naming the key and
+  /// token when the file has no usable tokenizer.
   bool load(const gguf::File &file, std::string &error);
 
-  /// Token ids of `text`, after BOS if `addBos`.
-  std::vector<int32_t> encode(const std::string &text, bool addBos) const;
-  /// Text of `ids`. `first` drops the dummy-prefix space of the first piece,
-  /// as SentencePiece does; a continuation (generated tokens after a prompt)
-  /// keeps it.
-  std::string decode(const std::vector<int32_t> &ids, bool first = true) const;
+  /// Token ids of `text`. `addSpecial` adds BOS/EOS as the vocabulary says
+  /// (tokenizer.ggml.add_bos_token / add_eos_token); `parseSpecial` reads
+  /// control tokens written in the text (<|begin_of_text|>) as themselves.
+  std::vector<int32_t> encode(const std::string &text, bool addSpecial,
+                              bool parseSpecial = false) const;
+  /// Bytes of `ids`; ids outside the vocabulary are skipped. `first` drops
+  /// SentencePiece's prefix space of the first piece (a continuation after a
+  /// prompt keeps it); `special` writes control tokens' pieces.
+  std::string decode(const std::vector<int32_t> &ids, bool first = true,
+                     bool special = false) const;
 
-  int32_t bos() const { return bosId; }
-  int32_t eos() const { return eosId; }
-  bool addBosByDefault() const { return addBos; }
-  size_t size() const { return pieces.size(); }
+  int32_t bos() const { return vocab().bos; }
+  int32_t eos() const { return vocab().eos; }
+  /// Whether generation ends at `id`: EOS, end of turn or end of message.
+  bool endsGeneration(int32_t id) const;
+  bool addBosByDefault() const {
+    return (vocab().flags & KILN_VOCAB_ADD_BOS) != 0;
+  }
+  size_t size() const { return vocab().n_tokens; }
+  /// "llama" or "gpt2", and for gpt2 the pre-tokenizer's name.
+  const std::string &model() const { return data->model; }
+  const std::string &preTokenizer() const { return data->pre; }
+
+  /// The tables, for the C tokenizer (valid while this object lives).
+  const kiln_vocab &vocab() const { return data->vocab; }
 
 private:
-  enum TokenType { Normal = 1, Unknown = 2, Control = 3, UserDefined = 4,
-                   Unused = 5, Byte = 6 };
-  std::vector<std::string> pieces;
-  std::vector<float> scores;
-  std::vector<int32_t> types;
-  std::unordered_map<std::string, int32_t> mergeable; // normal + user pieces
-  int32_t byteIds[256];
-  bool haveBytes = false;
-  int32_t unkId = 0, bosId = 1, eosId = 2;
-  bool addBos = true;
+  struct Data {
+    std::string model, pre;
+    std::vector<uint32_t> offsets;
+    std::string pieces;
+    std::vector<uint8_t> types;
+    std::vector<float> scores;
+    std::vector<uint32_t> sorted;
+    std::vector<uint64_t> mergePairs;
+    std::vector<uint32_t> mergeRanks, mergeResults;
+    std::vector<uint32_t> special;
+    kiln_vocab vocab{};
+  };
+  std::shared_ptr<const Data> data = std::make_shared<Data>();
 };
+
+/// The pre-tokenizer a tokenizer.ggml.pre value selects, or KILN_PRE_NONE
+/// when Kiln does not implement it.
+kiln_pre_tokenizer preTokenizerNamed(const std::string &name);
+/// The tokenizer.ggml.pre values Kiln implements, comma-separated.
+std::string knownPreTokenizers();
+
 } // namespace kiln
 
 #endif

@@ -86,7 +86,13 @@ std::string kiln::runnerSource(const RunPlan &plan) {
     os << (i ? ", " : "") << plan.logitsAt[i];
   if (plan.logitsAt.empty())
     os << "-1";
-  os << "};\n#define THREADS " << plan.threads << "u\n#define GENERATE "
+  os << "};\nstatic const int32_t stops[] = {";
+  for (size_t i = 0; i < plan.stopTokens.size(); ++i)
+    os << (i ? ", " : "") << plan.stopTokens[i];
+  if (plan.stopTokens.empty())
+    os << "-1";
+  os << "};\n#define N_STOPS " << (S == 1 ? plan.stopTokens.size() : 0);
+  os << "\n#define THREADS " << plan.threads << "u\n#define GENERATE "
      << plan.generate << "\n#define N_AT " << plan.logitsAt.size() << "\n";
   os << programIoSource(plan.hosted);
   os << R"c(static char buf[4096];
@@ -153,6 +159,11 @@ static int run(void) {
       next[s] = best;
       put("T "); put_int(s); put(" "); put_int(best); put("\n");
     }
+    int stop = 0;
+    for (int i = 0; i < N_STOPS; ++i)
+      stop |= next[0] == stops[i];
+    if (stop)
+      break;
     /* Several sequences advance together, reading each weight once. */
     if (N_SEQ == 1)
       check(model_decode(&ctx, seq[0], next[0], logits));

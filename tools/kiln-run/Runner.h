@@ -32,6 +32,8 @@ struct RunPlan {
   bool hosted = true;            // false: freestanding (raw syscalls, _start)
   bool externalWeights = false;  // read model.weights (hosted only)
   int64_t threads = 1;           // threads the runner starts
+  // One sequence: generation ends after any of these (end of text or turn).
+  std::vector<int32_t> stopTokens;
 };
 
 /// Source of a runner for the library built with --name=model. It prefills

@@ -58,8 +58,14 @@ static cl::opt<std::string>
 static cl::opt<std::string> promptText(
     "prompt",
     cl::desc("Prompt text instead of --tokens, encoded with the model's "
-             "tokenizer (tokenizer.ggml.*, BOS first); prints the prompt and "
-             "the generated text instead of token ids"),
+             "tokenizer (tokenizer.ggml.*, with BOS/EOS as its metadata says); "
+             "prints the prompt and the generated text up to the end of text "
+             "or turn instead of token ids"),
+    cl::cat(cat));
+static cl::opt<bool> parseSpecial(
+    "parse-special",
+    cl::desc("With --prompt: control tokens written in the text "
+             "(<|begin_of_text|>, <|im_start|>) are those tokens"),
     cl::cat(cat));
 static cl::opt<int64_t> sequences(
     "sequences",
@@ -160,7 +166,7 @@ static void print(const RunOutput &r, const std::vector<int64_t> &steps,
       // continuation keeps its leading space.
       std::vector<int32_t> gen;
       for (int32_t t : toks) {
-        if (t == text->eos())
+        if (text->endsGeneration(t))
           break;
         gen.push_back(t);
       }
@@ -205,6 +211,8 @@ static bool runReference(LoadedModel &model, const RunPlan &plan, bool kvF16,
       int32_t t = (int32_t)(std::max_element(logits.begin(), logits.end()) -
                             logits.begin());
       r.tokens[s].push_back(t);
+      if (std::count(plan.stopTokens.begin(), plan.stopTokens.end(), t))
+        break;
       if (!eval.run({t}, logits, error, (int32_t)s))
         return false;
       dump(g + 1);
@@ -231,7 +239,8 @@ int main(int argc, char **argv) {
 
   if (StringRef(modelPath).endswith(".onnx")) {
     for (const char *opt : {"tokens", "prompt", "generate", "logits",
-                            "logits-at", "sequences", "reference"})
+                            "logits-at", "sequences", "reference",
+                            "parse-special"})
       if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
         return fail(std::string("--") + opt + " applies to language models "
                     "(GGUF); an ONNX model takes --input=NAME=FILE.pb");
@@ -323,10 +332,13 @@ int main(int argc, char **argv) {
   if (textMode) {
     if (!tokenizer.load(*model.file, error))
       return fail(error);
-    plan.prompts[0] =
-        tokenizer.encode(promptText, tokenizer.addBosByDefault());
+    plan.prompts[0] = tokenizer.encode(promptText, /*addSpecial=*/true,
+                                       parseSpecial);
     if (plan.prompts[0].empty())
       return fail("--prompt: the prompt is empty and the model adds no BOS");
+    for (int32_t id = 0; id < (int32_t)tokenizer.size(); ++id)
+      if (tokenizer.endsGeneration(id))
+        plan.stopTokens.push_back(id);
   }
   auto vocab = model.module->lookupSymbol<mlir::func::FuncOp>("forward")
                    .getFunctionType()

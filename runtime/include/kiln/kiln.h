@@ -30,7 +30,10 @@ typedef enum kiln_status {
   KILN_ERR_TOKEN_OUT_OF_RANGE = 8,/* a token id >= the vocabulary size */
   KILN_ERR_WEIGHTS_MISSING = 9,   /* external weights not set */
   KILN_ERR_WEIGHTS_MISMATCH = 10, /* weights blob of another compile */
-  KILN_ERR_KV_POOL_EXHAUSTED = 11 /* the KV block pool cannot hold the tokens */
+  KILN_ERR_KV_POOL_EXHAUSTED = 11, /* the KV block pool cannot hold the tokens */
+  KILN_ERR_SCRATCH_TOO_SMALL = 12, /* less scratch than the call needs */
+  KILN_ERR_OUTPUT_TOO_SMALL = 13,  /* the result is longer than the buffer */
+  KILN_ERR_NO_TOKENIZER = 14       /* the library was built without one */
 } kiln_status;
 
 /* A short, static, human-readable description of a status. */
