@@ -6,6 +6,7 @@
 // byte-identical for identical inputs (no paths, times or unordered maps).
 //
 #include "compiler/codegen/Emitter.h"
+#include "compiler/codegen/TokenizerTables.h"
 #include "compiler/codegen/GraphEmitter.h"
 #include "compiler/codegen/Toolchain.h"
 #include "compiler/codegen/WeightBlob.h"
@@ -444,7 +445,8 @@ std::string Emitter::generateHeader() {
      << "_VOCAB_SIZE\n   values (unless NULL). All or nothing: on error no sequence changes. */\n"
      << "kiln_status " << N << "_decode_batch(kiln_ctx *ctx, const int32_t *seqs,\n"
      << "    const int32_t *tokens, size_t n, float *logits);\n"
-     << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
+     << "\n#ifdef __cplusplus\n}\n#endif\n"
+     << tokenizerHeader(N, opts.tokenizer != nullptr) << "#endif\n";
   return s;
 }
 
@@ -680,6 +682,11 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   if (!target)
     return false;
   if (module->hasAttr("kiln.graph")) {
+    if (opts.tokenizer) {
+      error = "--tokenizer=embed applies to language models (GGUF); a graph "
+              "model has no tokenizer";
+      return false;
+    }
     if (!generateGraphSources(module, store, opts, *target, out, error))
       return false;
     return addBlobFile(opts, target->hosted(), out);
@@ -715,6 +722,8 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
       if (StringRef(f).endswith(".c"))
         out.units.push_back(f);
     }
+  if (opts.tokenizer)
+    addTokenizerSources(*opts.tokenizer, N, out);
   out.blob = emitter.takeBlobBytes();
   out.cflags = target->cflags();
   if (target->hosted())

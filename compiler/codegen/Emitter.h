@@ -5,6 +5,7 @@
 #include "compiler/frontend/WeightStore.h"
 #include "compiler/targets/Target.h"
 #include "kiln/kiln.h"
+#include "kiln/kiln_tokenizer.h"
 
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct EmitOptions {
   std::string cc;               // C compiler (default: the configured clang)
   std::string ar;               // archiver (default: the configured llvm-ar)
   Progress *progress = nullptr; // phases and bars on a terminal (kilnc)
+  /// --tokenizer=embed: the tables compiled into the library (must outlive
+  /// the emitter's calls); nullptr for none.
+  const kiln_vocab *tokenizer = nullptr;
 };
 
 /// EmitOptions with the module's target name and layout: what the emitters

@@ -23,7 +23,6 @@ const char *kiln_status_string(kiln_status status) {
   case KILN_ERR_KV_POOL_EXHAUSTED: return "KV block pool exhausted";
   case KILN_ERR_SCRATCH_TOO_SMALL: return "scratch memory too small";
   case KILN_ERR_OUTPUT_TOO_SMALL: return "output buffer too small";
-  case KILN_ERR_NO_TOKENIZER: return "no tokenizer compiled in";
   }
   return "unknown status";
 }

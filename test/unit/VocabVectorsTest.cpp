@@ -6,7 +6,7 @@
 //
 #include "compiler/frontend/gguf/GGUF.h"
 #include "compiler/frontend/gguf/GGUFWriter.h"
-#include "tools/common/Tokenizer.h"
+#include "compiler/frontend/gguf/Tokenizer.h"
 
 #include <gtest/gtest.h>
 

@@ -23,7 +23,7 @@ using namespace kiln::gguf;
 namespace {
 struct Config {
   std::string arch = "llama", out;
-  std::string tokenizer = "spm", pre = "llama-bpe";
+  std::string tokenizer = "spm", pre = "llama-bpe", vocabFrom;
   int64_t width = 64, layers = 2, heads = 4, kvHeads = 2, ffn = 128,
           vocab = 320, context = 256, headDim = 0;
   GGMLType type = GGMLType::F32, embdType = GGMLType::F32;
@@ -78,6 +78,8 @@ void usage() {
           "                         characters, then merged letter pairs\n"
           "  --pre=NAME             tokenizer.ggml.pre of the BPE vocabulary\n"
           "                         (default llama-bpe)\n"
+          "  --vocab-from=FILE.gguf the tokenizer.* keys of another GGUF, and its\n"
+          "                         vocabulary size\n"
           "  --rope-theta=F --seed=N --version=2|3\n"
           "  --rope-freqs           llama3 RoPE frequency factors (rope_freqs.weight:\n"
           "                         1 for the fastest pair rising to 8 for the slowest)\n"
@@ -154,6 +156,7 @@ int main(int argc, char **argv) {
     else if ((v = val("--add-key="))) c.addKeys.push_back(v);
     else if ((v = val("--tokenizer="))) c.tokenizer = v;
     else if ((v = val("--pre="))) c.pre = v;
+    else if ((v = val("--vocab-from="))) c.vocabFrom = v;
     else if ((v = val("--add-tensor="))) c.addTensors.push_back(v);
     else if ((v = val("--tensor-type="))) {
       std::string spec = v;
@@ -189,6 +192,19 @@ int main(int argc, char **argv) {
   if (c.arch != "llama" && c.arch != "qwen2") {
     fprintf(stderr, "kiln-fixture: error: --arch must be llama or qwen2\n");
     return 2;
+  }
+  std::unique_ptr<File> vocabFile;
+  if (!c.vocabFrom.empty()) {
+    std::string error;
+    vocabFile = File::open(c.vocabFrom, error);
+    const Value *toks = vocabFile ? vocabFile->find("tokenizer.ggml.tokens") : nullptr;
+    if (!toks) {
+      fprintf(stderr, "kiln-fixture: error: --vocab-from=%s: %s\n",
+              c.vocabFrom.c_str(),
+              vocabFile ? "no tokenizer.ggml.tokens" : error.c_str());
+      return 2;
+    }
+    c.vocab = (int64_t)toks->arr.size();
   }
   if (c.vocab < 259 || c.heads % c.kvHeads ||
       (c.headDim == 0 && c.width % c.heads) || c.headDim < 0 || c.headDim % 2) {
@@ -231,86 +247,92 @@ int main(int argc, char **argv) {
   if (!dropped(p + "rope.freq_base"))
     w.addFloat32(p + "rope.freq_base", c.ropeTheta);
 
-  std::vector<std::string> pieces, merges;
-  std::vector<int32_t> types;
-  std::vector<float> scores;
-  if (c.tokenizer == "bpe") {
-    // Byte-level BPE: three control tokens, the 256 byte characters of
-    // GPT-2's map, then letter pairs and longer runs, each the merge of a
-    // token and a letter.
-    pieces = {"<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"};
-    types = {3, 3, 3};
-    auto byteChar = [](unsigned b) {
-      char ch[2];
-      return std::string(ch, kiln_bpe_byte_char((unsigned char)b, ch));
-    };
-    for (unsigned b = 0; b < 256; ++b) {
-      pieces.push_back(byteChar(b));
-      types.push_back(1);
-    }
-    std::set<std::string> seen(pieces.begin(), pieces.end());
-    const std::string letters = "etaoinshrdlu ";
-    std::vector<std::string> grow = {};
-    for (char l : letters)
-      grow.push_back(byteChar((unsigned char)l));
-    for (size_t g = 0; (int64_t)pieces.size() < c.vocab && g < grow.size();
-         ++g) {
-      for (char l : letters) {
-        if ((int64_t)pieces.size() >= c.vocab)
-          break;
-        std::string right = byteChar((unsigned char)l);
-        std::string p = grow[g] + right;
-        if (!seen.insert(p).second)
-          continue;
-        pieces.push_back(p);
-        types.push_back(1);
-        merges.push_back(grow[g] + " " + right);
-        grow.push_back(p);
-      }
-    }
-  } else if (c.tokenizer == "spm") {
-    // SentencePiece-style vocabulary: <unk> <s> </s>, 256 byte tokens,
-    // filler.
-    pieces = {"<unk>", "<s>", "</s>"};
-    types = {2, 3, 3};
-    for (int b = 0; b < 256; ++b) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "<0x%02X>", b);
-      pieces.push_back(buf);
-      types.push_back(6);
-    }
-    for (int64_t i = (int64_t)pieces.size(); i < c.vocab; ++i) {
-      pieces.push_back("\xe2\x96\x81t" + std::to_string(i));
-      types.push_back(1);
-    }
-    scores.resize(pieces.size());
-    for (size_t i = 0; i < scores.size(); ++i)
-      scores[i] = -(float)i;
+  if (vocabFile) {
+    for (const auto &kv : vocabFile->metadata())
+      if (kv.first.compare(0, 10, "tokenizer.") == 0 && !dropped(kv.first))
+        w.addValue(kv.first, kv.second);
   } else {
-    fprintf(stderr, "kiln-fixture: error: --tokenizer=%s: expected spm or bpe\n",
-            c.tokenizer.c_str());
-    return 2;
+    std::vector<std::string> pieces, merges;
+    std::vector<int32_t> types;
+    std::vector<float> scores;
+    if (c.tokenizer == "bpe") {
+      // Byte-level BPE: three control tokens, the 256 byte characters of
+      // GPT-2's map, then letter pairs and longer runs, each the merge of a
+      // token and a letter.
+      pieces = {"<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"};
+      types = {3, 3, 3};
+      auto byteChar = [](unsigned b) {
+        char ch[2];
+        return std::string(ch, kiln_bpe_byte_char((unsigned char)b, ch));
+      };
+      for (unsigned b = 0; b < 256; ++b) {
+        pieces.push_back(byteChar(b));
+        types.push_back(1);
+      }
+      std::set<std::string> seen(pieces.begin(), pieces.end());
+      const std::string letters = "etaoinshrdlu ";
+      std::vector<std::string> grow = {};
+      for (char l : letters)
+        grow.push_back(byteChar((unsigned char)l));
+      for (size_t g = 0; (int64_t)pieces.size() < c.vocab && g < grow.size();
+           ++g) {
+        for (char l : letters) {
+          if ((int64_t)pieces.size() >= c.vocab)
+            break;
+          std::string right = byteChar((unsigned char)l);
+          std::string p = grow[g] + right;
+          if (!seen.insert(p).second)
+            continue;
+          pieces.push_back(p);
+          types.push_back(1);
+          merges.push_back(grow[g] + " " + right);
+          grow.push_back(p);
+        }
+      }
+    } else if (c.tokenizer == "spm") {
+      // SentencePiece-style vocabulary: <unk> <s> </s>, 256 byte tokens,
+      // filler.
+      pieces = {"<unk>", "<s>", "</s>"};
+      types = {2, 3, 3};
+      for (int b = 0; b < 256; ++b) {
+        char buf[8];
+        snprintf(buf, sizeof buf, "<0x%02X>", b);
+        pieces.push_back(buf);
+        types.push_back(6);
+      }
+      for (int64_t i = (int64_t)pieces.size(); i < c.vocab; ++i) {
+        pieces.push_back("\xe2\x96\x81t" + std::to_string(i));
+        types.push_back(1);
+      }
+      scores.resize(pieces.size());
+      for (size_t i = 0; i < scores.size(); ++i)
+        scores[i] = -(float)i;
+    } else {
+      fprintf(stderr, "kiln-fixture: error: --tokenizer=%s: expected spm or bpe\n",
+              c.tokenizer.c_str());
+      return 2;
+    }
+    if ((int64_t)pieces.size() != c.vocab) {
+      fprintf(stderr, "kiln-fixture: error: --vocab=%lld: the BPE vocabulary "
+              "has at most %zu tokens\n", (long long)c.vocab, pieces.size());
+      return 2;
+    }
+    const bool bpe = c.tokenizer == "bpe";
+    // --drop-key applies to these full key names too (a model without a
+    // tokenizer).
+    if (!dropped("tokenizer.ggml.model"))
+      w.addString("tokenizer.ggml.model", bpe ? "gpt2" : "llama");
+    if (bpe && !dropped("tokenizer.ggml.pre"))
+      w.addString("tokenizer.ggml.pre", c.pre);
+    if (!dropped("tokenizer.ggml.tokens"))
+      w.addStringArray("tokenizer.ggml.tokens", pieces);
+    if (!bpe && !dropped("tokenizer.ggml.scores"))
+      w.addFloat32Array("tokenizer.ggml.scores", scores);
+    if (!dropped("tokenizer.ggml.token_type"))
+      w.addInt32Array("tokenizer.ggml.token_type", types);
+    if (bpe && !dropped("tokenizer.ggml.merges"))
+      w.addStringArray("tokenizer.ggml.merges", merges);
   }
-  if ((int64_t)pieces.size() != c.vocab) {
-    fprintf(stderr, "kiln-fixture: error: --vocab=%lld: the BPE vocabulary "
-            "has at most %zu tokens\n", (long long)c.vocab, pieces.size());
-    return 2;
-  }
-  const bool bpe = c.tokenizer == "bpe";
-  // --drop-key applies to these full key names too (a model without a
-  // tokenizer).
-  if (!dropped("tokenizer.ggml.model"))
-    w.addString("tokenizer.ggml.model", bpe ? "gpt2" : "llama");
-  if (bpe && !dropped("tokenizer.ggml.pre"))
-    w.addString("tokenizer.ggml.pre", c.pre);
-  if (!dropped("tokenizer.ggml.tokens"))
-    w.addStringArray("tokenizer.ggml.tokens", pieces);
-  if (!bpe && !dropped("tokenizer.ggml.scores"))
-    w.addFloat32Array("tokenizer.ggml.scores", scores);
-  if (!dropped("tokenizer.ggml.token_type"))
-    w.addInt32Array("tokenizer.ggml.token_type", types);
-  if (bpe && !dropped("tokenizer.ggml.merges"))
-    w.addStringArray("tokenizer.ggml.merges", merges);
   for (const std::string &spec : c.addKeys) {
     size_t colon = spec.rfind(':'), eq = spec.find('=', colon == std::string::npos ? 0 : colon);
     if (colon == std::string::npos || eq == std::string::npos) {
@@ -332,10 +354,10 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (bpe) {
+  if (!vocabFile && c.tokenizer == "bpe") {
     w.addUInt32("tokenizer.ggml.bos_token_id", 0);
     w.addUInt32("tokenizer.ggml.eos_token_id", 1);
-  } else {
+  } else if (!vocabFile) {
     w.addUInt32("tokenizer.ggml.unknown_token_id", 0);
     w.addUInt32("tokenizer.ggml.bos_token_id", 1);
     w.addUInt32("tokenizer.ggml.eos_token_id", 2);

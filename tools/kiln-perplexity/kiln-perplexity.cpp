@@ -21,7 +21,7 @@
 #include "compiler/reference/Evaluator.h"
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
-#include "tools/common/Tokenizer.h"
+#include "compiler/frontend/gguf/Tokenizer.h"
 #include "tools/common/ToolOptions.h"
 #include "tools/kiln-run/Runner.h"
 

@@ -94,6 +94,19 @@ std::string kiln::runnerSource(const RunPlan &plan) {
   os << "};\n#define N_STOPS " << (S == 1 ? plan.stopTokens.size() : 0);
   os << "\n#define THREADS " << plan.threads << "u\n#define GENERATE "
      << plan.generate << "\n#define N_AT " << plan.logitsAt.size() << "\n";
+  os << "#define EMBEDDED_TOKENIZER " << (plan.embeddedTokenizer ? 1 : 0)
+     << "\n";
+  if (plan.embeddedTokenizer) {
+    os << "static const char prompt_text[] = {";
+    for (size_t i = 0; i < plan.promptText.size(); ++i)
+      os << (i ? ", " : "") << (int)(signed char)plan.promptText[i];
+    if (plan.promptText.empty())
+      os << "0";
+    os << "};\n#define PROMPT_TEXT_BYTES " << plan.promptText.size()
+       << "u\n#define TOKENIZE_FLAGS " << plan.tokenizeFlags
+       << "u\n#define TOKENIZE_SCRATCH " << plan.scratchBytes + 16
+       << "u\n#define MAX_PROMPT_IDS " << plan.promptText.size() + 4 << "u\n";
+  }
   os << programIoSource(plan.hosted);
   os << R"c(static char buf[4096];
 static size_t used;
@@ -144,9 +157,27 @@ static int run(void) {
   check(model_set_weights(&ctx, weights, sizeof weights));
 )c";
   os << R"c(  int32_t seq[N_SEQ], next[N_SEQ];
+  const int32_t *prompt_ids = prompts;
+  size_t n_prompt = (size_t)prompt_len[0];
+#if EMBEDDED_TOKENIZER
+  static _Alignas(16) unsigned char scratch[TOKENIZE_SCRATCH];
+  static int32_t ids[MAX_PROMPT_IDS];
+  size_t need = 0;
+  check(model_tokenize_scratch(PROMPT_TEXT_BYTES, &need));
+  if (need > sizeof scratch) { put("E tokenizer scratch\n"); flush(); finish(2); }
+  check(model_tokenize(prompt_text, PROMPT_TEXT_BYTES, TOKENIZE_FLAGS, scratch,
+                       sizeof scratch, ids, MAX_PROMPT_IDS, &n_prompt));
+  put("P");
+  for (size_t i = 0; i < n_prompt; ++i) { put(" "); put_int(ids[i]); }
+  put("\n");
+  prompt_ids = ids;
+  static int32_t generated[GENERATE > 0 ? GENERATE : 1];
+  int64_t n_generated = 0;
+#endif
   for (int s = 0; s < N_SEQ; ++s) {
     check(model_seq_open(&ctx, &seq[s]));
-    check(model_prefill(&ctx, seq[s], prompts + prompt_at[s], (size_t)prompt_len[s],
+    check(model_prefill(&ctx, seq[s], s == 0 ? prompt_ids : prompts + prompt_at[s],
+                        s == 0 ? n_prompt : (size_t)prompt_len[s],
                         logits + s * MODEL_VOCAB_SIZE));
     dump(s, 0);
   }
@@ -162,6 +193,11 @@ static int run(void) {
     int stop = 0;
     for (int i = 0; i < N_STOPS; ++i)
       stop |= next[0] == stops[i];
+#if EMBEDDED_TOKENIZER
+    stop |= model_ends_generation(next[0]);
+    if (!stop)
+      generated[n_generated++] = next[0];
+#endif
     if (stop)
       break;
     /* Several sequences advance together, reading each weight once. */
@@ -172,6 +208,32 @@ static int run(void) {
     for (int s = 0; s < N_SEQ; ++s)
       dump(s, g + 1);
   }
+#if EMBEDDED_TOKENIZER
+  /* The continuation, a token at a time as a streaming printer would write
+     it: only whole UTF-8 sequences leave the pending buffer. */
+  static char pending[4096];
+  size_t held = 0;
+  for (int64_t g = 0; g <= n_generated; ++g) {
+    size_t n = 0;
+    if (g < n_generated)
+      check(model_detokenize(&generated[g], 1, KILN_DETOKENIZE_CONTINUATION,
+                             pending + held, sizeof pending - held, &n));
+    held += n;
+    size_t ready = g < n_generated ? kiln_utf8_complete(pending, held) : held;
+    if (ready) {
+      put("X");
+      for (size_t i = 0; i < ready; ++i) {
+        char h[4] = {' ', "0123456789abcdef"[(unsigned char)pending[i] >> 4],
+                     "0123456789abcdef"[pending[i] & 15], 0};
+        put(h);
+      }
+      put("\n");
+      for (size_t i = ready; i < held; ++i)
+        pending[i - ready] = pending[i];
+      held -= ready;
+    }
+  }
+#endif
   for (int s = 0; s < N_SEQ; ++s)
     check(model_seq_close(&ctx, seq[s]));
   model_shutdown(&ctx);
@@ -215,6 +277,12 @@ bool kiln::parseRunnerOutput(const std::string &text, RunOutput &out,
         v.push_back(f);
       }
       out.logits.push_back({{s, step}, std::move(v)});
+    } else if (tag == "P") {
+      for (int32_t t; ls >> t;)
+        out.promptIds.push_back(t);
+    } else if (tag == "X") {
+      for (std::string hex; ls >> hex;)
+        out.text += (char)std::stoul(hex, nullptr, 16);
     } else if (tag == "E") {
       error = "the compiled model returned an error: " + line.substr(2);
       return false;

@@ -34,6 +34,14 @@ struct RunPlan {
   int64_t threads = 1;           // threads the runner starts
   // One sequence: generation ends after any of these (end of text or turn).
   std::vector<int32_t> stopTokens;
+  // Text through the library's own tokenizer (kilnc --tokenizer=embed): the
+  // runner encodes promptText with these kiln_tokenize flags in
+  // scratchBytes of scratch, prints the ids ("P ..."), and decodes what it
+  // generates, a complete UTF-8 sequence at a time ("X <hex bytes>").
+  bool embeddedTokenizer = false;
+  std::string promptText;
+  uint32_t tokenizeFlags = 0;
+  size_t scratchBytes = 0;
 };
 
 /// Source of a runner for the library built with --name=model. It prefills
@@ -46,6 +54,8 @@ std::string runnerSource(const RunPlan &plan);
 /// Parsed runner output.
 struct RunOutput {
   std::vector<std::vector<int32_t>> tokens; // per sequence
+  std::vector<int32_t> promptIds;           // the library's tokenizer's
+  std::string text;                         // its decoded continuation
   // (sequence, step) -> logits
   std::vector<std::pair<std::pair<int, int64_t>, std::vector<float>>> logits;
 };

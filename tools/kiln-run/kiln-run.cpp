@@ -16,7 +16,7 @@
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
 #include "tools/common/ToolOptions.h"
-#include "tools/common/Tokenizer.h"
+#include "compiler/frontend/gguf/Tokenizer.h"
 #include "tools/kiln-run/GraphRun.h"
 #include "tools/kiln-run/Runner.h"
 
@@ -62,6 +62,13 @@ static cl::opt<std::string> promptText(
              "prints the prompt and the generated text up to the end of text "
              "or turn instead of token ids"),
     cl::cat(cat));
+static cl::opt<std::string> tokenizerMode(
+    "tokenizer",
+    cl::desc("With --prompt: host (default) encodes and decodes with Kiln's "
+             "tokenizer here; embed compiles it into the library "
+             "(kilnc --tokenizer=embed) and the program on the target encodes "
+             "the prompt and decodes the output, checked against the host's"),
+    cl::init("host"), cl::value_desc("host|embed"), cl::cat(cat));
 static cl::opt<bool> parseSpecial(
     "parse-special",
     cl::desc("With --prompt: control tokens written in the text "
@@ -240,7 +247,7 @@ int main(int argc, char **argv) {
   if (StringRef(modelPath).endswith(".onnx")) {
     for (const char *opt : {"tokens", "prompt", "generate", "logits",
                             "logits-at", "sequences", "reference",
-                            "parse-special"})
+                            "parse-special", "tokenizer"})
       if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
         return fail(std::string("--") + opt + " applies to language models "
                     "(GGUF); an ONNX model takes --input=NAME=FILE.pb");
@@ -340,6 +347,20 @@ int main(int argc, char **argv) {
       if (tokenizer.endsGeneration(id))
         plan.stopTokens.push_back(id);
   }
+  if (tokenizerMode != "host" && tokenizerMode != "embed")
+    return fail("--tokenizer=" + tokenizerMode + ": expected host or embed");
+  if (tokenizerMode == "embed") {
+    if (!textMode)
+      return fail("--tokenizer=embed goes with --prompt");
+    plan.embeddedTokenizer = true;
+    plan.promptText = promptText;
+    plan.tokenizeFlags = KILN_TOKENIZE_ADD_SPECIAL |
+                         (parseSpecial ? KILN_TOKENIZE_PARSE_SPECIAL : 0);
+    if (kiln_tokenize_scratch(&tokenizer.vocab(), promptText.size(),
+                              &plan.scratchBytes) != KILN_OK)
+      return fail("--prompt: text too long for the tokenizer");
+    opts.emit.tokenizer = &tokenizer.vocab();
+  }
   auto vocab = model.module->lookupSymbol<mlir::func::FuncOp>("forward")
                    .getFunctionType()
                    .getResult(0)
@@ -378,6 +399,9 @@ int main(int argc, char **argv) {
     return fail(optionError);
   plan.threads = opts.layout.threads;
   RunOutput result;
+  if (plan.embeddedTokenizer && (f32Reference || reference))
+    return fail("--tokenizer=embed runs the compiled library's tokenizer; the "
+                "reference evaluator has none");
   if (f32Reference || reference) {
     if (!f32Reference && !runPipeline(*model.module, opts, error))
       return fail(error);
@@ -399,6 +423,30 @@ int main(int argc, char **argv) {
     return fail(error);
   if (rc != 0)
     return fail(runError);
+  if (plan.embeddedTokenizer) {
+    // The library's tokenizer must agree with the host's on both ends.
+    auto show = [](const std::vector<int32_t> &ids) {
+      std::string s;
+      for (int32_t id : ids)
+        s += (s.empty() ? "" : " ") + std::to_string(id);
+      return s;
+    };
+    if (result.promptIds != plan.prompts[0])
+      return fail("the library's tokenizer encodes the prompt as " +
+                  show(result.promptIds) + ", the host's as " +
+                  show(plan.prompts[0]));
+    std::vector<int32_t> gen;
+    for (int32_t t : result.tokens.empty() ? gen : result.tokens[0]) {
+      if (tokenizer.endsGeneration(t))
+        break;
+      gen.push_back(t);
+    }
+    if (result.text != tokenizer.decode(gen, /*first=*/false))
+      return fail("the library's tokenizer decodes " + show(gen) +
+                  " differently from the host's");
+    outs() << promptText << result.text << "\n";
+    return 0;
+  }
   print(result, steps, plan.prompts.size(), textMode ? &tokenizer : nullptr);
   return 0;
 }

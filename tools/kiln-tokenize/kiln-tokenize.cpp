@@ -9,11 +9,11 @@
 //
 // For programs that link a compiled model but carry no tokenizer: encode the
 // prompt before, decode the ids they print after. Reads only the GGUF's
-// tokenizer.ggml.* keys (tools/common/Tokenizer.h); SentencePiece ("llama")
+// tokenizer.ggml.* keys (compiler/frontend/gguf/Tokenizer.h); SentencePiece ("llama")
 // and byte-level BPE ("gpt2") vocabularies.
 //
 #include "compiler/frontend/gguf/GGUF.h"
-#include "tools/common/Tokenizer.h"
+#include "compiler/frontend/gguf/Tokenizer.h"
 
 #include <cstdio>
 #include <cstdlib>

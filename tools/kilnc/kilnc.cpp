@@ -8,6 +8,7 @@
 #include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/frontend/gguf/Import.h"
+#include "compiler/frontend/gguf/Tokenizer.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/support/Progress.h"
 #include "compiler/targets/Target.h"
@@ -166,6 +167,13 @@ static cl::opt<std::string> roofline(
              "model's op kinds on the device to this SVG file"),
     cl::value_desc("file.svg"), cl::cat(cat));
 
+static cl::opt<std::string> tokenizerMode(
+    "tokenizer",
+    cl::desc("none (default) or embed: compile the GGUF's tokenizer into the "
+             "library (NAME_tokenize, NAME_detokenize; tables in read-only "
+             "data, no allocation)"),
+    cl::init("none"), cl::value_desc("none|embed"), cl::cat(cat));
+
 static cl::opt<std::string> checkToolchainTargets(
     "check-toolchain", cl::ValueOptional,
     cl::desc("Compile, link and run a small C program for each target (all, "
@@ -274,6 +282,8 @@ int main(int argc, char **argv) {
   opts.pipeline.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
   if (emit != "lib" && emit != "c" && emit != "mlir")
     return fail("--emit=" + emit + ": expected lib, c or mlir");
+  if (tokenizerMode != "none" && tokenizerMode != "embed")
+    return fail("--tokenizer=" + tokenizerMode + ": expected none or embed");
   if (weights != "embedded" && weights != "external")
     return fail("--weights=" + weights + ": expected embedded or external");
   opts.layout.externalWeights = weights == "external";
@@ -337,6 +347,16 @@ int main(int argc, char **argv) {
       return fail(error);
   if (!loadModel(ctx, modelPath, model, error, shapes, frozen))
     return progress.finish(), fail(error);
+  Tokenizer tokenizer;
+  if (tokenizerMode == "embed") {
+    if (!model.file)
+      return progress.finish(),
+             fail("--tokenizer=embed applies to language models (GGUF); " +
+                  sys::path::filename(modelPath).str() + " has no tokenizer");
+    if (!tokenizer.load(*model.file, error))
+      return progress.finish(), fail(error);
+    opts.emit.tokenizer = &tokenizer.vocab();
+  }
   progress.phase("running passes");
   if (!runPipeline(*model.module, opts, error))
     return progress.finish(), fail(error);

@@ -32,8 +32,7 @@ typedef enum kiln_status {
   KILN_ERR_WEIGHTS_MISMATCH = 10, /* weights blob of another compile */
   KILN_ERR_KV_POOL_EXHAUSTED = 11, /* the KV block pool cannot hold the tokens */
   KILN_ERR_SCRATCH_TOO_SMALL = 12, /* less scratch than the call needs */
-  KILN_ERR_OUTPUT_TOO_SMALL = 13,  /* the result is longer than the buffer */
-  KILN_ERR_NO_TOKENIZER = 14       /* the library was built without one */
+  KILN_ERR_OUTPUT_TOO_SMALL = 13   /* the result is longer than the buffer */
 } kiln_status;
 
 /* A short, static, human-readable description of a status. */

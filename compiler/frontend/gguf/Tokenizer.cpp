@@ -1,5 +1,5 @@
 //===- Tokenizer.cpp - a GGUF's tokenizer, read and checked into tables ---===//
-#include "tools/common/Tokenizer.h"
+#include "compiler/frontend/gguf/Tokenizer.h"
 #include "compiler/frontend/gguf/GGUF.h"
 
 #include <algorithm>

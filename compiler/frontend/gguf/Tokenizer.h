@@ -17,8 +17,8 @@
 // change tokenization that Kiln does not implement. Anything else is an error
 // naming the key, the token index and what was expected.
 //
-#ifndef KILN_TOOLS_COMMON_TOKENIZER_H
-#define KILN_TOOLS_COMMON_TOKENIZER_H
+#ifndef KILN_FRONTEND_GGUF_TOKENIZER_H
+#define KILN_FRONTEND_GGUF_TOKENIZER_H
 
 #include "kiln/kiln_tokenizer.h"
 
