@@ -296,32 +296,39 @@ static void heap_remove(merger *m, uint32_t sym) {
   heap_down(m, (uint32_t)m->s[last].slot);
 }
 
-/* Recomputes the candidate of symbol `i` with its right neighbour. */
+/* Recomputes the candidate of symbol `i` with its right neighbour, and its
+ * place in the heap (in place when it stays there). */
 static void candidate(const encoder *e, merger *m, int32_t i, const char *text) {
   if (i < 0)
     return;
   symbol *s = &m->s[i];
-  heap_remove(m, (uint32_t)i);
   s->result = -1;
-  if (s->next < 0)
-    return;
-  const symbol *r = &m->s[s->next];
-  const kiln_vocab *v = e->v;
-  if (v->kind == KILN_VOCAB_BPE) {
-    int64_t k = find_merge(v, s->id, r->id);
-    if (k < 0)
-      return;
-    s->result = (int32_t)v->merge_results[k];
-    s->priority = (float)v->merge_ranks[k];
-  } else {
-    int32_t id = find_piece(v, text + s->at, s->len + r->len);
-    if (id < 0)
-      return;
-    s->result = id;
-    s->priority = -v->scores[id];
+  if (s->next >= 0) {
+    const symbol *r = &m->s[s->next];
+    const kiln_vocab *v = e->v;
+    if (v->kind == KILN_VOCAB_BPE) {
+      int64_t k = find_merge(v, s->id, r->id);
+      if (k >= 0) {
+        s->result = (int32_t)v->merge_results[k];
+        s->priority = (float)v->merge_ranks[k];
+      }
+    } else {
+      int32_t id = find_piece(v, text + s->at, s->len + r->len);
+      if (id >= 0) {
+        s->result = id;
+        s->priority = -v->scores[id];
+      }
+    }
   }
-  m->heap[m->n] = (uint32_t)i;
-  heap_up(m, m->n++);
+  if (s->result < 0) {
+    heap_remove(m, (uint32_t)i);
+  } else if (s->slot < 0) {
+    m->heap[m->n] = (uint32_t)i;
+    heap_up(m, m->n++);
+  } else {
+    heap_up(m, (uint32_t)s->slot);
+    heap_down(m, (uint32_t)s->slot);
+  }
 }
 
 /* Merges the symbols s[0 .. n) of `text` until no candidate is left. */
@@ -335,7 +342,6 @@ static void merge_all(encoder *e, uint32_t n, const char *text) {
     uint32_t li = m.heap[0];
     symbol *l = &m.s[li];
     symbol *r = &m.s[l->next];
-    heap_remove(&m, li);
     heap_remove(&m, (uint32_t)l->next);
     l->len += r->len;
     l->id = l->result;
@@ -816,8 +822,8 @@ static void partition(encoder *e, const char *text, size_t len) {
 /* Scratch layout for `len` bytes of text: code points (one per byte at
  * most), a word's bytes (U+FFFD turns one invalid byte into three), the
  * escaped or byte-mapped text (two bytes per word byte, SPM three per byte
- * plus the prefix), symbols and heap (one per byte of the longer of the
- * two), and the partition stack. */
+ * plus the prefix), symbols and heap (one per word byte), and the partition
+ * stack. */
 typedef struct layout {
   size_t cps, word, escaped, syms, heap, frames, end;
 } layout;
@@ -833,7 +839,7 @@ static int scratch_layout(const kiln_vocab *v, size_t len, layout *l) {
   size_t word, escaped, syms, at = 0, size;
   if (!mul_add(len, 3, 4, &word) || !mul_add(word, 2, 3, &escaped))
     return 0;
-  syms = escaped;
+  syms = word; /* BPE: a word's bytes; SPM: characters, at most len + 1 */
   size_t parts[6][2] = {{len, sizeof(uint32_t)},
                         {word, 1},
                         {escaped, 1},
