@@ -146,6 +146,30 @@ TEST_P(VocabVectors, DecodeRoundTrips) {
   }
 }
 
+// The King James Bible (4.4 MB) encodes and decodes back byte for byte.
+TEST_P(VocabVectors, KjvRoundTrips) {
+  std::string text = readFile(KILN_VOCAB_DIR "/kjv.txt");
+  ASSERT_GT(text.size(), 4000000u);
+  std::vector<int32_t> ids = vocab.tok.encode(text, false);
+  EXPECT_GT(ids.size(), text.size() / 8) << GetParam();
+  EXPECT_TRUE(vocab.tok.decode(ids) == text) << GetParam();
+}
+
+// Every control and user-defined token, written in the text and parsed as
+// special, is itself.
+TEST_P(VocabVectors, EverySpecialTokenParses) {
+  const kiln_vocab &v = vocab.tok.vocab();
+  ASSERT_GT(v.n_special, 0u);
+  for (uint32_t k = 0; k < v.n_special; ++k) {
+    uint32_t id = v.special[k];
+    std::string piece(v.pieces + v.piece_offsets[id],
+                      v.piece_offsets[id + 1] - v.piece_offsets[id]);
+    EXPECT_EQ(vocab.tok.encode(piece, false, true),
+              std::vector<int32_t>{(int32_t)id})
+        << GetParam() << ": " << piece;
+  }
+}
+
 // Random code points from every plane, as text, encode and decode back.
 // Some byte-level vocabularies have no token for a few bytes (starcoder's and
 // falcon's lack 0xf1, which starts code points U+40000..U+7FFFF): those bytes
