@@ -196,7 +196,10 @@ bool kiln::computeReport(ModuleOp module,
     } else if (auto n = dyn_cast<RMSNormOp>(op)) {
       // A scale folded into the next weights (kiln-fuse-elementwise) is read
       // there, not here.
-      int64_t bytes = n.getWeight() ? widthOf(n.getResult()) * 4 : 0;
+      int64_t bytes =
+          n.getWeight()
+              ? (n.getGroup() ? *n.getGroup() : widthOf(n.getResult())) * 4
+              : 0;
       g.decodeBytes += bytes;
       (inTail ? tailBytes : bodyBytes) += bytes;
     } else if (auto a = dyn_cast<AttentionOp>(op)) {

@@ -234,15 +234,19 @@ LogicalResult EmbeddingOp::verifySymbolUses(SymbolTableCollection &symbols) {
 }
 
 LogicalResult RMSNormOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  const int64_t n = getGroup() ? *getGroup() : width(getInput());
+  if (getGroup() && (n <= 0 || width(getInput()) % n != 0))
+    return emitOpError("group ") << n << " does not divide the input width "
+                                 << width(getInput());
   if (!getWeightAttr())
     return success();
   auto w = lookupWeight(*this, symbols, getWeightAttr(), "weight");
   if (!w)
     return failure();
-  if (w.getRank() != 1 || w.getDimSize(0) != width(getInput()) ||
-      !isFloatWeight(w))
-    return emitOpError("weight must be a float vector of the input width ")
-           << width(getInput()) << ", got " << w;
+  if (w.getRank() != 1 || w.getDimSize(0) != n || !isFloatWeight(w))
+    return emitOpError("weight must be a float vector of ")
+           << (getGroup() ? "the group size " : "the input width ") << n
+           << ", got " << w;
   return success();
 }
 

@@ -62,9 +62,13 @@ def Kiln_RMSNormOp : Kiln_WeightUserOp<"rms_norm", [Pure, SameOperandsAndResultT
   let description = [{
     Without `weight` the scale is 1: kiln-fuse-elementwise folds the scale
     into the weights of the matmuls that read the result.
+
+    With `group = G` each run of G values of a row is normalized on its own
+    and the weight has G entries: Qwen 3's per-head norm of queries and keys
+    (G = the head dimension).
   }];
   let arguments = (ins Kiln_Activation:$input, OptionalAttr<FlatSymbolRefAttr>:$weight,
-                       F32Attr:$epsilon);
+                       F32Attr:$epsilon, OptionalAttr<I64Attr>:$group);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$input (`,` $weight^)? attr-dict `:` type($result)";
 }

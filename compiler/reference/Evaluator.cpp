@@ -146,13 +146,18 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
       const std::vector<float> *w =
           m.getWeightAttr() ? &W(m.getWeightAttr()) : nullptr;
       float eps = m.getEpsilon().convertToFloat();
+      // Each group of a row (a head, with `group`) on its own.
+      const int64_t g = m.getGroup() ? *m.getGroup() : x.width;
       for (int64_t r = 0; r < x.rows; ++r) {
-        double ss = 0;
-        for (int64_t i = 0; i < x.width; ++i)
-          ss += (double)x.row(r)[i] * x.row(r)[i];
-        float scale = (float)(1.0 / std::sqrt(ss / x.width + eps));
-        for (int64_t i = 0; i < x.width; ++i)
-          out.row(r)[i] = x.row(r)[i] * scale * (w ? (*w)[i] : 1.0f);
+        for (int64_t at = 0; at < x.width; at += g) {
+          const float *in = x.row(r) + at;
+          double ss = 0;
+          for (int64_t i = 0; i < g; ++i)
+            ss += (double)in[i] * in[i];
+          float scale = (float)(1.0 / std::sqrt(ss / g + eps));
+          for (int64_t i = 0; i < g; ++i)
+            out.row(r)[at + i] = in[i] * scale * (w ? (*w)[i] : 1.0f);
+        }
       }
     } else if (auto m = dyn_cast<MatMulOp>(op)) {
       Tensor &x = env[m.getInput()];

@@ -44,10 +44,14 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
   } else if (auto m = dyn_cast<RMSNormOp>(op)) {
     std::string scale =
         m.getWeightAttr() ? ec.weight(m.getWeightAttr(), true) : "0";
-    call = k + "(" + ec.value(m.getInput()) + ", " + ec.rows(m.getInput()) +
-           ", " + num(width(result)) + ", " + scale +
-           ", " + floatLit(m.getEpsilon().convertToFloat()) + ", " +
-           ec.value(result) + ")";
+    // A row of width W in groups of G is W / G rows of width G.
+    const int64_t g = m.getGroup() ? *m.getGroup() : width(result);
+    std::string rows = ec.rows(m.getInput());
+    if (g != width(result))
+      rows = "(" + rows + ") * " + num(width(result) / g);
+    call = k + "(" + ec.value(m.getInput()) + ", " + rows + ", " + num(g) +
+           ", " + scale + ", " + floatLit(m.getEpsilon().convertToFloat()) +
+           ", " + ec.value(result) + ")";
   } else if (auto r = dyn_cast<RoPEOp>(op)) {
     call = k + "(" + ec.value(r.getInput()) + ", " + ec.rows(r.getInput()) +
            ", " + num(width(result)) + ", " + num(r.getHeadDim()) +

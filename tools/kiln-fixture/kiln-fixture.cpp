@@ -1,6 +1,6 @@
 //===- kiln-fixture.cpp - small random-weight GGUF models for tests -------===//
 //
-// Writes llama or qwen2 GGUFs with deterministic random weights, in any weight
+// Writes llama, qwen2 or qwen3 GGUFs with deterministic random weights, in any weight
 // type Kiln reads, with an SPM vocabulary (<unk>, <s>, </s>, the 256 byte
 // tokens, then filler pieces) or a byte-level BPE one (--tokenizer=bpe), so
 // other GGUF readers accept the files too.
@@ -62,7 +62,8 @@ struct Rng {
 void usage() {
   fprintf(stderr,
           "usage: kiln-fixture -o OUT.gguf [options]\n"
-          "  --arch=llama|qwen2     architecture (default llama)\n"
+          "  --arch=llama|qwen2|qwen3 architecture (default llama); qwen3 has\n"
+          "                         per-head q/k norms and no biases\n"
           "  --width=N --layers=N --heads=N --kv-heads=N --ffn=N --vocab=N\n"
           "  --head-dim=N           attention.key_length/value_length N (default:\n"
           "                         width / heads, and no such keys)\n"
@@ -189,8 +190,8 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
-  if (c.arch != "llama" && c.arch != "qwen2") {
-    fprintf(stderr, "kiln-fixture: error: --arch must be llama or qwen2\n");
+  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3") {
+    fprintf(stderr, "kiln-fixture: error: --arch must be llama, qwen2 or qwen3\n");
     return 2;
   }
   std::unique_ptr<File> vocabFile;
@@ -387,6 +388,12 @@ int main(int argc, char **argv) {
       addTensor(w, rng, b + "attn_q.bias", {Q}, GGMLType::F32, 0.1f);
       addTensor(w, rng, b + "attn_k.bias", {KV}, GGMLType::F32, 0.1f);
       addTensor(w, rng, b + "attn_v.bias", {KV}, GGMLType::F32, 0.1f);
+    }
+    if (c.arch == "qwen3") {
+      addTensor(w, rng, b + "attn_q_norm.weight", {(uint64_t)headDim},
+                GGMLType::F32, 0.1f, 1.0f);
+      addTensor(w, rng, b + "attn_k_norm.weight", {(uint64_t)headDim},
+                GGMLType::F32, 0.1f, 1.0f);
     }
     addTensor(w, rng, b + "attn_output.weight", {Q, D}, matmulType(b + "attn_output.weight"), sD);
     addTensor(w, rng, b + "ffn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);

@@ -17,7 +17,7 @@
 using namespace mlir;
 using namespace kiln;
 
-const char *kiln::supportedGGUFArchitectures() { return "llama, qwen2"; }
+const char *kiln::supportedGGUFArchitectures() { return "llama, qwen2, qwen3"; }
 
 const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
   static const std::vector<GGUFKeyRule> rules = {
@@ -73,6 +73,7 @@ struct Hyper {
   int64_t context, width, layers, ffn, heads, kvHeads, headDim, vocab;
   float eps, ropeTheta;
   bool neox, qkvBias;
+  bool qkNorm; // per-head RMSNorm of queries and keys (Qwen 3)
 };
 
 class Importer {
@@ -217,7 +218,7 @@ bool Importer::readHyper() {
   if (!arch)
     return fail("missing required key 'general.architecture'");
   h.arch = *arch;
-  if (h.arch != "llama" && h.arch != "qwen2")
+  if (h.arch != "llama" && h.arch != "qwen2" && h.arch != "qwen3")
     return fail("unsupported architecture '" + h.arch +
                 "' (supported: " + supportedGGUFArchitectures() + ")");
   const std::string p = h.arch + ".";
@@ -263,8 +264,13 @@ bool Importer::readHyper() {
     return fail("partial RoPE (rope.dimension_count " + std::to_string(*dims) +
                 " != head dimension " + std::to_string(h.headDim) +
                 ") is not supported");
-  h.neox = h.arch == "qwen2";
-  h.qkvBias = h.arch == "qwen2";
+  // As llama.cpp builds them: Qwen 2 and 3 rotate the halves of a head
+  // (NeoX style); Qwen 2 always has q/k/v biases, Qwen 3 where the file has
+  // them; Qwen 3 normalizes each head of q and k.
+  h.neox = h.arch == "qwen2" || h.arch == "qwen3";
+  h.qkvBias = h.arch == "qwen2" ||
+              (h.arch == "qwen3" && file.tensor("blk.0.attn_q.bias"));
+  h.qkNorm = h.arch == "qwen3";
   const gguf::TensorInfo *embd = file.tensor("token_embd.weight");
   if (!embd)
     return fail("missing tensor 'token_embd.weight'");
@@ -341,8 +347,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   };
   auto embd = need("token_embd.weight", {h.vocab, D});
   struct Layer {
-    FlatSymbolRefAttr attnNorm, q, k, v, qb, kb, vb, o, ffnNorm, gate, up,
-        down;
+    FlatSymbolRefAttr attnNorm, q, k, v, qb, kb, vb, qNorm, kNorm, o, ffnNorm,
+        gate, up, down;
   };
   std::vector<Layer> layers(h.layers);
   for (int64_t i = 0; i < h.layers; ++i) {
@@ -356,6 +362,10 @@ OwningOpRef<ModuleOp> Importer::run() {
       l.qb = need(b + "attn_q.bias", {qw});
       l.kb = need(b + "attn_k.bias", {kvw});
       l.vb = need(b + "attn_v.bias", {kvw});
+    }
+    if (h.qkNorm) {
+      l.qNorm = need(b + "attn_q_norm.weight", {h.headDim});
+      l.kNorm = need(b + "attn_k_norm.weight", {h.headDim});
     }
     l.o = need(b + "attn_output.weight", {D, qw});
     l.ffnNorm = need(b + "ffn_norm.weight", {D});
@@ -401,13 +411,19 @@ OwningOpRef<ModuleOp> Importer::run() {
     std::string b = "blk." + std::to_string(i) + ".";
     Layer &l = layers[i];
     Value n = builder.create<RMSNormOp>(L(b + "attn_norm"), rows(D), x,
-                                        l.attnNorm, epsAttr);
+                                        l.attnNorm, epsAttr, IntegerAttr());
     Value q = matmul(b + "attn_q", rows(qw), n, l.q, l.qb);
     Value k = matmul(b + "attn_k", rows(kvw), n, l.k, l.kb);
     Value v = matmul(b + "attn_v", rows(kvw), n, l.v, l.vb);
     auto style = builder.getStringAttr(h.neox ? "neox" : "adjacent");
     auto theta = builder.getF32FloatAttr(h.ropeTheta);
     auto hd = builder.getI64IntegerAttr(h.headDim);
+    if (h.qkNorm) {
+      q = builder.create<RMSNormOp>(L(b + "attn_q_norm"), rows(qw), q, l.qNorm,
+                                    epsAttr, hd);
+      k = builder.create<RMSNormOp>(L(b + "attn_k_norm"), rows(kvw), k,
+                                    l.kNorm, epsAttr, hd);
+    }
     q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style,
                                ropeFreqs);
     k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style,
@@ -420,7 +436,7 @@ OwningOpRef<ModuleOp> Importer::run() {
                                        FlatSymbolRefAttr());
     x = builder.create<AddOp>(L(b + "attn_residual"), rows(D), x, o);
     n = builder.create<RMSNormOp>(L(b + "ffn_norm"), rows(D), x, l.ffnNorm,
-                                  epsAttr);
+                                  epsAttr, IntegerAttr());
     Value g = matmul(b + "ffn_gate", rows(F), n, l.gate,
                                        FlatSymbolRefAttr());
     Value u = matmul(b + "ffn_up", rows(F), n, l.up,
@@ -430,7 +446,8 @@ OwningOpRef<ModuleOp> Importer::run() {
                                        FlatSymbolRefAttr());
     x = builder.create<AddOp>(L(b + "ffn_residual"), rows(D), x, d);
   }
-  x = builder.create<RMSNormOp>(L("output_norm"), rows(D), x, outNorm, epsAttr);
+  x = builder.create<RMSNormOp>(L("output_norm"), rows(D), x, outNorm, epsAttr,
+                                IntegerAttr());
   Value last = builder.create<LastTokenOp>(L("last_token"), rows(D), x);
   Value logits = matmul("output", logitsType, last, output,
                                           FlatSymbolRefAttr());

@@ -61,6 +61,24 @@ func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 
 // -----
 
+kiln.weight @n : tensor<64xf32> {source = "n"}
+func.func @f(%x: tensor<?x128xf32>) -> tensor<?x128xf32> {
+  // expected-error @below {{weight must be a float vector of the group size 32}}
+  %y = kiln.rms_norm %x, @n {epsilon = 1.0e-5 : f32, group = 32 : i64} : tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
+}
+
+// -----
+
+kiln.weight @n : tensor<48xf32> {source = "n"}
+func.func @f(%x: tensor<?x128xf32>) -> tensor<?x128xf32> {
+  // expected-error @below {{group 48 does not divide the input width 128}}
+  %y = kiln.rms_norm %x, @n {epsilon = 1.0e-5 : f32, group = 48 : i64} : tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
+}
+
+// -----
+
 kiln.weight @e : tensor<300x32xf32> {source = "e"}
 func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // expected-error @below {{result width 64 does not match table width 32}}

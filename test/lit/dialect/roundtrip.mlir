@@ -26,6 +26,8 @@ func.func @forward(%tokens: tensor<?xi32>) -> tensor<1x64xf32> {
   %x = kiln.embedding @embd, %tokens : tensor<?xi32> -> tensor<?x64xf32>
   // CHECK: %[[N:.*]] = kiln.rms_norm %[[X]], @norm {epsilon = 9.99999974E-6 : f32} : tensor<?x64xf32>
   %n = kiln.rms_norm %x, @norm {epsilon = 1.0e-05 : f32} : tensor<?x64xf32>
+  // CHECK: kiln.rms_norm %[[X]] {epsilon = 9.99999974E-6 : f32, group = 16 : i64} : tensor<?x64xf32>
+  %heads = kiln.rms_norm %x {epsilon = 1.0e-05 : f32, group = 16 : i64} : tensor<?x64xf32>
   // CHECK: %[[Q:.*]] = kiln.matmul %[[N]], @wq bias @bq : tensor<?x64xf32> -> tensor<?x64xf32>
   %q = kiln.matmul %n, @wq bias @bq : tensor<?x64xf32> -> tensor<?x64xf32>
   // CHECK: kiln.rope %[[Q]] {head_dim = 16 : i64, style = "neox", theta = 1.000000e+06 : f32} : tensor<?x64xf32>
