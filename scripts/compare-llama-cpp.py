@@ -4,7 +4,7 @@
     scripts/compare-llama-cpp.py BINDIR [--targets=x86,neon] [--only=NAME]
 
 For each fixture below (kiln-fixture: every supported architecture in F32,
-F16 and a Q4_K_M-style mix), runs `kiln-run --tokens=PROMPT --generate=32
+F16 and a Q4_K_M-style mix; phi3 with LongRoPE), runs `kiln-run --tokens=PROMPT --generate=32
 --logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
 file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
 node-llama-cpp), then checks:
@@ -32,8 +32,8 @@ SHAPE = ["--width=128", "--heads=4", "--kv-heads=2", "--ffn=256",
 Q4_K_M = ["--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k",
           "--output-type=q6_k", "--width=256", "--ffn=512"]
 FIXTURES = []
-for arch in ["llama", "qwen2", "qwen3"]:
-    extra = ["--head-dim=64"] if arch == "qwen3" else []
+for arch in ["llama", "qwen2", "qwen3", "phi3"]:
+    extra = {"qwen3": ["--head-dim=64"], "phi3": ["--long-rope"]}.get(arch, [])
     FIXTURES += [
         (arch + "_f32", ["--arch=" + arch, "--type=f32"] + SHAPE + extra, 0.02, True),
         (arch + "_f16", ["--arch=" + arch, "--type=f16"] + SHAPE + extra, 0.02, True),
@@ -88,6 +88,9 @@ def main():
                 tokens, logits = parse(run(
                     [os.path.join(bindir, "kiln-run"), gguf,
                      "--target=" + target, "--kv-cache=f16",
+                     # llama.cpp's context (a multiple of 256 >= the tokens):
+                     # LongRoPE picks its factors by it.
+                     "--context=256",
                      "--tokens=" + prompt, "--generate=%d" % GENERATE,
                      "--logits-at=" + ",".join(steps)]))
                 same = 0

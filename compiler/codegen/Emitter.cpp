@@ -90,10 +90,12 @@ public:
     assert(it != blob.offsets.end() && "rope table not in blob");
     return "((const float *)(wts + " + std::to_string(it->second) + "))";
   }
-  static std::string ropeKey(RoPEOp r) {
+  std::string ropeKey(RoPEOp r) const {
+    auto factors = r.freqFactorsAt(moduleInt("kiln.context_length"));
     return "rope." + std::to_string(r.getHeadDim()) + "." +
            std::to_string(r.getTheta().bitcastToAPInt().getZExtValue()) +
-           (r.getFreqFactors() ? "." + r.getFreqFactors()->str() : "");
+           (factors ? "." + factors.getValue().str() : "") +
+           (r.getScale() ? "*" + std::to_string(r.cosSinScale()) : "");
   }
   std::string scratch(Operation *op) const override {
     auto off = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
@@ -176,7 +178,7 @@ bool Emitter::buildBlob(std::string &error) {
     const int64_t half = r.getHeadDim() / 2;
     const double theta = r.getTheta().convertToFloat();
     std::vector<float> factors((size_t)half, 1.0f);
-    if (auto sym = r.getFreqFactorsAttr()) {
+    if (auto sym = r.freqFactorsAt(context)) {
       auto w = module.lookupSymbol<WeightOp>(sym.getAttr());
       if (!w || !store.dequantized(w, factors, error)) {
         ropeFailed = true;
@@ -192,8 +194,8 @@ bool Emitter::buildBlob(std::string &error) {
         double angle = (double)p *
                        std::pow(theta, -2.0 * (double)i / (double)r.getHeadDim()) /
                        (double)factors[i];
-        table[(p * half + i) * 2] = (float)std::cos(angle);
-        table[(p * half + i) * 2 + 1] = (float)std::sin(angle);
+        table[(p * half + i) * 2] = (float)(std::cos(angle) * r.cosSinScale());
+        table[(p * half + i) * 2 + 1] = (float)(std::sin(angle) * r.cosSinScale());
       }
     blob.add(key, true, reinterpret_cast<const uint8_t *>(table.data()),
              table.size() * sizeof(float));

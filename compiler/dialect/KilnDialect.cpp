@@ -358,19 +358,30 @@ LogicalResult RoPEOp::verify() {
            << getStyle() << "\"";
   if (!(getTheta().convertToFloat() > 0))
     return emitOpError("theta must be positive");
+  if ((bool)getLongFreqFactorsAttr() != (bool)getLongContext() ||
+      (getLongFreqFactorsAttr() && !getFreqFactorsAttr()))
+    return emitOpError("long_freq_factors and long_context go together, with "
+                       "freq_factors");
+  if (getScale() && !(getScale()->convertToFloat() > 0))
+    return emitOpError("scale must be positive");
   return success();
 }
 
 LogicalResult RoPEOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  if (!getFreqFactorsAttr())
-    return success();
-  auto w = lookupWeight(*this, symbols, getFreqFactorsAttr(), "freq_factors");
-  if (!w)
-    return failure();
-  if (w.getRank() != 1 || w.getDimSize(0) != getHeadDim() / 2 ||
-      !isFloatWeight(w))
-    return emitOpError("freq_factors must be a float vector of head_dim / 2 = ")
-           << getHeadDim() / 2 << " elements, got " << w;
+  for (auto [attr, what] : {std::pair(getFreqFactorsAttr(), "freq_factors"),
+                            std::pair(getLongFreqFactorsAttr(),
+                                      "long_freq_factors")}) {
+    if (!attr)
+      continue;
+    auto w = lookupWeight(*this, symbols, attr, what);
+    if (!w)
+      return failure();
+    if (w.getRank() != 1 || w.getDimSize(0) != getHeadDim() / 2 ||
+        !isFloatWeight(w))
+      return emitOpError(what)
+             << " must be a float vector of head_dim / 2 = "
+             << getHeadDim() / 2 << " elements, got " << w;
+  }
   return success();
 }
 

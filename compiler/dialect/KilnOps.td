@@ -117,13 +117,33 @@ def Kiln_RoPEOp : Kiln_WeightUserOp<"rope", [SameOperandsAndResultType]> {
     turns by position x theta^(-2i/head_dim), divided by element i of
     `freq_factors` when given (a weight of head_dim/2 floats: the llama3
     frequency factors, rope_freqs.weight).
+
+    LongRoPE (Phi-3): when the compiled context (kiln.context_length) exceeds
+    `long_context`, `long_freq_factors` replace `freq_factors`; `scale`
+    multiplies the cosines and sines (the attention factor).
   }];
   let arguments = (ins Kiln_Activation:$input, I64Attr:$head_dim,
                        F32Attr:$theta, StrAttr:$style,
-                       OptionalAttr<FlatSymbolRefAttr>:$freq_factors);
+                       OptionalAttr<FlatSymbolRefAttr>:$freq_factors,
+                       OptionalAttr<FlatSymbolRefAttr>:$long_freq_factors,
+                       OptionalAttr<I64Attr>:$long_context,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The frequency factors in effect at compiled context `context`.
+    ::mlir::FlatSymbolRefAttr freqFactorsAt(int64_t context) {
+      if (getLongFreqFactorsAttr() && getLongContext() &&
+          context > (int64_t)*getLongContext())
+        return getLongFreqFactorsAttr();
+      return getFreqFactorsAttr();
+    }
+    /// The factor on cosines and sines (1 without `scale`).
+    double cosSinScale() {
+      return getScale() ? getScale()->convertToDouble() : 1.0;
+    }
+  }];
 }
 
 def Kiln_AttentionOp : Kiln_Op<"attention"> {

@@ -222,8 +222,10 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
       const double theta = m.getTheta().convertToFloat();
       const bool neox = m.getStyle() == "neox";
       std::vector<float> factors((size_t)half, 1.0f);
-      if (auto sym = m.getFreqFactorsAttr())
+      auto ctxAttr = module->getAttrOfType<IntegerAttr>("kiln.context_length");
+      if (auto sym = m.freqFactorsAt(ctxAttr ? ctxAttr.getInt() : 0))
         factors = W(sym);
+      const double scale = m.cosSinScale();
       for (int64_t r = 0; r < x.rows; ++r)
         for (int64_t h = 0; h < x.width / hd; ++h)
           for (int64_t i = 0; i < half; ++i) {
@@ -233,8 +235,9 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
             int64_t a = h * hd + (neox ? i : 2 * i);
             int64_t b = h * hd + (neox ? i + half : 2 * i + 1);
             double x0 = x.row(r)[a], x1 = x.row(r)[b];
-            out.row(r)[a] = (float)(x0 * std::cos(angle) - x1 * std::sin(angle));
-            out.row(r)[b] = (float)(x0 * std::sin(angle) + x1 * std::cos(angle));
+            double c = std::cos(angle) * scale, sn = std::sin(angle) * scale;
+            out.row(r)[a] = (float)(x0 * c - x1 * sn);
+            out.row(r)[b] = (float)(x0 * sn + x1 * c);
           }
     } else if (auto a = dyn_cast<AttentionOp>(op)) {
       Tensor &q = env[a.getQuery()], &k = env[a.getKey()], &v = env[a.getValue()];

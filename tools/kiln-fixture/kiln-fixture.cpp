@@ -1,6 +1,6 @@
 //===- kiln-fixture.cpp - small random-weight GGUF models for tests -------===//
 //
-// Writes llama, qwen2 or qwen3 GGUFs with deterministic random weights, in any weight
+// Writes llama, qwen2, qwen3 or phi3 GGUFs with deterministic random weights, in any weight
 // type Kiln reads, with an SPM vocabulary (<unk>, <s>, </s>, the 256 byte
 // tokens, then filler pieces) or a byte-level BPE one (--tokenizer=bpe), so
 // other GGUF readers accept the files too.
@@ -29,6 +29,7 @@ struct Config {
   GGMLType type = GGMLType::F32, embdType = GGMLType::F32;
   GGMLType outType = GGMLType::F32;
   bool tied = false, u64Keys = false, outTypeSet = false, ropeFreqs = false;
+  bool longRope = false;
   // Fault injection for tests of the importer's error messages.
   std::vector<std::string> dropKeys, dropTensors;
   std::vector<std::string> addKeys, addTensors; // KEY:TYPE=VALUE, NAME:D0,D1
@@ -62,8 +63,12 @@ struct Rng {
 void usage() {
   fprintf(stderr,
           "usage: kiln-fixture -o OUT.gguf [options]\n"
-          "  --arch=llama|qwen2|qwen3 architecture (default llama); qwen3 has\n"
-          "                         per-head q/k norms and no biases\n"
+          "  --arch=llama|qwen2|qwen3|phi3 architecture (default llama); qwen3\n"
+          "                         has per-head q/k norms and no biases, phi3\n"
+          "                         fused attn_qkv and ffn_up (gate and up)\n"
+          "  --long-rope            phi3: LongRoPE factors (rope_factors_long/\n"
+          "                         short), original context = context / 2,\n"
+          "                         rope.scaling.attn_factor\n"
           "  --width=N --layers=N --heads=N --kv-heads=N --ffn=N --vocab=N\n"
           "  --head-dim=N           attention.key_length/value_length N (default:\n"
           "                         width / heads, and no such keys)\n"
@@ -176,6 +181,7 @@ int main(int argc, char **argv) {
     }
     else if (a == "--tied") c.tied = true;
     else if (a == "--rope-freqs") c.ropeFreqs = true;
+    else if (a == "--long-rope") c.longRope = true;
     else if (a == "--u64-keys") c.u64Keys = true;
     else if (a == "--help" || a == "-h") { usage(); return 0; }
     else {
@@ -190,8 +196,10 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
-  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3") {
-    fprintf(stderr, "kiln-fixture: error: --arch must be llama, qwen2 or qwen3\n");
+  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3" &&
+      c.arch != "phi3") {
+    fprintf(stderr, "kiln-fixture: error: --arch must be llama, qwen2, qwen3 "
+                    "or phi3\n");
     return 2;
   }
   std::unique_ptr<File> vocabFile;
@@ -247,6 +255,10 @@ int main(int argc, char **argv) {
     w.addFloat32(p + "attention.layer_norm_rms_epsilon", c.eps);
   if (!dropped(p + "rope.freq_base"))
     w.addFloat32(p + "rope.freq_base", c.ropeTheta);
+  if (c.longRope) {
+    key("rope.scaling.original_context_length", (uint64_t)(c.context / 2));
+    w.addFloat32(p + "rope.scaling.attn_factor", 1.19f);
+  }
 
   if (vocabFile) {
     for (const auto &kv : vocabFile->metadata())
@@ -381,9 +393,14 @@ int main(int argc, char **argv) {
   for (int64_t l = 0; l < c.layers; ++l) {
     std::string b = "blk." + std::to_string(l) + ".";
     addTensor(w, rng, b + "attn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
-    addTensor(w, rng, b + "attn_q.weight", {D, Q}, matmulType(b + "attn_q.weight"), sD);
-    addTensor(w, rng, b + "attn_k.weight", {D, KV}, matmulType(b + "attn_k.weight"), sD);
-    addTensor(w, rng, b + "attn_v.weight", {D, KV}, matmulType(b + "attn_v.weight"), sD);
+    if (c.arch == "phi3") {
+      addTensor(w, rng, b + "attn_qkv.weight", {D, Q + 2 * KV},
+                matmulType(b + "attn_qkv.weight"), sD);
+    } else {
+      addTensor(w, rng, b + "attn_q.weight", {D, Q}, matmulType(b + "attn_q.weight"), sD);
+      addTensor(w, rng, b + "attn_k.weight", {D, KV}, matmulType(b + "attn_k.weight"), sD);
+      addTensor(w, rng, b + "attn_v.weight", {D, KV}, matmulType(b + "attn_v.weight"), sD);
+    }
     if (c.arch == "qwen2") {
       addTensor(w, rng, b + "attn_q.bias", {Q}, GGMLType::F32, 0.1f);
       addTensor(w, rng, b + "attn_k.bias", {KV}, GGMLType::F32, 0.1f);
@@ -397,8 +414,13 @@ int main(int argc, char **argv) {
     }
     addTensor(w, rng, b + "attn_output.weight", {Q, D}, matmulType(b + "attn_output.weight"), sD);
     addTensor(w, rng, b + "ffn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
-    addTensor(w, rng, b + "ffn_gate.weight", {D, F}, matmulType(b + "ffn_gate.weight"), sD);
-    addTensor(w, rng, b + "ffn_up.weight", {D, F}, matmulType(b + "ffn_up.weight"), sD);
+    if (c.arch == "phi3") {
+      addTensor(w, rng, b + "ffn_up.weight", {D, 2 * F},
+                matmulType(b + "ffn_up.weight"), sD);
+    } else {
+      addTensor(w, rng, b + "ffn_gate.weight", {D, F}, matmulType(b + "ffn_gate.weight"), sD);
+      addTensor(w, rng, b + "ffn_up.weight", {D, F}, matmulType(b + "ffn_up.weight"), sD);
+    }
     addTensor(w, rng, b + "ffn_down.weight", {F, D}, matmulType(b + "ffn_down.weight"), sF);
   }
   addTensor(w, rng, "output_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
@@ -414,6 +436,20 @@ int main(int argc, char **argv) {
     }
     w.addTensor("rope_freqs.weight", {(uint64_t)half}, GGMLType::F32, f.data(),
                 f.size() * sizeof(float));
+  }
+  if (c.longRope) {
+    // Shaped like Phi-3.5's: short factors near 1, long ones growing to ~10.
+    const int64_t half = headDim / 2;
+    std::vector<float> shortF((size_t)half), longF((size_t)half);
+    for (int64_t i = 0; i < half; ++i) {
+      float t = half > 1 ? (float)i / (float)(half - 1) : 0.0f;
+      shortF[(size_t)i] = 1.0f + 0.1f * t;
+      longF[(size_t)i] = 1.0f + 9.0f * t * t;
+    }
+    w.addTensor("rope_factors_short.weight", {(uint64_t)half}, GGMLType::F32,
+                shortF.data(), shortF.size() * sizeof(float));
+    w.addTensor("rope_factors_long.weight", {(uint64_t)half}, GGMLType::F32,
+                longF.data(), longF.size() * sizeof(float));
   }
   for (const std::string &spec : c.addTensors) {
     size_t colon = spec.rfind(':');

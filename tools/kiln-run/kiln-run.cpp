@@ -11,6 +11,7 @@
 // --reference runs the reference evaluator on the IR as compiled for the
 // target instead of the library; --target=reference is the f32 reference.
 //
+#include "compiler/dialect/KilnDialect.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/reference/Evaluator.h"
 #include "compiler/support/Process.h"
@@ -403,6 +404,10 @@ int main(int argc, char **argv) {
     return fail("--tokenizer=embed runs the compiled library's tokenizer; the "
                 "reference evaluator has none");
   if (f32Reference || reference) {
+    // The evaluator sees the compiled context too: it selects LongRoPE's
+    // factors, as it does in the library.
+    if (f32Reference)
+      recordLayout(*model.module, opts.layout);
     if (!f32Reference && !runPipeline(*model.module, opts, error))
       return fail(error);
     if (!runReference(model, plan, opts.layout.kvF16, result, error))

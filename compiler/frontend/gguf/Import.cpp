@@ -17,7 +17,9 @@
 using namespace mlir;
 using namespace kiln;
 
-const char *kiln::supportedGGUFArchitectures() { return "llama, qwen2, qwen3"; }
+const char *kiln::supportedGGUFArchitectures() {
+  return "llama, qwen2, qwen3, phi3";
+}
 
 const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
   static const std::vector<GGUFKeyRule> rules = {
@@ -44,8 +46,15 @@ const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
        "must be none (linear, yarn and longrope are not supported)"},
       {"ARCH.rope.scaling.factor", "checked",
        "must be 1 (no RoPE scaling is supported)"},
-      {"ARCH.rope.scaling.original_context_length", "ignored",
-       "a parameter of RoPE scaling, which must be none"},
+      {"ARCH.rope.scaling.original_context_length", "read",
+       "phi3: the context above which rope_factors_long replace "
+       "rope_factors_short (LongRoPE); others: a parameter of RoPE scaling, "
+       "which must be none"},
+      {"ARCH.rope.scaling.attn_factor", "read",
+       "phi3: LongRoPE's factor on RoPE's cosines and sines"},
+      {"ARCH.attention.sliding_window", "checked",
+       "phi3: ignored, as llama.cpp ignores Phi-3's window; any other "
+       "architecture: not supported"},
       {"ARCH.rope.scaling.finetuned", "ignored",
        "a parameter of RoPE scaling, which must be none"},
       {"ARCH.expert_count", "checked",
@@ -74,6 +83,7 @@ struct Hyper {
   float eps, ropeTheta;
   bool neox, qkvBias;
   bool qkNorm; // per-head RMSNorm of queries and keys (Qwen 3)
+  bool phi3;   // fused attn_qkv and ffn_up (gate and up), LongRoPE
 };
 
 class Importer {
@@ -180,6 +190,9 @@ bool Importer::checkKeys() {
       if (!uint || *uint != 0)
         return notSupported(key, show(),
                             "mixture-of-experts models are not");
+    } else if (key == p + "attention.sliding_window") {
+      if (h.arch != "phi3")
+        return notSupported(key, show(), "sliding-window attention is not");
     } else if (key == "split.count") {
       if (!uint || *uint != 1)
         return notSupported(key, show(), "split files are not");
@@ -218,7 +231,8 @@ bool Importer::readHyper() {
   if (!arch)
     return fail("missing required key 'general.architecture'");
   h.arch = *arch;
-  if (h.arch != "llama" && h.arch != "qwen2" && h.arch != "qwen3")
+  if (h.arch != "llama" && h.arch != "qwen2" && h.arch != "qwen3" &&
+      h.arch != "phi3")
     return fail("unsupported architecture '" + h.arch +
                 "' (supported: " + supportedGGUFArchitectures() + ")");
   const std::string p = h.arch + ".";
@@ -267,7 +281,8 @@ bool Importer::readHyper() {
   // As llama.cpp builds them: Qwen 2 and 3 rotate the halves of a head
   // (NeoX style); Qwen 2 always has q/k/v biases, Qwen 3 where the file has
   // them; Qwen 3 normalizes each head of q and k.
-  h.neox = h.arch == "qwen2" || h.arch == "qwen3";
+  h.neox = h.arch == "qwen2" || h.arch == "qwen3" || h.arch == "phi3";
+  h.phi3 = h.arch == "phi3";
   h.qkvBias = h.arch == "qwen2" ||
               (h.arch == "qwen3" && file.tensor("blk.0.attn_q.bias"));
   h.qkNorm = h.arch == "qwen3";
@@ -349,15 +364,20 @@ OwningOpRef<ModuleOp> Importer::run() {
   struct Layer {
     FlatSymbolRefAttr attnNorm, q, k, v, qb, kb, vb, qNorm, kNorm, o, ffnNorm,
         gate, up, down;
+    FlatSymbolRefAttr qkv, gateUp; // phi3's fused weights
   };
   std::vector<Layer> layers(h.layers);
   for (int64_t i = 0; i < h.layers; ++i) {
     std::string b = "blk." + std::to_string(i) + ".";
     Layer &l = layers[i];
     l.attnNorm = need(b + "attn_norm.weight", {D});
-    l.q = need(b + "attn_q.weight", {qw, D});
-    l.k = need(b + "attn_k.weight", {kvw, D});
-    l.v = need(b + "attn_v.weight", {kvw, D});
+    if (h.phi3 && file.tensor(b + "attn_qkv.weight")) {
+      l.qkv = need(b + "attn_qkv.weight", {qw + 2 * kvw, D});
+    } else {
+      l.q = need(b + "attn_q.weight", {qw, D});
+      l.k = need(b + "attn_k.weight", {kvw, D});
+      l.v = need(b + "attn_v.weight", {kvw, D});
+    }
     if (h.qkvBias) {
       l.qb = need(b + "attn_q.bias", {qw});
       l.kb = need(b + "attn_k.bias", {kvw});
@@ -369,16 +389,41 @@ OwningOpRef<ModuleOp> Importer::run() {
     }
     l.o = need(b + "attn_output.weight", {D, qw});
     l.ffnNorm = need(b + "ffn_norm.weight", {D});
-    l.gate = need(b + "ffn_gate.weight", {F, D});
-    l.up = need(b + "ffn_up.weight", {F, D});
+    if (h.phi3) {
+      // Gate and up in one matrix: rows [0, F) the gate, [F, 2F) the up.
+      l.gateUp = need(b + "ffn_up.weight", {2 * F, D});
+    } else {
+      l.gate = need(b + "ffn_gate.weight", {F, D});
+      l.up = need(b + "ffn_up.weight", {F, D});
+    }
     l.down = need(b + "ffn_down.weight", {D, F});
   }
   auto outNorm = need("output_norm.weight", {D});
   // llama3's RoPE frequency factors, one per pair of a head, shared by all
   // layers (llama.cpp divides each pair's angle by its factor).
-  FlatSymbolRefAttr ropeFreqs;
+  FlatSymbolRefAttr ropeFreqs, ropeLong;
+  IntegerAttr longContext;
+  FloatAttr ropeScale;
   if (h.arch == "llama" && file.tensor("rope_freqs.weight"))
     ropeFreqs = need("rope_freqs.weight", {h.headDim / 2});
+  // Phi-3's LongRoPE: short factors, long ones past the original context.
+  if (h.phi3 && (file.tensor("rope_factors_short.weight") ||
+                 file.tensor("rope_factors_long.weight"))) {
+    ropeFreqs = need("rope_factors_short.weight", {h.headDim / 2});
+    ropeLong = need("rope_factors_long.weight", {h.headDim / 2});
+    int64_t original = 0;
+    if (!requireUInt("phi3.rope.scaling.original_context_length", original))
+      return nullptr;
+    longContext = builder.getI64IntegerAttr(original);
+  }
+  if (h.phi3)
+    if (auto f = file.getFloat("phi3.rope.scaling.attn_factor")) {
+      if (!(*f > 0))
+        return fail("key 'phi3.rope.scaling.attn_factor' must be positive"),
+               nullptr;
+      if (*f != 1.0)
+        ropeScale = builder.getF32FloatAttr((float)*f);
+    }
   // Without output.weight the embedding table is tied to the output layer.
   auto output = file.tensor("output.weight")
                     ? need("output.weight", {h.vocab, D})
@@ -412,9 +457,20 @@ OwningOpRef<ModuleOp> Importer::run() {
     Layer &l = layers[i];
     Value n = builder.create<RMSNormOp>(L(b + "attn_norm"), rows(D), x,
                                         l.attnNorm, epsAttr, IntegerAttr());
-    Value q = matmul(b + "attn_q", rows(qw), n, l.q, l.qb);
-    Value k = matmul(b + "attn_k", rows(kvw), n, l.k, l.kb);
-    Value v = matmul(b + "attn_v", rows(kvw), n, l.v, l.vb);
+    Value q, k, v;
+    if (l.qkv) {
+      auto fused = builder.create<MatMulOp>(
+          L(b + "attn_qkv"), TypeRange{rows(qw), rows(kvw), rows(kvw)}, n,
+          l.qkv, FlatSymbolRefAttr(),
+          builder.getDenseI64ArrayAttr({qw, kvw, kvw}), StringAttr(), Value());
+      q = fused.getOutputs()[0];
+      k = fused.getOutputs()[1];
+      v = fused.getOutputs()[2];
+    } else {
+      q = matmul(b + "attn_q", rows(qw), n, l.q, l.qb);
+      k = matmul(b + "attn_k", rows(kvw), n, l.k, l.kb);
+      v = matmul(b + "attn_v", rows(kvw), n, l.v, l.vb);
+    }
     auto style = builder.getStringAttr(h.neox ? "neox" : "adjacent");
     auto theta = builder.getF32FloatAttr(h.ropeTheta);
     auto hd = builder.getI64IntegerAttr(h.headDim);
@@ -425,9 +481,9 @@ OwningOpRef<ModuleOp> Importer::run() {
                                     l.kNorm, epsAttr, hd);
     }
     q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style,
-                               ropeFreqs);
+                               ropeFreqs, ropeLong, longContext, ropeScale);
     k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style,
-                               ropeFreqs);
+                               ropeFreqs, ropeLong, longContext, ropeScale);
     Value a = builder.create<AttentionOp>(
         L(b + "attention"), rows(qw), q, k, v, builder.getI64IntegerAttr(i),
         builder.getI64IntegerAttr(h.heads), builder.getI64IntegerAttr(h.kvHeads),
@@ -437,10 +493,18 @@ OwningOpRef<ModuleOp> Importer::run() {
     x = builder.create<AddOp>(L(b + "attn_residual"), rows(D), x, o);
     n = builder.create<RMSNormOp>(L(b + "ffn_norm"), rows(D), x, l.ffnNorm,
                                   epsAttr, IntegerAttr());
-    Value g = matmul(b + "ffn_gate", rows(F), n, l.gate,
-                                       FlatSymbolRefAttr());
-    Value u = matmul(b + "ffn_up", rows(F), n, l.up,
-                                       FlatSymbolRefAttr());
+    Value g, u;
+    if (l.gateUp) {
+      auto fused = builder.create<MatMulOp>(
+          L(b + "ffn_up"), TypeRange{rows(F), rows(F)}, n, l.gateUp,
+          FlatSymbolRefAttr(), builder.getDenseI64ArrayAttr({F, F}),
+          StringAttr(), Value());
+      g = fused.getOutputs()[0];
+      u = fused.getOutputs()[1];
+    } else {
+      g = matmul(b + "ffn_gate", rows(F), n, l.gate, FlatSymbolRefAttr());
+      u = matmul(b + "ffn_up", rows(F), n, l.up, FlatSymbolRefAttr());
+    }
     Value s = builder.create<SiluMulOp>(L(b + "ffn_silu_mul"), rows(F), g, u);
     Value d = matmul(b + "ffn_down", rows(D), s, l.down,
                                        FlatSymbolRefAttr());
