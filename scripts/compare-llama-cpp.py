@@ -4,7 +4,8 @@
     scripts/compare-llama-cpp.py BINDIR [--targets=x86,neon] [--only=NAME]
 
 For each fixture below (kiln-fixture: every supported architecture in F32,
-F16 and a Q4_K_M-style mix; phi3 with LongRoPE), runs `kiln-run --tokens=PROMPT --generate=32
+F16 and a Q4_K_M-style mix; phi3 with LongRoPE; llama with linear RoPE
+scaling), runs `kiln-run --tokens=PROMPT --generate=32
 --logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
 file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
 node-llama-cpp), then checks:
@@ -39,6 +40,8 @@ for arch in ["llama", "qwen2", "qwen3", "phi3"]:
         (arch + "_f16", ["--arch=" + arch, "--type=f16"] + SHAPE + extra, 0.02, True),
         (arch + "_q4_k_m", ["--arch=" + arch] + SHAPE + Q4_K_M + extra, 0.05, False),
     ]
+FIXTURES.append(("llama_ropelinear", ["--type=f32"] + SHAPE +
+                 ["--add-key=llama.rope.scaling.factor:f32=4"], 0.02, True))
 
 
 def parse(text):

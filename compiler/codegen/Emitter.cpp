@@ -95,7 +95,8 @@ public:
     return "rope." + std::to_string(r.getHeadDim()) + "." +
            std::to_string(r.getTheta().bitcastToAPInt().getZExtValue()) +
            (factors ? "." + factors.getValue().str() : "") +
-           (r.getScale() ? "*" + std::to_string(r.cosSinScale()) : "");
+           (r.getScale() ? "*" + std::to_string(r.cosSinScale()) : "") +
+           (r.getLinearFactor() ? "/" + std::to_string(r.linearFactor()) : "");
   }
   std::string scratch(Operation *op) const override {
     auto off = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
@@ -193,7 +194,7 @@ bool Emitter::buildBlob(std::string &error) {
       for (int64_t i = 0; i < half; ++i) {
         double angle = (double)p *
                        std::pow(theta, -2.0 * (double)i / (double)r.getHeadDim()) /
-                       (double)factors[i];
+                       (double)factors[i] / r.linearFactor();
         table[(p * half + i) * 2] = (float)(std::cos(angle) * r.cosSinScale());
         table[(p * half + i) * 2 + 1] = (float)(std::sin(angle) * r.cosSinScale());
       }

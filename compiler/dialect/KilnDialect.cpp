@@ -364,6 +364,8 @@ LogicalResult RoPEOp::verify() {
                        "freq_factors");
   if (getScale() && !(getScale()->convertToFloat() > 0))
     return emitOpError("scale must be positive");
+  if (getLinearFactor() && !(getLinearFactor()->convertToFloat() > 0))
+    return emitOpError("linear_factor must be positive");
   return success();
 }
 

@@ -120,18 +120,24 @@ def Kiln_RoPEOp : Kiln_WeightUserOp<"rope", [SameOperandsAndResultType]> {
 
     LongRoPE (Phi-3): when the compiled context (kiln.context_length) exceeds
     `long_context`, `long_freq_factors` replace `freq_factors`; `scale`
-    multiplies the cosines and sines (the attention factor).
+    multiplies the cosines and sines (the attention factor). Linear RoPE
+    scaling divides every angle by `linear_factor`.
   }];
   let arguments = (ins Kiln_Activation:$input, I64Attr:$head_dim,
                        F32Attr:$theta, StrAttr:$style,
                        OptionalAttr<FlatSymbolRefAttr>:$freq_factors,
                        OptionalAttr<FlatSymbolRefAttr>:$long_freq_factors,
                        OptionalAttr<I64Attr>:$long_context,
-                       OptionalAttr<F32Attr>:$scale);
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<F32Attr>:$linear_factor);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// Linear RoPE scaling: every angle divided by it (1 without it).
+    double linearFactor() {
+      return getLinearFactor() ? getLinearFactor()->convertToDouble() : 1.0;
+    }
     /// The frequency factors in effect at compiled context `context`.
     ::mlir::FlatSymbolRefAttr freqFactorsAt(int64_t context) {
       if (getLongFreqFactorsAttr() && getLongContext() &&

@@ -231,7 +231,7 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
           for (int64_t i = 0; i < half; ++i) {
             double angle = (double)rowPos[r] *
                            std::pow(theta, -2.0 * (double)i / (double)hd) /
-                           (double)factors[i];
+                           (double)factors[i] / m.linearFactor();
             int64_t a = h * hd + (neox ? i : 2 * i);
             int64_t b = h * hd + (neox ? i + half : 2 * i + 1);
             double x0 = x.row(r)[a], x1 = x.row(r)[b];

@@ -34,7 +34,7 @@ struct Fixture {
 };
 
 // Covers: llama, qwen2, qwen3 (per-head q/k norms) and phi3 (fused qkv and
-// gate/up, LongRoPE); head_dim 32/64/128; GQA ratios 1/2/4/8; tied and
+// gate/up, LongRoPE); linear RoPE scaling; head_dim 32/64/128; GQA ratios 1/2/4/8; tied and
 // untied output; weights in F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q6_K;
 // GGUF v2 and v3; UINT64 hyperparameter keys; llama3 RoPE frequency factors;
 // a head dimension other than width / heads (attention.key_length);
@@ -53,6 +53,7 @@ const std::vector<Fixture> &fixtures() {
       {"llama_bf16_hd64_3layers", {"--width=128", "--heads=2", "--kv-heads=1", "--ffn=256", "--type=bf16", "--layers=3"}},
       {"llama_q4_k_m_hd64", {"--width=256", "--heads=4", "--kv-heads=2", "--ffn=512", "--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k", "--output-type=q6_k"}},
       {"llama_q8_0_hd64_keylen", {"--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=q8_0", "--head-dim=64"}},
+      {"llama_f16_hd32_ropelinear", {"--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=f16", "--add-key=llama.rope.scaling.factor:f32=4"}},
       {"llama_q8_0_hd32_ropefreqs", {"--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=q8_0", "--rope-freqs"}},
       {"qwen2_f32_hd32_gqa2", {"--arch=qwen2", "--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=f32", "--rope-theta=1000000"}},
       {"qwen2_q8_0_hd64_gqa4_tied", {"--arch=qwen2", "--width=256", "--heads=4", "--kv-heads=1", "--ffn=512", "--type=q8_0", "--tied"}},

@@ -12,6 +12,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/Path.h"
 
+#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -43,20 +44,25 @@ const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
        "must equal the head dimension (one for queries, keys and values)"},
       {"ARCH.vocab_size", "checked", "must equal the rows of token_embd"},
       {"ARCH.rope.scaling.type", "checked",
-       "must be none (linear, yarn and longrope are not supported)"},
-      {"ARCH.rope.scaling.factor", "checked",
-       "must be 1 (no RoPE scaling is supported)"},
+       "none or linear (absent: linear, as llama.cpp reads it); yarn and "
+       "longrope are not supported"},
+      {"ARCH.rope.scaling.factor", "read",
+       "linear RoPE scaling: every angle divided by it (0 or 1: none); with "
+       "scaling type none it must be 1"},
+      {"ARCH.rope.scale_linear", "read",
+       "the older name of rope.scaling.factor"},
       {"ARCH.rope.scaling.original_context_length", "read",
        "phi3: the context above which rope_factors_long replace "
-       "rope_factors_short (LongRoPE); others: a parameter of RoPE scaling, "
-       "which must be none"},
+       "rope_factors_short (LongRoPE); others: a parameter of YaRN, which is "
+       "refused by rope.scaling.type"},
       {"ARCH.rope.scaling.attn_factor", "read",
        "phi3: LongRoPE's factor on RoPE's cosines and sines"},
       {"ARCH.attention.sliding_window", "checked",
        "phi3: ignored, as llama.cpp ignores Phi-3's window; any other "
        "architecture: not supported"},
       {"ARCH.rope.scaling.finetuned", "ignored",
-       "a parameter of RoPE scaling, which must be none"},
+       "whether the model was trained with its RoPE scaling; no effect on "
+       "the math"},
       {"ARCH.expert_count", "checked",
        "must be 0 (mixture-of-experts models are not supported)"},
       {"ARCH.expert_used_count", "checked",
@@ -84,6 +90,7 @@ struct Hyper {
   bool neox, qkvBias;
   bool qkNorm; // per-head RMSNorm of queries and keys (Qwen 3)
   bool phi3;   // fused attn_qkv and ffn_up (gate and up), LongRoPE
+  float ropeLinear; // linear RoPE scaling factor (1: none)
 };
 
 class Importer {
@@ -180,12 +187,9 @@ bool Importer::checkKeys() {
         return fail("key '" + key + "' is " + show() +
                     " but token_embd has " + std::to_string(h.vocab) + " rows");
     } else if (key == p + "rope.scaling.type") {
-      if (file.getString(key).value_or("") != "none")
-        return notSupported(key, show(), "only none is");
-    } else if (key == p + "rope.scaling.factor") {
-      auto f = file.getFloat(key);
-      if (!f || (*f != 0.0 && *f != 1.0))
-        return notSupported(key, show(), "no RoPE scaling is");
+      auto type = file.getString(key).value_or("");
+      if (type != "none" && type != "linear")
+        return notSupported(key, show(), "only none and linear are");
     } else if (key == p + "expert_count" || key == p + "expert_used_count") {
       if (!uint || *uint != 0)
         return notSupported(key, show(),
@@ -273,6 +277,26 @@ bool Importer::readHyper() {
   h.ropeTheta = (float)file.getFloat(p + "rope.freq_base").value_or(10000.0);
   if (!(h.ropeTheta > 0))
     return fail("key '" + p + "rope.freq_base' must be positive");
+  // Linear RoPE scaling, as llama.cpp reads it: rope.scaling.factor (or
+  // the older rope.scale_linear) divides every angle unless the scaling
+  // type is none, and a missing type means linear.
+  h.ropeLinear = 1.0f;
+  for (const char *k : {"rope.scaling.factor", "rope.scale_linear"}) {
+    if (!file.find(p + k))
+      continue;
+    auto f = file.getFloat(p + k);
+    if (!f || !(*f >= 0) || !std::isfinite(*f))
+      return fail("key '" + p + k + "' must be a non-negative number");
+    if (*f != 0.0) {
+      h.ropeLinear = (float)*f;
+      break;
+    }
+  }
+  const std::string scalingType =
+      file.getString(p + "rope.scaling.type").value_or("linear");
+  if (scalingType == "none" && h.ropeLinear != 1.0f)
+    return fail(p + "rope.scaling.factor=" + std::to_string(h.ropeLinear) +
+                " is not supported with rope.scaling.type=none");
   if (auto dims = file.getUInt(p + "rope.dimension_count");
       dims && (int64_t)*dims != h.headDim)
     return fail("partial RoPE (rope.dimension_count " + std::to_string(*dims) +
@@ -416,6 +440,9 @@ OwningOpRef<ModuleOp> Importer::run() {
       return nullptr;
     longContext = builder.getI64IntegerAttr(original);
   }
+  FloatAttr ropeLinear;
+  if (h.ropeLinear != 1.0f)
+    ropeLinear = builder.getF32FloatAttr(h.ropeLinear);
   if (h.phi3)
     if (auto f = file.getFloat("phi3.rope.scaling.attn_factor")) {
       if (!(*f > 0))
@@ -481,9 +508,11 @@ OwningOpRef<ModuleOp> Importer::run() {
                                     l.kNorm, epsAttr, hd);
     }
     q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style,
-                               ropeFreqs, ropeLong, longContext, ropeScale);
+                               ropeFreqs, ropeLong, longContext, ropeScale,
+                               ropeLinear);
     k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style,
-                               ropeFreqs, ropeLong, longContext, ropeScale);
+                               ropeFreqs, ropeLong, longContext, ropeScale,
+                               ropeLinear);
     Value a = builder.create<AttentionOp>(
         L(b + "attention"), rows(qw), q, k, v, builder.getI64IntegerAttr(i),
         builder.getI64IntegerAttr(h.heads), builder.getI64IntegerAttr(h.kvHeads),
