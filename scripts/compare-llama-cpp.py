@@ -4,8 +4,8 @@
     scripts/compare-llama-cpp.py BINDIR [--targets=x86,neon] [--only=NAME]
 
 For each fixture below (kiln-fixture: every supported architecture in F32,
-F16 and a Q4_K_M-style mix; phi3 with LongRoPE; llama with linear RoPE
-scaling), runs `kiln-run --tokens=PROMPT --generate=32
+F16 and a Q4_K_M-style mix; phi3 with LongRoPE; gemma3 with sliding-window
+layers shorter than the prompt; llama with linear RoPE scaling), runs `kiln-run --tokens=PROMPT --generate=32
 --logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
 file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
 node-llama-cpp), then checks:
@@ -33,8 +33,10 @@ SHAPE = ["--width=128", "--heads=4", "--kv-heads=2", "--ffn=256",
 Q4_K_M = ["--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k",
           "--output-type=q6_k", "--width=256", "--ffn=512"]
 FIXTURES = []
-for arch in ["llama", "qwen2", "qwen3", "phi3"]:
-    extra = {"qwen3": ["--head-dim=64"], "phi3": ["--long-rope"]}.get(arch, [])
+for arch in ["llama", "qwen2", "qwen3", "phi3", "gemma3"]:
+    extra = {"qwen3": ["--head-dim=64"], "phi3": ["--long-rope"],
+             # two sliding-window layers (window 8) around a global one
+             "gemma3": ["--layers=3", "--rope-theta=1000000"]}.get(arch, [])
     FIXTURES += [
         (arch + "_f32", ["--arch=" + arch, "--type=f32"] + SHAPE + extra, 0.02, True),
         (arch + "_f16", ["--arch=" + arch, "--type=f16"] + SHAPE + extra, 0.02, True),

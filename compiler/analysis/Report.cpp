@@ -221,8 +221,8 @@ bool kiln::computeReport(ModuleOp module,
       r.decodeAttentionFlops += decode;
       r.prefillAttentionFlops += prefill;
       r.decodeKvReadBytes += (N + 1) * kvRow;
-    } else if (auto s = dyn_cast<SiluMulOp>(op)) {
-      r.ffn = widthOf(s.getResult());
+    } else if (isa<SiluMulOp, GeluMulOp>(op)) {
+      r.ffn = widthOf(op.getResult(0));
     }
   }
   for (const std::string &n : order)

@@ -396,6 +396,8 @@ LogicalResult AttentionOp::verify() {
            << h << " is not a multiple of num_kv_heads " << kvh;
   if (getLayer() < 0)
     return emitOpError("layer must be non-negative");
+  if (getWindow() && *getWindow() <= 0)
+    return emitOpError("window must be positive");
   if (width(getQuery()) != h * d)
     return emitOpError("query width ")
            << width(getQuery()) << " != num_heads * head_dim = " << h * d;

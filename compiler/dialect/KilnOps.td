@@ -52,7 +52,11 @@ def Kiln_WeightOp : Kiln_Op<"weight", [Symbol, HasParent<"::mlir::ModuleOp">]> {
 
 def Kiln_EmbeddingOp : Kiln_WeightUserOp<"embedding", [Pure]> {
   let summary = "rows of an embedding table selected by token ids";
-  let arguments = (ins FlatSymbolRefAttr:$table, Kiln_TokenIds:$tokens);
+  let description = [{
+    With `scale` every value is multiplied by it (Gemma: sqrt of the width).
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$table, Kiln_TokenIds:$tokens,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$table `,` $tokens attr-dict `:` type($tokens) `->` type($result)";
 }
@@ -158,11 +162,14 @@ def Kiln_AttentionOp : Kiln_Op<"attention"> {
     Stores the rows of `key` and `value` at the sequence's next positions in the KV
     cache of `layer`, then computes for each query row softmax(q k^T / sqrt(d)) v
     over all positions up to its own. Query head h reads KV head
-    h / (num_heads / num_kv_heads) (grouped-query attention).
+    h / (num_heads / num_kv_heads) (grouped-query attention). With `window`
+    a query at position p sees only the positions above p - window (sliding
+    window attention).
   }];
   let arguments = (ins Kiln_Activation:$query, Kiln_Activation:$key,
                        Kiln_Activation:$value, I64Attr:$layer, I64Attr:$num_heads,
-                       I64Attr:$num_kv_heads, I64Attr:$head_dim);
+                       I64Attr:$num_kv_heads, I64Attr:$head_dim,
+                       OptionalAttr<I64Attr>:$window);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
@@ -172,6 +179,17 @@ def Kiln_AttentionOp : Kiln_Op<"attention"> {
 
 def Kiln_SiluMulOp : Kiln_Op<"silu_mul", [Pure, SameOperandsAndResultType]> {
   let summary = "silu(gate) * up, elementwise";
+  let arguments = (ins Kiln_Activation:$gate, Kiln_Activation:$up);
+  let results = (outs Kiln_Activation:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
+}
+
+def Kiln_GeluMulOp : Kiln_Op<"gelu_mul", [Pure, SameOperandsAndResultType]> {
+  let summary = "gelu(gate) * up, elementwise, GELU in its tanh form";
+  let description = [{
+    gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): Gemma's gated
+    FFN, as llama.cpp computes it.
+  }];
   let arguments = (ins Kiln_Activation:$gate, Kiln_Activation:$up);
   let results = (outs Kiln_Activation:$result);
   let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";

@@ -45,7 +45,7 @@ bool reusesOperandInPlace(Operation *op) {
     StringRef k = t.getKernel();
     return k == "copy" || k == "unary" || k == "binary" || k == "clip";
   }
-  return isa<AddOp, SiluMulOp, RMSNormOp, RoPEOp>(op);
+  return isa<AddOp, SiluMulOp, GeluMulOp, RMSNormOp, RoPEOp>(op);
 }
 
 struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {

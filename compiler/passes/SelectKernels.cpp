@@ -58,6 +58,11 @@ KernelChoice choose(Operation *op, StringRef weightType,
     }
     return c;
   }
+  // Sliding-window attention has the portable kernel on every target.
+  if (auto a = dyn_cast<AttentionOp>(op); a && a.getWindow()) {
+    c.kernel = "attention_swa_f32_generic";
+    return c;
+  }
   if (auto a = dyn_cast<AttentionOp>(op); a && onIsa)
     if (const kernels::AttentionKernel *k =
             kernels::attentionKernel(level, a.getHeadDim())) {

@@ -141,6 +141,9 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
         }
         std::copy_n(table.data() + tokens[r] * out.width, out.width, out.row(r));
       }
+      if (auto scale = e.getScale())
+        for (float &v : out.data)
+          v *= scale->convertToFloat();
     } else if (auto m = dyn_cast<RMSNormOp>(op)) {
       Tensor &x = env[m.getInput()];
       const std::vector<float> *w =
@@ -257,15 +260,18 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
             for (auto it = cache->end() - kvw; it != cache->end(); ++it)
               *it = roundToHalf(*it);
       }
+      // A sliding window leaves the positions at or below p - window out.
+      const int64_t window = a.getWindow() ? (int64_t)*a.getWindow() : 0;
       for (int64_t r = 0; r < q.rows; ++r) {
         const int64_t len = rowPos[r] + 1;
+        const int64_t first = window && len > window ? len - window : 0;
         const auto &K = seqs[rowSeq[r]].keys[layer];
         const auto &V = seqs[rowSeq[r]].values[layer];
         for (int64_t h = 0; h < H; ++h) {
           const int64_t kh = h / (H / KVH);
-          std::vector<double> s(len);
+          std::vector<double> s(len, -INFINITY);
           double mx = -INFINITY;
-          for (int64_t t = 0; t < len; ++t) {
+          for (int64_t t = first; t < len; ++t) {
             double dot = 0;
             for (int64_t d = 0; d < hd; ++d)
               dot += (double)q.row(r)[h * hd + d] * K[t * kvw + kh * hd + d];
@@ -277,7 +283,7 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
             sum += (e = std::exp(e - mx));
           for (int64_t d = 0; d < hd; ++d) {
             double acc = 0;
-            for (int64_t t = 0; t < len; ++t)
+            for (int64_t t = first; t < len; ++t)
               acc += s[t] / sum * V[t * kvw + kh * hd + d];
             out.row(r)[h * hd + d] = (float)acc;
           }
@@ -288,6 +294,14 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
       for (size_t i = 0; i < out.data.size(); ++i)
         out.data[i] = (float)(g.data[i] / (1.0 + std::exp(-(double)g.data[i])) *
                               u.data[i]);
+    } else if (auto m = dyn_cast<GeluMulOp>(op)) {
+      Tensor &g = env[m.getGate()], &u = env[m.getUp()];
+      const double c = std::sqrt(2.0 / M_PI);
+      for (size_t i = 0; i < out.data.size(); ++i) {
+        const double x = g.data[i];
+        out.data[i] = (float)(0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x))) *
+                              u.data[i]);
+      }
     } else if (auto m = dyn_cast<AddOp>(op)) {
       Tensor &x = env[m.getLhs()], &y = env[m.getRhs()];
       for (size_t i = 0; i < out.data.size(); ++i)

@@ -41,6 +41,10 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
   if (auto e = dyn_cast<EmbeddingOp>(op)) {
     call = k + "(" + ec.weight(e.getTableAttr(), false) + ", tokens, n, " +
            num(width(result)) + ", " + ec.value(result) + ")";
+    if (auto scale = e.getScale())
+      call += ";\n  for (int64_t i = 0; i < (int64_t)n * " + num(width(result)) +
+              "; ++i)\n    " + ec.value(result) + "[i] *= " +
+              floatLit(scale->convertToFloat());
   } else if (auto m = dyn_cast<RMSNormOp>(op)) {
     std::string scale =
         m.getWeightAttr() ? ec.weight(m.getWeightAttr(), true) : "0";
@@ -63,8 +67,13 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
            num(a.getNumHeads()) + ", " + num(a.getNumKvHeads()) + ", " +
            num(a.getHeadDim()) + ", " +
            floatLit(1.0 / std::sqrt((double)a.getHeadDim())) + ", " +
+           (a.getWindow() ? num((int64_t)*a.getWindow()) + "u, " : "") +
            ec.value(result) + ", " + ec.scratch(op) + ")";
   } else if (auto s = dyn_cast<SiluMulOp>(op)) {
+    call = k + "(" + ec.value(s.getGate()) + ", " + ec.value(s.getUp()) +
+           ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
+           ec.value(result) + ")";
+  } else if (auto s = dyn_cast<GeluMulOp>(op)) {
     call = k + "(" + ec.value(s.getGate()) + ", " + ec.value(s.getUp()) +
            ", (int64_t)" + ec.rows(result) + " * " + num(width(result)) + ", " +
            ec.value(result) + ")";

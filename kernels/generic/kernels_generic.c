@@ -321,7 +321,7 @@ kiln_g_attention_of(const kiln_ctx *ctx, uint32_t layer, const int32_t *seq,
                     const uint32_t *pos, const float *q, const float *k,
                     const float *v, int rows, int heads, int kv_heads,
                     int head_dim, float scale, float *out, float *scores,
-                    const int f16) {
+                    const int f16, uint32_t window) {
   const int kvw = kv_heads * head_dim, qw = heads * head_dim;
   const int group = heads / kv_heads;
   const uint32_t block = ctx->layout.kv_block;
@@ -342,14 +342,16 @@ kiln_g_attention_of(const kiln_ctx *ctx, uint32_t layer, const int32_t *seq,
   const int64_t es = f16 ? 2 : 4; /* bytes per cache element */
   for (int r = 0; r < rows; ++r) {
     const uint32_t len = pos[r] + 1;
+    /* A sliding window (window > 0) starts at position len - window. */
+    const uint32_t first = window && len > window ? len - window : 0;
     for (int h = 0; h < heads; ++h) {
       const float *qh = q + (int64_t)r * qw + h * head_dim;
       const int kh = h / group;
       float mx = kiln_g_bits_to_float(0xff800000u); /* -inf */
-      for (uint32_t t0 = 0; t0 < len; t0 += block) {
+      for (uint32_t t0 = first / block * block; t0 < len; t0 += block) {
         const uint32_t nt = len - t0 < block ? len - t0 : block;
         const uint8_t *kb = (const uint8_t *)kiln_kv_at(ctx, seq[r], layer, 0, t0);
-        for (uint32_t t = 0; t < nt; ++t) {
+        for (uint32_t t = t0 < first ? first - t0 : 0; t < nt; ++t) {
           const int64_t at = (int64_t)t * kvw + kh * head_dim;
           const float s = kiln_g_dot_kv(qh, kb + at * es, head_dim, f16) * scale;
           scores[t0 + t] = s;
@@ -357,7 +359,7 @@ kiln_g_attention_of(const kiln_ctx *ctx, uint32_t layer, const int32_t *seq,
         }
       }
       float sum = 0.0f;
-      for (uint32_t t = 0; t < len; ++t) {
+      for (uint32_t t = first; t < len; ++t) {
         scores[t] = kiln_g_expf(scores[t] - mx);
         sum += scores[t];
       }
@@ -365,10 +367,10 @@ kiln_g_attention_of(const kiln_ctx *ctx, uint32_t layer, const int32_t *seq,
       float *oh = out + (int64_t)r * qw + h * head_dim;
       for (int d = 0; d < head_dim; ++d)
         oh[d] = 0.0f;
-      for (uint32_t t0 = 0; t0 < len; t0 += block) {
+      for (uint32_t t0 = first / block * block; t0 < len; t0 += block) {
         const uint32_t nt = len - t0 < block ? len - t0 : block;
         const uint8_t *vb = (const uint8_t *)kiln_kv_at(ctx, seq[r], layer, 1, t0);
-        for (uint32_t t = 0; t < nt; ++t) {
+        for (uint32_t t = t0 < first ? first - t0 : 0; t < nt; ++t) {
           const float p = scores[t0 + t] * inv;
           const uint8_t *vt = vb + ((int64_t)t * kvw + kh * head_dim) * es;
           for (int d = 0; d < head_dim; ++d)
@@ -387,16 +389,41 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
                                        float *out, float *scores) {
   if (ctx->layout.kv_dtype == KILN_KV_F16)
     kiln_g_attention_of(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads,
-                        head_dim, scale, out, scores, 1);
+                        head_dim, scale, out, scores, 1, 0);
   else
     kiln_g_attention_of(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads,
-                        head_dim, scale, out, scores, 0);
+                        head_dim, scale, out, scores, 0, 0);
+}
+
+/* Sliding-window attention: a query at position p sees positions above
+ * p - window. */
+static void kiln_attention_swa_f32_generic(
+    const kiln_ctx *ctx, uint32_t layer, const int32_t *seq, const uint32_t *pos,
+    const float *q, const float *k, const float *v, int rows, int heads,
+    int kv_heads, int head_dim, float scale, uint32_t window, float *out,
+    float *scores) {
+  kiln_g_attention_of(ctx, layer, seq, pos, q, k, v, rows, heads, kv_heads,
+                      head_dim, scale, out, scores,
+                      ctx->layout.kv_dtype == KILN_KV_F16, window);
 }
 
 static void kiln_silu_mul_f32_generic(const float *g, const float *u, int64_t n,
                             float *y) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = g[i] / (1.0f + kiln_g_expf(-g[i])) * u[i];
+}
+
+/* gelu(g) * u with GELU's tanh form; tanh(z) = 1 - 2 / (exp(2z) + 1). */
+static void kiln_gelu_mul_f32_generic(const float *g, const float *u, int64_t n,
+                                      float *y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = g[i];
+    const float z = 0.7978845608f * (x + 0.044715f * x * x * x);
+    const float t = z > 20.0f ? 1.0f
+                    : z < -20.0f ? -1.0f
+                                 : 1.0f - 2.0f / (kiln_g_expf(2.0f * z) + 1.0f);
+    y[i] = 0.5f * x * (1.0f + t) * u[i];
+  }
 }
 
 static void kiln_add_f32_generic(const float *a, const float *b, int64_t n, float *y) {

@@ -34,7 +34,8 @@ struct Fixture {
 };
 
 // Covers: llama, qwen2, qwen3 (per-head q/k norms) and phi3 (fused qkv and
-// gate/up, LongRoPE); linear RoPE scaling; head_dim 32/64/128; GQA ratios 1/2/4/8; tied and
+// gate/up, LongRoPE) and gemma3 (GELU gate, post norms, sliding-window
+// layers shorter than the prompt); linear RoPE scaling; head_dim 32/64/128; GQA ratios 1/2/4/8; tied and
 // untied output; weights in F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q6_K;
 // GGUF v2 and v3; UINT64 hyperparameter keys; llama3 RoPE frequency factors;
 // a head dimension other than width / heads (attention.key_length);
@@ -61,6 +62,8 @@ const std::vector<Fixture> &fixtures() {
       {"qwen3_q8_0_hd64_keylen", {"--arch=qwen3", "--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=q8_0", "--head-dim=64", "--rope-theta=1000000"}},
       {"phi3_f16_hd32_longrope", {"--arch=phi3", "--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=f16", "--long-rope"}},
       {"phi3_q4_k_m_hd64", {"--arch=phi3", "--width=256", "--heads=4", "--kv-heads=4", "--ffn=512", "--type=q4_k", "--tensor-type=ffn_down=q6_k", "--output-type=q6_k", "--seed=2"}},
+      {"gemma3_f16_hd32_swa8", {"--arch=gemma3", "--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=f16", "--layers=4", "--rope-theta=1000000"}},
+      {"gemma3_q4_k_m_hd64_tied", {"--arch=gemma3", "--width=256", "--heads=4", "--kv-heads=1", "--ffn=512", "--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k", "--embd-type=q6_k", "--tied", "--layers=3", "--swa=12"}},
       {"qwen3_q4_k_m_hd128_tied", {"--arch=qwen3", "--width=256", "--heads=4", "--kv-heads=2", "--ffn=512", "--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k", "--embd-type=q6_k", "--tied", "--head-dim=128"}},
   };
   return list;

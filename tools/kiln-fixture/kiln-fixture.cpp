@@ -1,6 +1,6 @@
 //===- kiln-fixture.cpp - small random-weight GGUF models for tests -------===//
 //
-// Writes llama, qwen2, qwen3 or phi3 GGUFs with deterministic random weights, in any weight
+// Writes llama, qwen2, qwen3, phi3 or gemma3 GGUFs with deterministic random weights, in any weight
 // type Kiln reads, with an SPM vocabulary (<unk>, <s>, </s>, the 256 byte
 // tokens, then filler pieces) or a byte-level BPE one (--tokenizer=bpe), so
 // other GGUF readers accept the files too.
@@ -30,6 +30,7 @@ struct Config {
   GGMLType outType = GGMLType::F32;
   bool tied = false, u64Keys = false, outTypeSet = false, ropeFreqs = false;
   bool longRope = false;
+  int64_t swa = 8, swaPattern = 3; // gemma3
   // Fault injection for tests of the importer's error messages.
   std::vector<std::string> dropKeys, dropTensors;
   std::vector<std::string> addKeys, addTensors; // KEY:TYPE=VALUE, NAME:D0,D1
@@ -66,6 +67,11 @@ void usage() {
           "  --arch=llama|qwen2|qwen3|phi3 architecture (default llama); qwen3\n"
           "                         has per-head q/k norms and no biases, phi3\n"
           "                         fused attn_qkv and ffn_up (gate and up)\n"
+          "  --arch=gemma3          q/k norms, post-attention and post-FFN norms,\n"
+          "                         GELU gate, sliding-window layers:\n"
+          "  --swa=N --swa-pattern=P  window N (default 8), every Pth layer\n"
+          "                         global (default 3; RoPE base 10000 on the\n"
+          "                         others)\n"
           "  --long-rope            phi3: LongRoPE factors (rope_factors_long/\n"
           "                         short), original context = context / 2,\n"
           "                         rope.scaling.attn_factor\n"
@@ -182,6 +188,8 @@ int main(int argc, char **argv) {
     else if (a == "--tied") c.tied = true;
     else if (a == "--rope-freqs") c.ropeFreqs = true;
     else if (a == "--long-rope") c.longRope = true;
+    else if ((v = val("--swa="))) c.swa = atoll(v);
+    else if ((v = val("--swa-pattern="))) c.swaPattern = atoll(v);
     else if (a == "--u64-keys") c.u64Keys = true;
     else if (a == "--help" || a == "-h") { usage(); return 0; }
     else {
@@ -197,9 +205,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "qwen3" &&
-      c.arch != "phi3") {
-    fprintf(stderr, "kiln-fixture: error: --arch must be llama, qwen2, qwen3 "
-                    "or phi3\n");
+      c.arch != "phi3" && c.arch != "gemma3") {
+    fprintf(stderr, "kiln-fixture: error: --arch must be llama, qwen2, qwen3, "
+                    "phi3 or gemma3\n");
     return 2;
   }
   std::unique_ptr<File> vocabFile;
@@ -255,6 +263,11 @@ int main(int argc, char **argv) {
     w.addFloat32(p + "attention.layer_norm_rms_epsilon", c.eps);
   if (!dropped(p + "rope.freq_base"))
     w.addFloat32(p + "rope.freq_base", c.ropeTheta);
+  if (c.arch == "gemma3") {
+    key("attention.sliding_window", (uint64_t)c.swa);
+    key("attention.sliding_window_pattern", (uint64_t)c.swaPattern);
+    w.addFloat32(p + "rope.freq_base_swa", 10000.0f);
+  }
   if (c.longRope) {
     key("rope.scaling.original_context_length", (uint64_t)(c.context / 2));
     w.addFloat32(p + "rope.scaling.attn_factor", 1.19f);
@@ -406,13 +419,16 @@ int main(int argc, char **argv) {
       addTensor(w, rng, b + "attn_k.bias", {KV}, GGMLType::F32, 0.1f);
       addTensor(w, rng, b + "attn_v.bias", {KV}, GGMLType::F32, 0.1f);
     }
-    if (c.arch == "qwen3") {
+    if (c.arch == "qwen3" || c.arch == "gemma3") {
       addTensor(w, rng, b + "attn_q_norm.weight", {(uint64_t)headDim},
                 GGMLType::F32, 0.1f, 1.0f);
       addTensor(w, rng, b + "attn_k_norm.weight", {(uint64_t)headDim},
                 GGMLType::F32, 0.1f, 1.0f);
     }
     addTensor(w, rng, b + "attn_output.weight", {Q, D}, matmulType(b + "attn_output.weight"), sD);
+    if (c.arch == "gemma3")
+      addTensor(w, rng, b + "post_attention_norm.weight", {D}, GGMLType::F32,
+                0.1f, 1.0f);
     addTensor(w, rng, b + "ffn_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
     if (c.arch == "phi3") {
       addTensor(w, rng, b + "ffn_up.weight", {D, 2 * F},
@@ -422,6 +438,9 @@ int main(int argc, char **argv) {
       addTensor(w, rng, b + "ffn_up.weight", {D, F}, matmulType(b + "ffn_up.weight"), sD);
     }
     addTensor(w, rng, b + "ffn_down.weight", {F, D}, matmulType(b + "ffn_down.weight"), sF);
+    if (c.arch == "gemma3")
+      addTensor(w, rng, b + "post_ffw_norm.weight", {D}, GGMLType::F32, 0.1f,
+                1.0f);
   }
   addTensor(w, rng, "output_norm.weight", {D}, GGMLType::F32, 0.1f, 1.0f);
   if (!c.tied)

@@ -19,7 +19,7 @@ using namespace mlir;
 using namespace kiln;
 
 const char *kiln::supportedGGUFArchitectures() {
-  return "llama, qwen2, qwen3, phi3";
+  return "llama, qwen2, qwen3, phi3, gemma3";
 }
 
 const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
@@ -58,8 +58,15 @@ const std::vector<GGUFKeyRule> &kiln::ggufKeyRules() {
       {"ARCH.rope.scaling.attn_factor", "read",
        "phi3: LongRoPE's factor on RoPE's cosines and sines"},
       {"ARCH.attention.sliding_window", "checked",
-       "phi3: ignored, as llama.cpp ignores Phi-3's window; any other "
-       "architecture: not supported"},
+       "gemma3: the window of its sliding-window layers; phi3: ignored, as "
+       "llama.cpp ignores Phi-3's window; any other architecture: not "
+       "supported"},
+      {"ARCH.attention.sliding_window_pattern", "read",
+       "gemma3: every Nth layer is global, the others slide (absent: 6)"},
+      {"ARCH.rope.freq_base_swa", "read",
+       "gemma3: RoPE base of the sliding-window layers (absent: 10000)"},
+      {"ARCH.final_logit_softcapping", "checked",
+       "must be 0 (logit soft-capping is not supported)"},
       {"ARCH.rope.scaling.finetuned", "ignored",
        "whether the model was trained with its RoPE scaling; no effect on "
        "the math"},
@@ -91,6 +98,14 @@ struct Hyper {
   bool qkNorm; // per-head RMSNorm of queries and keys (Qwen 3)
   bool phi3;   // fused attn_qkv and ffn_up (gate and up), LongRoPE
   float ropeLinear; // linear RoPE scaling factor (1: none)
+  // Gemma 3: embeddings times sqrt(width), post-attention and post-FFN
+  // norms, GELU gate, sliding-window layers with their own RoPE base.
+  bool gemma3;
+  int64_t swaWindow = 0, swaPattern = 0;
+  float ropeThetaSwa = 10000.0f;
+  bool slides(int64_t layer) const {
+    return swaWindow > 0 && (swaPattern == 0 || layer % swaPattern < swaPattern - 1);
+  }
 };
 
 class Importer {
@@ -195,8 +210,12 @@ bool Importer::checkKeys() {
         return notSupported(key, show(),
                             "mixture-of-experts models are not");
     } else if (key == p + "attention.sliding_window") {
-      if (h.arch != "phi3")
+      if (h.arch != "phi3" && h.arch != "gemma3")
         return notSupported(key, show(), "sliding-window attention is not");
+    } else if (key == p + "final_logit_softcapping") {
+      auto f = file.getFloat(key);
+      if (!f || *f != 0.0)
+        return notSupported(key, show(), "logit soft-capping is not");
     } else if (key == "split.count") {
       if (!uint || *uint != 1)
         return notSupported(key, show(), "split files are not");
@@ -236,7 +255,7 @@ bool Importer::readHyper() {
     return fail("missing required key 'general.architecture'");
   h.arch = *arch;
   if (h.arch != "llama" && h.arch != "qwen2" && h.arch != "qwen3" &&
-      h.arch != "phi3")
+      h.arch != "phi3" && h.arch != "gemma3")
     return fail("unsupported architecture '" + h.arch +
                 "' (supported: " + supportedGGUFArchitectures() + ")");
   const std::string p = h.arch + ".";
@@ -305,11 +324,35 @@ bool Importer::readHyper() {
   // As llama.cpp builds them: Qwen 2 and 3 rotate the halves of a head
   // (NeoX style); Qwen 2 always has q/k/v biases, Qwen 3 where the file has
   // them; Qwen 3 normalizes each head of q and k.
-  h.neox = h.arch == "qwen2" || h.arch == "qwen3" || h.arch == "phi3";
+  h.neox = h.arch == "qwen2" || h.arch == "qwen3" || h.arch == "phi3" ||
+           h.arch == "gemma3";
   h.phi3 = h.arch == "phi3";
+  h.gemma3 = h.arch == "gemma3";
+  if (h.gemma3) {
+    // As llama.cpp reads Gemma 3 (its 62-layer 27B scales attention by
+    // width / heads instead of the head dimension: not supported).
+    if (h.layers == 62)
+      return fail("gemma3 with 62 layers (27B) scales attention by "
+                  "embedding_length / head_count, which is not supported");
+    if (file.find(p + "attention.sliding_window") &&
+        !requireUInt(p + "attention.sliding_window", h.swaWindow))
+      return false;
+    h.swaPattern = 6;
+    if (file.find(p + "attention.sliding_window_pattern")) {
+      auto v = file.getUInt(p + "attention.sliding_window_pattern");
+      if (!v || *v > (1u << 20))
+        return fail("key '" + p + "attention.sliding_window_pattern' must be "
+                    "an unsigned integer (a per-layer array is not supported)");
+      h.swaPattern = (int64_t)*v;
+    }
+    h.ropeThetaSwa =
+        (float)file.getFloat(p + "rope.freq_base_swa").value_or(10000.0);
+    if (!(h.ropeThetaSwa > 0))
+      return fail("key '" + p + "rope.freq_base_swa' must be positive");
+  }
   h.qkvBias = h.arch == "qwen2" ||
               (h.arch == "qwen3" && file.tensor("blk.0.attn_q.bias"));
-  h.qkNorm = h.arch == "qwen3";
+  h.qkNorm = h.arch == "qwen3" || h.arch == "gemma3";
   const gguf::TensorInfo *embd = file.tensor("token_embd.weight");
   if (!embd)
     return fail("missing tensor 'token_embd.weight'");
@@ -388,7 +431,8 @@ OwningOpRef<ModuleOp> Importer::run() {
   struct Layer {
     FlatSymbolRefAttr attnNorm, q, k, v, qb, kb, vb, qNorm, kNorm, o, ffnNorm,
         gate, up, down;
-    FlatSymbolRefAttr qkv, gateUp; // phi3's fused weights
+    FlatSymbolRefAttr qkv, gateUp;         // phi3's fused weights
+    FlatSymbolRefAttr attnPost, ffnPost;   // gemma3's post norms
   };
   std::vector<Layer> layers(h.layers);
   for (int64_t i = 0; i < h.layers; ++i) {
@@ -412,6 +456,10 @@ OwningOpRef<ModuleOp> Importer::run() {
       l.kNorm = need(b + "attn_k_norm.weight", {h.headDim});
     }
     l.o = need(b + "attn_output.weight", {D, qw});
+    if (h.gemma3) {
+      l.attnPost = need(b + "post_attention_norm.weight", {D});
+      l.ffnPost = need(b + "post_ffw_norm.weight", {D});
+    }
     l.ffnNorm = need(b + "ffn_norm.weight", {D});
     if (h.phi3) {
       // Gate and up in one matrix: rows [0, F) the gate, [F, 2F) the up.
@@ -477,8 +525,12 @@ OwningOpRef<ModuleOp> Importer::run() {
         .getOutput();
   };
 
+  // Gemma scales the embeddings by sqrt(width) (in f32, as llama.cpp does).
+  FloatAttr embdScale;
+  if (h.gemma3)
+    embdScale = builder.getF32FloatAttr(std::sqrt((float)D));
   Value x = builder.create<EmbeddingOp>(L("token_embd"), rows(D), embd,
-                                        body->getArgument(0));
+                                        body->getArgument(0), embdScale);
   for (int64_t i = 0; i < h.layers; ++i) {
     std::string b = "blk." + std::to_string(i) + ".";
     Layer &l = layers[i];
@@ -499,7 +551,13 @@ OwningOpRef<ModuleOp> Importer::run() {
       v = matmul(b + "attn_v", rows(kvw), n, l.v, l.vb);
     }
     auto style = builder.getStringAttr(h.neox ? "neox" : "adjacent");
-    auto theta = builder.getF32FloatAttr(h.ropeTheta);
+    // A sliding-window layer (Gemma 3) has its own RoPE base and no linear
+    // scaling, as llama.cpp builds it.
+    const bool slides = h.slides(i);
+    auto theta = builder.getF32FloatAttr(slides ? h.ropeThetaSwa : h.ropeTheta);
+    FloatAttr linear = slides ? FloatAttr() : ropeLinear;
+    IntegerAttr window =
+        slides ? builder.getI64IntegerAttr(h.swaWindow) : IntegerAttr();
     auto hd = builder.getI64IntegerAttr(h.headDim);
     if (h.qkNorm) {
       q = builder.create<RMSNormOp>(L(b + "attn_q_norm"), rows(qw), q, l.qNorm,
@@ -509,16 +567,19 @@ OwningOpRef<ModuleOp> Importer::run() {
     }
     q = builder.create<RoPEOp>(L(b + "rope_q"), rows(qw), q, hd, theta, style,
                                ropeFreqs, ropeLong, longContext, ropeScale,
-                               ropeLinear);
+                               linear);
     k = builder.create<RoPEOp>(L(b + "rope_k"), rows(kvw), k, hd, theta, style,
                                ropeFreqs, ropeLong, longContext, ropeScale,
-                               ropeLinear);
+                               linear);
     Value a = builder.create<AttentionOp>(
         L(b + "attention"), rows(qw), q, k, v, builder.getI64IntegerAttr(i),
         builder.getI64IntegerAttr(h.heads), builder.getI64IntegerAttr(h.kvHeads),
-        hd);
+        hd, window);
     Value o = matmul(b + "attn_output", rows(D), a, l.o,
                                        FlatSymbolRefAttr());
+    if (l.attnPost)
+      o = builder.create<RMSNormOp>(L(b + "post_attention_norm"), rows(D), o,
+                                    l.attnPost, epsAttr, IntegerAttr());
     x = builder.create<AddOp>(L(b + "attn_residual"), rows(D), x, o);
     n = builder.create<RMSNormOp>(L(b + "ffn_norm"), rows(D), x, l.ffnNorm,
                                   epsAttr, IntegerAttr());
@@ -534,9 +595,17 @@ OwningOpRef<ModuleOp> Importer::run() {
       g = matmul(b + "ffn_gate", rows(F), n, l.gate, FlatSymbolRefAttr());
       u = matmul(b + "ffn_up", rows(F), n, l.up, FlatSymbolRefAttr());
     }
-    Value s = builder.create<SiluMulOp>(L(b + "ffn_silu_mul"), rows(F), g, u);
+    Value s = h.gemma3 ? builder.create<GeluMulOp>(L(b + "ffn_gelu_mul"),
+                                                  rows(F), g, u)
+                             .getResult()
+                       : builder.create<SiluMulOp>(L(b + "ffn_silu_mul"),
+                                                   rows(F), g, u)
+                             .getResult();
     Value d = matmul(b + "ffn_down", rows(D), s, l.down,
                                        FlatSymbolRefAttr());
+    if (l.ffnPost)
+      d = builder.create<RMSNormOp>(L(b + "post_ffw_norm"), rows(D), d,
+                                    l.ffnPost, epsAttr, IntegerAttr());
     x = builder.create<AddOp>(L(b + "ffn_residual"), rows(D), x, d);
   }
   x = builder.create<RMSNormOp>(L("output_norm"), rows(D), x, outNorm, epsAttr,

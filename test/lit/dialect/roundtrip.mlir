@@ -34,6 +34,10 @@ func.func @forward(%tokens: tensor<?xi32>) -> tensor<1x64xf32> {
   %r = kiln.rope %q {head_dim = 16 : i64, theta = 1.0e6 : f32, style = "neox"} : tensor<?x64xf32>
   // CHECK: kiln.attention %{{.*}}, %{{.*}}, %{{.*}} {head_dim = 16 : i64, layer = 3 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64}
   %a = kiln.attention %r, %r, %q {layer = 3 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+  // CHECK: kiln.attention %{{.*}}, %{{.*}}, %{{.*}} {head_dim = 16 : i64, layer = 4 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, window = 8 : i64}
+  %w = kiln.attention %r, %r, %q {layer = 4 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64, window = 8 : i64} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
+  // CHECK: kiln.gelu_mul
+  %gm = kiln.gelu_mul %w, %q : tensor<?x64xf32>
   // CHECK: kiln.silu_mul
   %s = kiln.silu_mul %a, %q : tensor<?x64xf32>
   // CHECK: kiln.add
