@@ -69,6 +69,14 @@ KernelChoice choose(Operation *op, StringRef weightType,
       c.kernel = k->name;
       return c;
     }
+  // Float weights: the ISA's widening kernel where the table has one.
+  if (auto matmul = dyn_cast<MatMulOp>(op); matmul && onIsa)
+    if (const kernels::MatMulKernel *k =
+            kernels::matmulKernel(level, weightType.str());
+        k && StringRef(k->quantizer) == "none") {
+      c.kernel = k->name;
+      return c;
+    }
   if (isa<EmbeddingOp>(op))
     c.kernel = ("embedding_" + weightType + "_generic").str();
   else if (isa<MatMulOp>(op))

@@ -534,3 +534,51 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
 KILN_NEON_MM_MATMUL(q4_0, 72)
 KILN_NEON_MM_MATMUL(q8_0, 136)
 #endif /* __ARM_FEATURE_MATMUL_INT8 */
+
+/* ---- float weights, f32 activations ------------------------------------ */
+
+/* y[r][j] = x[r] . W[j] (+ bias[j]) for f16 or bf16 rows of W, four input
+ * rows per pass over a weight row, four lanes widened at a time. */
+#define KILN_NEON_FLOAT_MATMUL(T, WIDEN, SCALAR)                               \
+  static void kiln_matmul_##T##_f32_4x1_neon(const float *x, int rows, int K,  \
+                                            const uint8_t *w, int N,           \
+                                            const float *bias, float *y) {     \
+    const uint16_t *wh = (const uint16_t *)w;                                  \
+    for (int j = 0; j < N; ++j) {                                              \
+      const uint16_t *wr = wh + (int64_t)j * K;                                \
+      for (int r0 = 0; r0 < rows; r0 += 4) {                                   \
+        const int nr = rows - r0 < 4 ? rows - r0 : 4;                          \
+        float32x4_t acc[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),  \
+                              vdupq_n_f32(0)};                                 \
+        int k = 0;                                                             \
+        for (; k + 4 <= K; k += 4) {                                           \
+          const float32x4_t wv = WIDEN(vld1_u16(wr + k));                      \
+          for (int i = 0; i < nr; ++i)                                         \
+            acc[i] = vfmaq_f32(acc[i], wv,                                     \
+                               vld1q_f32(x + (int64_t)(r0 + i) * K + k));      \
+        }                                                                      \
+        for (int i = 0; i < nr; ++i) {                                         \
+          float sum = vaddvq_f32(acc[i]);                                      \
+          for (int kk = k; kk < K; ++kk)                                       \
+            sum += SCALAR(wr[kk]) * x[(int64_t)(r0 + i) * K + kk];             \
+          y[(int64_t)(r0 + i) * N + j] = sum + (bias ? bias[j] : 0.0f);        \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+static inline float32x4_t kiln_neon_widen_f16(uint16x4_t h) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(h));
+}
+static inline float32x4_t kiln_neon_widen_bf16(uint16x4_t h) {
+  return vreinterpretq_f32_u32(vshll_n_u16(h, 16));
+}
+static inline float kiln_neon_f16_scalar(uint16_t h) {
+  return vgetq_lane_f32(kiln_neon_widen_f16(vdup_n_u16(h)), 0);
+}
+static inline float kiln_neon_bf16_scalar(uint16_t h) {
+  union { uint32_t u; float f; } v = {(uint32_t)h << 16};
+  return v.f;
+}
+KILN_NEON_FLOAT_MATMUL(f16, kiln_neon_widen_f16, kiln_neon_f16_scalar)
+KILN_NEON_FLOAT_MATMUL(bf16, kiln_neon_widen_bf16, kiln_neon_bf16_scalar)

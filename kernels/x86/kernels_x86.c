@@ -606,3 +606,53 @@ KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
                 kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q8_0_vnni)
 #endif /* AVX-512 VNNI */
+
+/* ---- float weights, f32 activations ------------------------------------ */
+
+/* y[r][j] = x[r] . W[j] (+ bias[j]) for f16 or bf16 rows of W, four input
+ * rows per pass over a weight row, eight lanes widened at a time. */
+#define KILN_X86_FLOAT_MATMUL(T, WIDEN, SCALAR)                                \
+  static void kiln_matmul_##T##_f32_4x1_avx2(const float *x, int rows, int K,  \
+                                            const uint8_t *w, int N,           \
+                                            const float *bias, float *y) {     \
+    const uint16_t *wh = (const uint16_t *)w;                                  \
+    for (int j = 0; j < N; ++j) {                                              \
+      const uint16_t *wr = wh + (int64_t)j * K;                                \
+      for (int r0 = 0; r0 < rows; r0 += 4) {                                   \
+        const int nr = rows - r0 < 4 ? rows - r0 : 4;                          \
+        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(),            \
+                         _mm256_setzero_ps(), _mm256_setzero_ps()};            \
+        int k = 0;                                                             \
+        for (; k + 8 <= K; k += 8) {                                           \
+          const __m256 wv = WIDEN(_mm_loadu_si128((const __m128i *)(wr + k))); \
+          for (int i = 0; i < nr; ++i)                                         \
+            acc[i] = _mm256_fmadd_ps(                                          \
+                wv, _mm256_loadu_ps(x + (int64_t)(r0 + i) * K + k), acc[i]);   \
+        }                                                                      \
+        for (int i = 0; i < nr; ++i) {                                         \
+          __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc[i]),                \
+                                _mm256_extractf128_ps(acc[i], 1));             \
+          s = _mm_add_ps(s, _mm_movehl_ps(s, s));                              \
+          s = _mm_add_ss(s, _mm_movehdup_ps(s));                               \
+          float sum = _mm_cvtss_f32(s);                                        \
+          for (int kk = k; kk < K; ++kk)                                       \
+            sum += SCALAR(wr[kk]) * x[(int64_t)(r0 + i) * K + kk];             \
+          y[(int64_t)(r0 + i) * N + j] = sum + (bias ? bias[j] : 0.0f);        \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+static inline __m256 kiln_x86_widen_f16(__m128i h) { return _mm256_cvtph_ps(h); }
+static inline __m256 kiln_x86_widen_bf16(__m128i h) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+static inline float kiln_x86_f16_scalar(uint16_t h) {
+  return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h)));
+}
+static inline float kiln_x86_bf16_scalar(uint16_t h) {
+  union { uint32_t u; float f; } v = {(uint32_t)h << 16};
+  return v.f;
+}
+KILN_X86_FLOAT_MATMUL(f16, kiln_x86_widen_f16, kiln_x86_f16_scalar)
+KILN_X86_FLOAT_MATMUL(bf16, kiln_x86_widen_bf16, kiln_x86_bf16_scalar)

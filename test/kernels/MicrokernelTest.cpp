@@ -105,8 +105,15 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   // 3 x 4 + 2 + 5 rows).
                                   {1, 117, 96}};
 
+  // Float-weight kernels take any K: tails of the vector loop too.
+  const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);
+  const bool floatKernel = row && std::string(row->quantizer) == "none";
+  if (floatKernel)
+    shapes.insert(shapes.end(), {{3, 5, 37}, {1, 9, 1}, {6, 3, 70}});
+
   std::ostringstream os;
-  os << "#include \"kiln/kiln.h\"\n" << target->kernelSource() << "\n";
+  os << "#include \"kiln/kiln.h\"\n" << target->kernelSource() << "\n"
+     << "#define Q8_KERNEL " << (floatKernel ? 0 : 1) << "\n";
   size_t maxOut = 0, maxScratch = 0, maxN = 0;
   for (size_t c = 0; c < shapes.size(); ++c) {
     const Shape &s = shapes[c];
@@ -130,8 +137,12 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
                                    packed, error))
         << error;
-    std::vector<uint8_t> q8(gguf::rowBytes(*gguf::typeFromName("q8_0"), (int64_t)x.size()));
-    gguf::quantize(*gguf::typeFromName("q8_0"), x.data(), q8.data(), (int64_t)x.size());
+    std::vector<uint8_t> q8; // the activations as GGML's Q8_0 (q8 kernels)
+    if (!floatKernel) {
+      q8.resize(gguf::rowBytes(*gguf::typeFromName("q8_0"), (int64_t)x.size()));
+      gguf::quantize(*gguf::typeFromName("q8_0"), x.data(), q8.data(),
+                     (int64_t)x.size());
+    }
     std::vector<uint32_t> xbits(x.size()), bbits(bias.size());
     std::memcpy(xbits.data(), x.data(), x.size() * 4);
     std::memcpy(bbits.data(), bias.data(), bias.size() * 4);
@@ -143,7 +154,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     hexArray(os, "uint8_t", "x_q8" + n, q8);
     maxOut = std::max(maxOut, (size_t)s.rows * s.N);
     maxN = std::max(maxN, (size_t)s.N);
-    maxScratch = std::max(maxScratch, (size_t)s.rows * s.K / 32 * 34);
+    maxScratch = std::max(maxScratch, (size_t)s.rows * (s.K + 31) / 32 * 34);
   }
   os << "static float xf[" << 5 * 512 << "], bf[" << maxN << "], y_ref[" << maxOut
      << "], y_isa[" << maxOut << "];\n"
@@ -165,8 +176,14 @@ static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
   /* Packed weights are read from 64-byte aligned memory, as in the blob. */
   for (unsigned long i = 0; i < wp_bytes; ++i) wcopy[i] = wp[i];
 )c";
-  os << "  kiln_matmul_" << p.type << "_q8_0_generic(xf, rows, K, wg, N, bf, y_ref, scratch);\n"
-     << "  kiln_" << p.kernel << "(xf, rows, K, wcopy, N, bf, y_isa, scratch);\n"
+  // Float-weight kernels against the portable f32 kernel.
+  if (floatKernel)
+    os << "  kiln_matmul_" << p.type << "_f32_generic(xf, rows, K, wg, N, bf, y_ref);\n"
+       << "  kiln_" << p.kernel << "(xf, rows, K, wcopy, N, bf, y_isa);\n";
+  else
+    os << "  kiln_matmul_" << p.type << "_q8_0_generic(xf, rows, K, wg, N, bf, y_ref, scratch);\n"
+       << "  kiln_" << p.kernel << "(xf, rows, K, wcopy, N, bf, y_isa, scratch);\n";
+  os
      << R"c(  float diff = 0, mag = 0;
   for (int i = 0; i < rows * N; ++i) {
     float d = y_isa[i] - y_ref[i], m = y_ref[i];
@@ -174,10 +191,12 @@ static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
     if (!(d <= diff)) diff = d;  /* NaN propagates */
     if (m > mag) mag = m;
   }
-  /* The activation quantizer against GGML's Q8_0 bytes. */
-  const uint8_t *q = (const uint8_t *)kiln_q8_rows(xf, rows, K, scratch);
+  /* The activation quantizer against GGML's Q8_0 bytes (q8 kernels). */
   uint32_t bad = 0;
-  for (int i = 0; i < rows * K / 32 * 34; ++i) bad += q[i] != xq[i];
+  if (Q8_KERNEL) {
+    const uint8_t *q = (const uint8_t *)kiln_q8_rows(xf, rows, K, scratch);
+    for (int i = 0; i < rows * K / 32 * 34; ++i) bad += q[i] != xq[i];
+  }
   put_float(diff); put_float(mag); put_hex(bad); out("\n", 1);
 }
 static int run(void) {
