@@ -45,6 +45,7 @@ void kiln::addTokenizerSources(const kiln_vocab &v, const std::string &N,
   size_t ranks = b.section(v.merge_ranks, m, 4);
   size_t results = b.section(v.merge_results, m, 4);
   size_t special = b.section(v.special, v.n_special, 4);
+  size_t attrs = v.token_attrs ? b.section(v.token_attrs, n, 1) : 0;
 
   const std::string blobName = N + "_tokenizer.bin", sym = N + "_tokenizer_blob";
   // Its own stem: each unit's object is named after it.
@@ -87,7 +88,8 @@ void kiln::addTokenizerSources(const kiln_vocab &v, const std::string &N,
       "    {" + bytes + "},\n"
       "    " + std::to_string(v.bos) + ", " + std::to_string(v.eos) + ", " +
       std::to_string(v.eot) + ", " + std::to_string(v.eom) + ", " +
-      std::to_string(v.unk) + "};\n\n"
+      std::to_string(v.unk) + ",\n    " +
+      (v.token_attrs ? at("uint8_t", attrs) : std::string("0")) + "};\n\n"
       "const kiln_vocab *" + N + "_vocab(void) { return &vocab; }\n\n"
       "kiln_status " + N + "_tokenize_scratch(size_t len, size_t *bytes) {\n"
       "  return kiln_tokenize_scratch(&vocab, len, bytes);\n}\n\n"

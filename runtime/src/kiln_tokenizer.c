@@ -716,6 +716,11 @@ static int matches_special(const kiln_vocab *v, uint32_t id, uint32_t flags) {
          (t == KILN_TOKEN_CONTROL || t == KILN_TOKEN_UNKNOWN);
 }
 
+/* C's isspace in the "C" locale. */
+static int is_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 /* First occurrence of p[0 .. n) in text[from .. to), or `to`. */
 static size_t find_bytes(const char *text, size_t from, size_t to,
                          const char *p, size_t n) {
@@ -801,19 +806,29 @@ static void partition(encoder *e, const char *text, size_t len) {
       continue;
     }
     size_t n;
-    const char *p = piece(v, v->special[f->token], &n);
+    const uint32_t id = v->special[f->token];
+    const char *p = piece(v, id, &n);
     size_t at = find_bytes(text, f->cursor, f->end, p, n);
-    size_t gap = f->cursor;
+    size_t gap = f->cursor, gap_end = at;
+    const unsigned attrs = v->token_attrs ? v->token_attrs[id] : 0;
     f->cursor = at < f->end ? at + n : f->end;
-    if (at < f->end)
-      f->pending = (int32_t)v->special[f->token];
-    if (at == gap)
+    if (at < f->end) {
+      f->pending = (int32_t)id;
+      /* Whitespace the token takes along (llama.cpp's lstrip / rstrip). */
+      if (attrs & KILN_TOKEN_LSTRIP)
+        while (gap_end > gap && is_space(text[gap_end - 1]))
+          gap_end--;
+      if (attrs & KILN_TOKEN_RSTRIP)
+        while (f->cursor < f->end && is_space(text[f->cursor]))
+          f->cursor++;
+    }
+    if (gap_end == gap)
       continue;
-    uint32_t inner = first_special(e, text, gap, at, f->token + 1);
+    uint32_t inner = first_special(e, text, gap, gap_end, f->token + 1);
     if (inner < v->n_special)
-      stack[depth++] = (frame){gap, at, inner, -1};
+      stack[depth++] = (frame){gap, gap_end, inner, -1};
     else
-      raw_fragment(e, &st, text, gap, at);
+      raw_fragment(e, &st, text, gap, gap_end);
   }
 }
 

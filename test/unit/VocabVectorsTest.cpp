@@ -225,6 +225,35 @@ TEST_P(VocabVectors, RandomUnicodeRoundTrips) {
   }
 }
 
+// Special tokens written in text, as llama.cpp tokenizes them (its
+// llama_tokenize with add_special and parse_special, on the same files):
+// Phi-3's special tokens take the whitespace after them along (llama.cpp
+// sets that by the model's general.name), except <s>, <unk> and
+// <|endoftext|>; llama's do not.
+TEST(VocabSpecialTokens, StripWhitespaceAsLlamaCpp) {
+  struct Case {
+    const char *vocab, *text;
+    std::vector<int32_t> ids;
+  };
+  const std::vector<Case> cases = {
+      {"phi-3", "<|user|>\nHello there<|end|>\n<|assistant|>\n",
+       {1, 32010, 15043, 727, 32007, 32001}},
+      {"phi-3", "  <|system|>  You are\n<s> ok </s>  x<|endoftext|>\n y",
+       {1, 1678, 32006, 887, 526, 13, 1, 29871, 3431, 29871, 2, 921, 32000,
+        29871, 13, 343}},
+      {"llama-spm", "  <|system|>  You are\n<s> ok </s>  x<|endoftext|>\n y",
+       {1, 259, 529, 29989, 5205, 29989, 29958, 29871, 887, 526, 13, 1, 29871,
+        3431, 29871, 2, 259, 921, 29966, 29989, 355, 974, 726, 29989, 29958, 13,
+        343}},
+  };
+  for (const Case &c : cases) {
+    Vocabulary v;
+    loadVocabulary(c.vocab, v);
+    EXPECT_EQ(show(v.tok.encode(c.text, true, true)), show(c.ids))
+        << c.vocab << ": " << c.text;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(LlamaCpp, VocabVectors,
                          ::testing::Values("gpt-2", "mpt", "llama-bpe", "qwen2",
                                            "qwen35", "starcoder", "refact",

@@ -90,8 +90,8 @@ void usage() {
           "                         characters, then merged letter pairs\n"
           "  --pre=NAME             tokenizer.ggml.pre of the BPE vocabulary\n"
           "                         (default llama-bpe)\n"
-          "  --vocab-from=FILE.gguf the tokenizer.* keys of another GGUF, and its\n"
-          "                         vocabulary size\n"
+          "  --vocab-from=FILE.gguf the tokenizer.* keys, general.name and the\n"
+          "                         vocabulary size of another GGUF\n"
           "  --rope-theta=F --seed=N --version=2|3\n"
           "  --rope-freqs           llama3 RoPE frequency factors (rope_freqs.weight:\n"
           "                         1 for the fastest pair rising to 8 for the slowest)\n"
@@ -247,7 +247,12 @@ int main(int argc, char **argv) {
       w.addUInt32(p + k, (uint32_t)v);
   };
   w.addString("general.architecture", c.setArch.empty() ? c.arch : c.setArch);
-  w.addString("general.name", "kiln-fixture");
+  // With --vocab-from, the other file's name: llama.cpp sets some token
+  // attributes by it (Phi-3's special tokens strip the whitespace after).
+  std::string modelName = "kiln-fixture";
+  if (vocabFile)
+    modelName = vocabFile->getString("general.name").value_or(modelName);
+  w.addString("general.name", modelName);
   key("context_length", (uint64_t)c.context);
   key("embedding_length", (uint64_t)c.width);
   key("block_count", (uint64_t)c.layers);

@@ -3,6 +3,7 @@
 #include "compiler/frontend/gguf/GGUF.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <string_view>
@@ -432,6 +433,24 @@ bool Tokenizer::load(const gguf::File &file, std::string &error) {
                      return text(a).size() > text(b).size();
                    });
 
+  // Whitespace special tokens take along, as llama.cpp sets it by model
+  // name: Phi-3's special tokens strip what follows them (except <unk>, <s>
+  // and <|endoftext|>).
+  std::string name = file.getString("general.name").value_or("");
+  for (char &c : name)
+    c = (char)std::tolower((unsigned char)c);
+  if (name.find("phi-3") != std::string::npos ||
+      name.find("phi3") != std::string::npos) {
+    d->attrs.assign(n, 0);
+    for (uint32_t id : d->special)
+      d->attrs[id] = KILN_TOKEN_RSTRIP;
+    if (auto it = ids.find("</s>"); it != ids.end())
+      d->attrs[it->second] = KILN_TOKEN_RSTRIP;
+    for (const char *t : {"<unk>", "<s>", "<|endoftext|>"})
+      if (auto it = ids.find(t); it != ids.end())
+        d->attrs[it->second] = 0;
+  }
+
   v.n_tokens = (uint32_t)n;
   v.piece_offsets = d->offsets.data();
   v.pieces = d->pieces.data();
@@ -444,6 +463,7 @@ bool Tokenizer::load(const gguf::File &file, std::string &error) {
   v.merge_results = d->mergeResults.data();
   v.n_special = (uint32_t)d->special.size();
   v.special = d->special.data();
+  v.token_attrs = d->attrs.empty() ? nullptr : d->attrs.data();
   data = std::move(d);
   return true;
 }

@@ -75,6 +75,7 @@ private:
     std::vector<uint64_t> mergePairs;
     std::vector<uint32_t> mergeRanks, mergeResults;
     std::vector<uint32_t> special;
+    std::vector<uint8_t> attrs; // KILN_TOKEN_LSTRIP / RSTRIP, or empty
     kiln_vocab vocab{};
   };
   std::shared_ptr<const Data> data = std::make_shared<Data>();

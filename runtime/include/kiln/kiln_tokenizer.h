@@ -86,7 +86,13 @@ typedef struct kiln_vocab {
    * byte-to-unicode map, SPM the <0xNN> token; -1 where there is none. */
   int32_t byte_tokens[256];
   int32_t bos, eos, eot, eom, unk; /* -1 when the vocabulary has none */
+  /* KILN_TOKEN_LSTRIP / RSTRIP of each token, or NULL for none: a special
+   * token cut out of text takes the whitespace before / after it along. */
+  const uint8_t *token_attrs;
 } kiln_vocab;
+
+#define KILN_TOKEN_LSTRIP 0x1u
+#define KILN_TOKEN_RSTRIP 0x2u
 
 /* kiln_tokenize flags */
 #define KILN_TOKENIZE_ADD_SPECIAL 0x1u   /* BOS/EOS as the vocabulary says */

@@ -65,7 +65,16 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   %d = kiln.matmul %x, @w8 : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul %{{.*}}, @w1 {kiln.kernel = "matmul_q4_1_f32_generic"}
   %e = kiln.matmul %x, @w1 : tensor<?x256xf32> -> tensor<?x64xf32>
-  // CHECK: kiln.matmul %{{.*}}, @wh {kiln.kernel = "matmul_f16_f32_generic"}
+  // F16 weights: the widening kernels on x86 and NEON, the portable one
+  // elsewhere.
+  // CHECK: kiln.matmul %{{.*}}, @wh {kiln.kernel = "matmul_f16_f32_
+  // NEON-SAME: 4x1_neon"}
+  // I8MM-SAME: 4x1_neon"}
+  // SVE-SAME: generic"}
+  // RVV-SAME: generic"}
+  // HVX-SAME: generic"}
+  // AVX2-SAME: 4x1_avx2"}
+  // VNNI-SAME: 4x1_avx2"}
   %f = kiln.matmul %x, @wh : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.add {{.*}}kiln.kernel = "add_f32_generic"
   %g = kiln.add %a, %b : tensor<?x64xf32>
