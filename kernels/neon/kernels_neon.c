@@ -537,22 +537,23 @@ KILN_NEON_MM_MATMUL(q8_0, 136)
 
 /* ---- float weights, f32 activations ------------------------------------ */
 
-/* y[r][j] = x[r] . W[j] (+ bias[j]) for f16 or bf16 rows of W, four input
- * rows per pass over a weight row, four lanes widened at a time. */
-#define KILN_NEON_FLOAT_MATMUL(T, WIDEN, SCALAR)                               \
+/* y[r][j] = x[r] . W[j] (+ bias[j]) for f32, f16 or bf16 rows of W (ELEM
+ * elements), four input rows per pass over a weight row, four lanes loaded
+ * and widened at a time. */
+#define KILN_NEON_FLOAT_MATMUL(T, ELEM, LOAD4, SCALAR)                         \
   static void kiln_matmul_##T##_f32_4x1_neon(const float *x, int rows, int K,  \
                                             const uint8_t *w, int N,           \
                                             const float *bias, float *y) {     \
-    const uint16_t *wh = (const uint16_t *)w;                                  \
+    const ELEM *we = (const ELEM *)w;                                          \
     for (int j = 0; j < N; ++j) {                                              \
-      const uint16_t *wr = wh + (int64_t)j * K;                                \
+      const ELEM *wr = we + (int64_t)j * K;                                    \
       for (int r0 = 0; r0 < rows; r0 += 4) {                                   \
         const int nr = rows - r0 < 4 ? rows - r0 : 4;                          \
         float32x4_t acc[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),  \
                               vdupq_n_f32(0)};                                 \
         int k = 0;                                                             \
         for (; k + 4 <= K; k += 4) {                                           \
-          const float32x4_t wv = WIDEN(vld1_u16(wr + k));                      \
+          const float32x4_t wv = LOAD4(wr + k);                                \
           for (int i = 0; i < nr; ++i)                                         \
             acc[i] = vfmaq_f32(acc[i], wv,                                     \
                                vld1q_f32(x + (int64_t)(r0 + i) * K + k));      \
@@ -567,18 +568,20 @@ KILN_NEON_MM_MATMUL(q8_0, 136)
     }                                                                          \
   }
 
-static inline float32x4_t kiln_neon_widen_f16(uint16x4_t h) {
-  return vcvt_f32_f16(vreinterpret_f16_u16(h));
+static inline float32x4_t kiln_neon_load4_f16(const uint16_t *p) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
 }
-static inline float32x4_t kiln_neon_widen_bf16(uint16x4_t h) {
-  return vreinterpretq_f32_u32(vshll_n_u16(h, 16));
+static inline float32x4_t kiln_neon_load4_bf16(const uint16_t *p) {
+  return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16));
 }
 static inline float kiln_neon_f16_scalar(uint16_t h) {
-  return vgetq_lane_f32(kiln_neon_widen_f16(vdup_n_u16(h)), 0);
+  return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
 }
 static inline float kiln_neon_bf16_scalar(uint16_t h) {
   union { uint32_t u; float f; } v = {(uint32_t)h << 16};
   return v.f;
 }
-KILN_NEON_FLOAT_MATMUL(f16, kiln_neon_widen_f16, kiln_neon_f16_scalar)
-KILN_NEON_FLOAT_MATMUL(bf16, kiln_neon_widen_bf16, kiln_neon_bf16_scalar)
+static inline float kiln_neon_f32_scalar(float f) { return f; }
+KILN_NEON_FLOAT_MATMUL(f32, float, vld1q_f32, kiln_neon_f32_scalar)
+KILN_NEON_FLOAT_MATMUL(f16, uint16_t, kiln_neon_load4_f16, kiln_neon_f16_scalar)
+KILN_NEON_FLOAT_MATMUL(bf16, uint16_t, kiln_neon_load4_bf16, kiln_neon_bf16_scalar)

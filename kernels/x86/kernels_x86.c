@@ -609,22 +609,23 @@ KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
 
 /* ---- float weights, f32 activations ------------------------------------ */
 
-/* y[r][j] = x[r] . W[j] (+ bias[j]) for f16 or bf16 rows of W, four input
- * rows per pass over a weight row, eight lanes widened at a time. */
-#define KILN_X86_FLOAT_MATMUL(T, WIDEN, SCALAR)                                \
+/* y[r][j] = x[r] . W[j] (+ bias[j]) for f32, f16 or bf16 rows of W (ELEM
+ * elements), four input rows per pass over a weight row, eight lanes loaded
+ * and widened at a time. */
+#define KILN_X86_FLOAT_MATMUL(T, ELEM, LOAD8, SCALAR)                          \
   static void kiln_matmul_##T##_f32_4x1_avx2(const float *x, int rows, int K,  \
                                             const uint8_t *w, int N,           \
                                             const float *bias, float *y) {     \
-    const uint16_t *wh = (const uint16_t *)w;                                  \
+    const ELEM *we = (const ELEM *)w;                                          \
     for (int j = 0; j < N; ++j) {                                              \
-      const uint16_t *wr = wh + (int64_t)j * K;                                \
+      const ELEM *wr = we + (int64_t)j * K;                                    \
       for (int r0 = 0; r0 < rows; r0 += 4) {                                   \
         const int nr = rows - r0 < 4 ? rows - r0 : 4;                          \
         __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(),            \
                          _mm256_setzero_ps(), _mm256_setzero_ps()};            \
         int k = 0;                                                             \
         for (; k + 8 <= K; k += 8) {                                           \
-          const __m256 wv = WIDEN(_mm_loadu_si128((const __m128i *)(wr + k))); \
+          const __m256 wv = LOAD8(wr + k);                                     \
           for (int i = 0; i < nr; ++i)                                         \
             acc[i] = _mm256_fmadd_ps(                                          \
                 wv, _mm256_loadu_ps(x + (int64_t)(r0 + i) * K + k), acc[i]);   \
@@ -643,9 +644,12 @@ KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
     }                                                                          \
   }
 
-static inline __m256 kiln_x86_widen_f16(__m128i h) { return _mm256_cvtph_ps(h); }
-static inline __m256 kiln_x86_widen_bf16(__m128i h) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+static inline __m256 kiln_x86_load8_f16(const uint16_t *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+static inline __m256 kiln_x86_load8_bf16(const uint16_t *p) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(
+      _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
 }
 static inline float kiln_x86_f16_scalar(uint16_t h) {
   return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h)));
@@ -654,5 +658,7 @@ static inline float kiln_x86_bf16_scalar(uint16_t h) {
   union { uint32_t u; float f; } v = {(uint32_t)h << 16};
   return v.f;
 }
-KILN_X86_FLOAT_MATMUL(f16, kiln_x86_widen_f16, kiln_x86_f16_scalar)
-KILN_X86_FLOAT_MATMUL(bf16, kiln_x86_widen_bf16, kiln_x86_bf16_scalar)
+static inline float kiln_x86_f32_scalar(float f) { return f; }
+KILN_X86_FLOAT_MATMUL(f32, float, _mm256_loadu_ps, kiln_x86_f32_scalar)
+KILN_X86_FLOAT_MATMUL(f16, uint16_t, kiln_x86_load8_f16, kiln_x86_f16_scalar)
+KILN_X86_FLOAT_MATMUL(bf16, uint16_t, kiln_x86_load8_bf16, kiln_x86_bf16_scalar)

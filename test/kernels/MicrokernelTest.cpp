@@ -114,7 +114,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   std::ostringstream os;
   os << "#include \"kiln/kiln.h\"\n" << target->kernelSource() << "\n"
      << "#define Q8_KERNEL " << (floatKernel ? 0 : 1) << "\n";
-  size_t maxOut = 0, maxScratch = 0, maxN = 0;
+  size_t maxOut = 0, maxScratch = 0, maxN = 0, maxPacked = 0;
   for (size_t c = 0; c < shapes.size(); ++c) {
     const Shape &s = shapes[c];
     std::vector<float> wf((size_t)s.N * s.K), x((size_t)s.rows * s.K), bias(s.N);
@@ -152,6 +152,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     hexArray(os, "uint32_t", "x_bits" + n, xbits);
     hexArray(os, "uint32_t", "b_bits" + n, bbits);
     hexArray(os, "uint8_t", "x_q8" + n, q8);
+    maxPacked = std::max(maxPacked, packed.size());
     maxOut = std::max(maxOut, (size_t)s.rows * s.N);
     maxN = std::max(maxN, (size_t)s.N);
     maxScratch = std::max(maxScratch, (size_t)s.rows * (s.K + 31) / 32 * 34);
@@ -159,7 +160,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   os << "static float xf[" << 5 * 512 << "], bf[" << maxN << "], y_ref[" << maxOut
      << "], y_isa[" << maxOut << "];\n"
      << "static _Alignas(64) uint8_t scratch[" << maxScratch + 64 << "];\n"
-     << "static _Alignas(64) uint8_t wcopy[" << 64 * 512 / 32 * 34 << "];\n";
+     << "static _Alignas(64) uint8_t wcopy[" << maxPacked + 64 << "];\n";
   os << programIoSource(target->hosted());
   os << R"c(static void put_hex(uint32_t v) {
   char t[9];
