@@ -6,6 +6,8 @@
 #include "kernels/tensor/kiln_tensor.h"
 
 #include <algorithm>
+#include <limits>
+#include <type_traits>
 #include <set>
 #include <unordered_map>
 
@@ -49,12 +51,27 @@ bool isFloat(int32_t dtype) { return dtype == F32 || dtype == F64 || dtype == F1
 
 int64_t Tensor::numel() const { return product(shape); }
 
+/// `v` as R. A float read as an integer (a shape or index operand given as
+/// floats) saturates, and NaN reads as 0: out of range, the plain conversion
+/// is undefined behaviour (a fuzzed Cast folded -1.7e35 into an int64).
+template <class R, class T> static R convertValue(T v) {
+  if constexpr (std::is_integral_v<R> && std::is_floating_point_v<T>) {
+    if (v != v)
+      return 0;
+    if (v >= (T)std::numeric_limits<R>::max())
+      return std::numeric_limits<R>::max();
+    if (v <= (T)std::numeric_limits<R>::min())
+      return std::numeric_limits<R>::min();
+  }
+  return (R)v;
+}
+
 template <class R> static std::vector<R> convertAll(const Tensor &t) {
   std::vector<R> r(t.numel());
   const uint8_t *d = t.data.data();
   for (size_t i = 0; i < r.size(); ++i) {
     switch (t.dtype) {
-#define X(code, T) case code: { T v; memcpy(&v, d + i * sizeof(T), sizeof(T)); r[i] = (R)v; break; }
+#define X(code, T) case code: { T v; memcpy(&v, d + i * sizeof(T), sizeof(T)); r[i] = convertValue<R>(v); break; }
       KILN_FOR_ALL_TYPES(X)
 #undef X
     default: r[i] = 0;
