@@ -932,6 +932,13 @@ static int hex_digit(char c) {
   return -1;
 }
 
+int kiln_byte_token(const char *p, size_t n) {
+  if (!p || n != 6 || p[0] != '<' || p[1] != '0' || p[2] != 'x' || p[5] != '>')
+    return -1;
+  int hi = hex_digit(p[3]), lo = hex_digit(p[4]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
 typedef struct writer {
   char *out;
   size_t cap, n;
@@ -967,10 +974,12 @@ static void decode_token(const kiln_vocab *v, uint32_t id, uint32_t flags,
   case KILN_TOKEN_USER_DEFINED:
     put_bytes(w, p, n);
     return;
-  case KILN_TOKEN_BYTE: /* <0xNN>, checked when the tables were built */
-    if (n == 6)
-      put_byte(w, (char)(hex_digit(p[3]) * 16 + hex_digit(p[4])));
+  case KILN_TOKEN_BYTE: { /* <0xNN>, checked when the tables were built */
+    int b = kiln_byte_token(p, n);
+    if (b >= 0)
+      put_byte(w, (char)b);
     return;
+  }
   case KILN_TOKEN_NORMAL:
     break;
   default:

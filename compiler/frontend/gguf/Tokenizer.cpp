@@ -111,19 +111,10 @@ bool validUtf8(const std::string &s) {
 // space, so "<0x-1>" once became byte 0xffffffff and an index far out of
 // bounds.)
 bool parseByteToken(const std::string &p, unsigned &v) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9')
-      return c - '0';
-    if (c >= 'a' && c <= 'f')
-      return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-      return c - 'A' + 10;
-    return -1;
-  };
-  if (p.size() != 6 || p.compare(0, 3, "<0x") != 0 || p[5] != '>' ||
-      hex(p[3]) < 0 || hex(p[4]) < 0)
+  int b = kiln_byte_token(p.data(), p.size());
+  if (b < 0)
     return false;
-  v = (unsigned)(hex(p[3]) * 16 + hex(p[4]));
+  v = (unsigned)b;
   return true;
 }
 

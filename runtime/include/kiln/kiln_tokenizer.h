@@ -122,6 +122,10 @@ kiln_status kiln_detokenize(const kiln_vocab *vocab, const int32_t *ids,
                             size_t n, uint32_t flags, char *text, size_t cap,
                             size_t *n_bytes);
 
+/* The byte a byte token's piece stands for: "<0xHH>" with exactly two hex
+ * digits; -1 for any other piece. */
+int kiln_byte_token(const char *piece, size_t len);
+
 /* The UTF-8 of the character that stands for `byte` in byte-level BPE
  * pieces (GPT-2's byte-to-unicode map: printable Latin-1 bytes stand for
  * themselves, the other 68 for U+0100.. in byte order). Returns its length,
