@@ -169,13 +169,17 @@ const AttentionKernel *kiln::kernels::attentionKernel(const CpuLevel &level,
 }
 
 bool kiln::kernels::hasQ8Activations(const std::string &weight) {
-  return weight == "q8_0" || weight == "q4_0" || weight == "q4_k" ||
-         weight == "q6_k";
+  for (const char *t : {"q8_0", "q4_0", "q4_k", "q6_k", "q5_0", "q5_1", "q5_k",
+                        "q2_k", "q3_k", "iq4_nl", "iq4_xs"})
+    if (weight == t)
+      return true;
+  return false;
 }
 
 bool kiln::kernels::hasPortableKernel(const std::string &weight) {
   for (const char *t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q4_k",
-                        "q6_k"})
+                        "q6_k", "q5_0", "q5_1", "q2_k", "q3_k", "q5_k",
+                        "iq4_nl", "iq4_xs"})
     if (weight == t)
       return true;
   return false;

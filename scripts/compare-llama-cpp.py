@@ -5,7 +5,8 @@
 
 For each fixture below (kiln-fixture: every supported architecture in F32,
 F16 and a Q4_K_M-style mix; phi3 with LongRoPE; gemma3 with sliding-window
-layers shorter than the prompt; llama with linear RoPE scaling), runs `kiln-run --tokens=PROMPT --generate=32
+layers shorter than the prompt; llama with linear RoPE scaling; llama in
+every other weight type and the Q5_K_M mix), runs `kiln-run --tokens=PROMPT --generate=32
 --logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
 file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
 node-llama-cpp), then checks:
@@ -44,6 +45,15 @@ for arch in ["llama", "qwen2", "qwen3", "phi3", "gemma3"]:
     ]
 FIXTURES.append(("llama_ropelinear", ["--type=f32"] + SHAPE +
                  ["--add-key=llama.rope.scaling.factor:f32=4"], 0.02, True))
+# Every other weight type, alone (embedding and output too), and the Q5_K_M
+# mix; width 256 so the 256-element super-blocks fit.
+for t in ["q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k",
+          "q5_k", "q6_k", "iq4_nl", "iq4_xs", "bf16"]:
+    FIXTURES.append(("llama_" + t, ["--type=" + t, "--embd-type=" + t] + SHAPE +
+                     ["--width=256", "--ffn=512"], 0.05, False))
+FIXTURES.append(("llama_q5_k_m", SHAPE + ["--type=q5_k", "--tensor-type=attn_v|ffn_down=q6_k",
+                                          "--output-type=q6_k", "--width=256", "--ffn=512"],
+                 0.05, False))
 
 
 def parse(text):

@@ -27,6 +27,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -190,6 +191,11 @@ bool kiln::computeReport(ModuleOp module,
       r.prefillMatmulFlops += flops * prefillShare;
       auto act = op.getAttrOfType<StringAttr>("kiln.activation");
       g.precision = act && act.getValue() == "q8_0" ? "int8" : "f32";
+      if (auto k = op.getAttrOfType<StringAttr>("kiln.kernel")) {
+        auto &ks = r.matmulKernels[weightTypeName(t.getElementType()).str()];
+        if (std::find(ks.begin(), ks.end(), k.getValue().str()) == ks.end())
+          ks.push_back(k.getValue().str());
+      }
       // A gated FFN fused into its matmul (kiln-fuse-elementwise).
       if (m.getEpilogue() && *m.getEpilogue() != "add")
         r.ffn = widthOf(m.getOutput());
@@ -317,6 +323,17 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << fmt(r.prefillAttentionFlops, 0) << ")\n"
      << "arena: " << r.arenaBytes << " bytes (activations "
      << r.activationArenaBytes << ", kiln.arena_bytes)\n";
+  if (!r.matmulKernels.empty()) {
+    os << "matmul kernels by weight type (portable: the scalar C kernels):\n";
+    for (const auto &[type, ks] : r.matmulKernels) {
+      os << "  " << type << ":";
+      for (const std::string &k : ks) {
+        const bool portable = k.size() > 8 && k.rfind("_generic") == k.size() - 8;
+        os << " " << k << (portable ? " (portable)" : "");
+      }
+      os << "\n";
+    }
+  }
   os << "per op kind (decode bytes, decode FLOPs, prefill FLOPs per token):\n";
   for (const OpGroupCost &g : r.groups) {
     if (!g.decodeBytes && g.decodeFlops == 0)
@@ -388,6 +405,13 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
     });
     j.attribute("arena_bytes", r.arenaBytes);
     j.attribute("activation_arena_bytes", r.activationArenaBytes);
+    j.attributeObject("matmul_kernels", [&] {
+      for (const auto &[type, ks] : r.matmulKernels)
+        j.attributeArray(type, [&] {
+          for (const std::string &k : ks)
+            j.value(k);
+        });
+    });
     j.attributeArray("ops", [&] {
       for (const OpGroupCost &g : r.groups)
         j.object([&] {

@@ -49,6 +49,9 @@ struct ModelReport {
   int64_t activationArenaBytes = 0; // kiln.arena_bytes (one forward call)
   int64_t arenaBytes = 0;           // NAME_ARENA_BYTES: with KV pool, tables
   std::vector<OpGroupCost> groups;
+  /// Matmul weight type -> the kernels that multiply it (kiln.kernel; names
+  /// ending in _generic are the portable C kernels).
+  std::map<std::string, std::vector<std::string>> matmulKernels;
 
   int64_t decodeBytes() const { return decodeWeightBytes + decodeKvReadBytes; }
   /// FLOPs per token by precision, for the compute bound.

@@ -73,7 +73,9 @@ std::pair<int64_t, int64_t> kiln::blockLayout(Type t) {
   return llvm::TypeSwitch<Type, std::pair<int64_t, int64_t>>(t)
       .Case<Float32Type>([](auto) { return std::make_pair(1, 4); })
       .Case<Float16Type, BFloat16Type>([](auto) { return std::make_pair(1, 2); })
-      .Case<Q8_0Type, Q4_0Type, Q4_1Type, Q4_KType, Q6_KType>([](auto q) {
+      .Case<Q8_0Type, Q4_0Type, Q4_1Type, Q4_KType, Q6_KType, Q5_0Type,
+            Q5_1Type, Q2_KType, Q3_KType, Q5_KType, IQ4_NLType, IQ4_XSType>(
+          [](auto q) {
         using T = decltype(q);
         return std::make_pair(T::kBlockElements, T::kBlockBytes);
       })
@@ -90,6 +92,13 @@ StringRef kiln::weightTypeName(Type t) {
       .Case<Q4_1Type>([](auto) { return "q4_1"; })
       .Case<Q4_KType>([](auto) { return "q4_k"; })
       .Case<Q6_KType>([](auto) { return "q6_k"; })
+      .Case<Q5_0Type>([](auto) { return "q5_0"; })
+      .Case<Q5_1Type>([](auto) { return "q5_1"; })
+      .Case<Q2_KType>([](auto) { return "q2_k"; })
+      .Case<Q3_KType>([](auto) { return "q3_k"; })
+      .Case<Q5_KType>([](auto) { return "q5_k"; })
+      .Case<IQ4_NLType>([](auto) { return "iq4_nl"; })
+      .Case<IQ4_XSType>([](auto) { return "iq4_xs"; })
       .Default([](Type) { return ""; });
 }
 
@@ -103,6 +112,13 @@ Type kiln::weightTypeFromName(MLIRContext *ctx, StringRef name) {
       .Case("q4_1", [&] { return Q4_1Type::get(ctx); })
       .Case("q4_k", [&] { return Q4_KType::get(ctx); })
       .Case("q6_k", [&] { return Q6_KType::get(ctx); })
+      .Case("q5_0", [&] { return Q5_0Type::get(ctx); })
+      .Case("q5_1", [&] { return Q5_1Type::get(ctx); })
+      .Case("q2_k", [&] { return Q2_KType::get(ctx); })
+      .Case("q3_k", [&] { return Q3_KType::get(ctx); })
+      .Case("q5_k", [&] { return Q5_KType::get(ctx); })
+      .Case("iq4_nl", [&] { return IQ4_NLType::get(ctx); })
+      .Case("iq4_xs", [&] { return IQ4_XSType::get(ctx); })
       .Default([] { return Type(); })();
 }
 

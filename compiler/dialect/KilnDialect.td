@@ -38,8 +38,17 @@ def Kiln_Q4_0 : Kiln_BlockType<"Q4_0", "q4_0", 32, 18>;
 def Kiln_Q4_1 : Kiln_BlockType<"Q4_1", "q4_1", 32, 20>;
 def Kiln_Q4_K : Kiln_BlockType<"Q4_K", "q4_k", 256, 144>;
 def Kiln_Q6_K : Kiln_BlockType<"Q6_K", "q6_k", 256, 210>;
+def Kiln_Q5_0 : Kiln_BlockType<"Q5_0", "q5_0", 32, 22>;
+def Kiln_Q5_1 : Kiln_BlockType<"Q5_1", "q5_1", 32, 24>;
+def Kiln_Q2_K : Kiln_BlockType<"Q2_K", "q2_k", 256, 84>;
+def Kiln_Q3_K : Kiln_BlockType<"Q3_K", "q3_k", 256, 110>;
+def Kiln_Q5_K : Kiln_BlockType<"Q5_K", "q5_k", 256, 176>;
+def Kiln_IQ4_NL : Kiln_BlockType<"IQ4_NL", "iq4_nl", 32, 18>;
+def Kiln_IQ4_XS : Kiln_BlockType<"IQ4_XS", "iq4_xs", 256, 136>;
 
-def Kiln_BlockQuantType : AnyTypeOf<[Kiln_Q8_0, Kiln_Q4_0, Kiln_Q4_1, Kiln_Q4_K, Kiln_Q6_K]>;
+def Kiln_BlockQuantType : AnyTypeOf<[Kiln_Q8_0, Kiln_Q4_0, Kiln_Q4_1, Kiln_Q4_K,
+    Kiln_Q6_K, Kiln_Q5_0, Kiln_Q5_1, Kiln_Q2_K, Kiln_Q3_K, Kiln_Q5_K,
+    Kiln_IQ4_NL, Kiln_IQ4_XS]>;
 def Kiln_WeightElementType : AnyTypeOf<[F32, F16, BF16, Kiln_BlockQuantType]>;
 
 // A string parameter that may be left out (and is then empty).

@@ -69,19 +69,30 @@ def Quantize : Pass<"kiln-quantize", "mlir::ModuleOp"> {
   let summary = "Weight-only quantization of F32/F16/BF16 matmul and embedding weights";
   let description = [{
     Changes the element type of the weights that matmuls and embeddings read
-    to a GGML block type (f16, q8_0, q4_0, q4_k), recording the stored type in
-    `source_type`; the bytes are converted with GGML's reference quantizers
-    when the library is written. `--kiln-quantize=q4_0` is short for
-    `--kiln-quantize="type=q4_0"`. Weights are chosen by their tensor name:
-    `override` entries `REGEX=TYPE` win (first match), then `exclude` keeps
-    matching weights as they are, then `type` applies. A weight that is
-    already quantized is never requantized: asked for explicitly it is an
-    error, otherwise a remark; a weight whose row length is not a multiple of
-    the type's block is kept, with a remark.
+    to a GGML block type, recording the stored type in `source_type`; the
+    bytes are converted as llama.cpp's quantizer converts them (without an
+    importance matrix) when the library is written. `--kiln-quantize=q4_0` is
+    short for `--kiln-quantize="type=q4_0"`.
+
+    `type` is a block type (f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k,
+    q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs) or one of llama.cpp's mixes:
+    `q4_k_m` and `q5_k_m` are q4_k / q5_k with q6_k for the output matrix
+    (the token embedding when it is tied), and for attn_v / attn_qkv and
+    ffn_down in the first and last eighth of the layers and every third layer
+    between (llama.cpp's use_more_bits).
+
+    Weights are chosen by their tensor name: `override` entries `REGEX=TYPE`
+    win (first match), then `exclude` keeps matching weights as they are,
+    then `type` applies. A weight that is already quantized is never
+    requantized: asked for explicitly it is an error, otherwise a remark. A
+    weight whose rows are not a multiple of the type's block falls back as
+    llama.cpp's does (q2_k, q3_k -> q4_0; q4_k -> q5_0; q5_k -> q5_1;
+    q6_k -> q8_0; iq4_xs -> iq4_nl), with a remark; if that does not fit
+    either it is kept.
   }];
   let options = [
     Option<"type", "type", "std::string", /*default=*/"\"\"",
-           "block type for every eligible weight (f16, q8_0, q4_0, q4_k)">,
+           "block type or mix (q4_k_m, q5_k_m) for every eligible weight">,
     Option<"exclude", "exclude", "std::string", /*default=*/"\"\"",
            "regex over tensor names to keep as they are">,
     ListOption<"overrides", "override", "std::string",

@@ -8,8 +8,11 @@
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
 
+#include "compiler/support/Quant.h"
+
 #include "llvm/ADT/StringSet.h"
 
+#include <cstdlib>
 #include <regex>
 
 namespace kiln {
@@ -21,7 +24,72 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-const llvm::StringSet<> kTypes = {"f16", "q8_0", "q4_0", "q4_k"};
+// Every block type the weight store can write (f32 is not a quantization).
+bool isTargetType(const std::string &t) {
+  auto g = gguf::typeFromName(t);
+  return g && *g != gguf::GGMLType::F32 && gguf::typeName(*g) == t;
+}
+std::string targetTypeList() {
+  std::string all = gguf::typeList(), out;
+  size_t start = 0;
+  while (start <= all.size()) {
+    size_t end = all.find(", ", start);
+    std::string t = all.substr(start, end == std::string::npos ? end : end - start);
+    if (t != "f32")
+      out += (out.empty() ? "" : ", ") + t;
+    if (end == std::string::npos)
+      break;
+    start = end + 2;
+  }
+  return out;
+}
+
+// llama.cpp's mixes: a base type plus q6_k where the error costs most.
+struct Mix {
+  const char *name, *base;
+};
+const Mix kMixes[] = {{"q4_k_m", "q4_k"}, {"q5_k_m", "q5_k"}};
+const Mix *findMix(const std::string &t) {
+  for (const Mix &m : kMixes)
+    if (t == m.name)
+      return &m;
+  return nullptr;
+}
+
+// llama.cpp's use_more_bits: the first and last eighth of the layers and
+// every third layer between.
+bool useMoreBits(int layer, int layers) {
+  return layer < layers / 8 || layer >= 7 * layers / 8 ||
+         (layer - layers / 8) % 3 == 2;
+}
+
+// "blk.N.NAME.weight" -> N, or -1.
+int layerOf(const std::string &name) {
+  if (name.rfind("blk.", 0) != 0)
+    return -1;
+  char *end = nullptr;
+  long n = std::strtol(name.c_str() + 4, &end, 10);
+  return end && *end == '.' && n >= 0 && n < (1 << 20) ? static_cast<int>(n) : -1;
+}
+
+bool hasRole(const std::string &name, const char *role) {
+  return name.find(std::string(".") + role + ".weight") != std::string::npos;
+}
+
+// llama.cpp's fallback for rows that a 256-element block does not divide.
+std::string fallbackType(const std::string &t) {
+  if (t == "q2_k" || t == "q3_k")
+    return "q4_0";
+  if (t == "q4_k")
+    return "q5_0";
+  if (t == "q5_k")
+    return "q5_1";
+  if (t == "q6_k")
+    return "q8_0";
+  if (t == "iq4_xs")
+    return "iq4_nl";
+  return "";
+}
 
 struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
   using QuantizeBase::QuantizeBase;
@@ -39,8 +107,10 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
       module.emitError() << "kiln-quantize: " << msg;
       signalPassFailure();
     };
-    if (!type.empty() && !kTypes.contains(type))
-      return bad("unknown type '" + type + "' (valid: f16, q8_0, q4_0, q4_k)");
+    const std::string valid = " (valid: " + targetTypeList() + ", q4_k_m, q5_k_m)";
+    const Mix *mix = findMix(type);
+    if (!type.empty() && !mix && !isTargetType(type))
+      return bad("unknown type '" + type + "'" + valid);
     std::regex excludeRe;
     std::vector<std::pair<std::regex, std::string>> rules;
     try {
@@ -51,9 +121,9 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
         if (eq == std::string::npos || eq == 0)
           return bad("override '" + o + "' is not REGEX=TYPE");
         std::string t = o.substr(eq + 1);
-        if (!kTypes.contains(t))
-          return bad("override '" + o + "': unknown type '" + t +
-                     "' (valid: f16, q8_0, q4_0, q4_k)");
+        if (!isTargetType(t))
+          return bad("override '" + o + "': unknown type '" + t + "' (valid: " +
+                     targetTypeList() + ")");
         rules.push_back({std::regex(o.substr(0, eq)), t});
       }
     } catch (const std::regex_error &e) {
@@ -61,13 +131,35 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
     }
 
     // Weights that matmuls and embeddings read; norms and biases stay f32.
-    llvm::StringSet<> eligible;
+    llvm::StringSet<> eligible, multiplied;
     module.walk([&](Operation *op) {
-      if (auto m = dyn_cast<MatMulOp>(op))
+      if (auto m = dyn_cast<MatMulOp>(op)) {
         eligible.insert(m.getWeight());
-      else if (auto e = dyn_cast<EmbeddingOp>(op))
+        multiplied.insert(m.getWeight());
+      } else if (auto e = dyn_cast<EmbeddingOp>(op)) {
         eligible.insert(e.getTable());
+      }
     });
+    // Layers, for the mixes' per-layer rules.
+    int layers = 0;
+    for (WeightOp w : module.getOps<WeightOp>())
+      layers = std::max(layers, layerOf(w.getSource().str()) + 1);
+    // The type a mix gives a tensor, as llama.cpp's llama_tensor_get_type
+    // does for a dense model.
+    auto mixType = [&](WeightOp w) -> std::string {
+      const std::string name = w.getSource().str();
+      const bool output = name == "output.weight" ||
+                          (name == "token_embd.weight" &&
+                           multiplied.contains(w.getSymName()));
+      if (output)
+        return "q6_k";
+      const int layer = layerOf(name);
+      if (layer >= 0 && (hasRole(name, "attn_v") || hasRole(name, "attn_qkv") ||
+                         hasRole(name, "ffn_down")) &&
+          useMoreBits(layer, layers))
+        return "q6_k";
+      return mix->base;
+    };
 
     bool failed = false;
     for (WeightOp w : module.getOps<WeightOp>()) {
@@ -84,7 +176,7 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
       if (!explicitRule) {
         if (!exclude.empty() && std::regex_search(name, excludeRe))
           continue;
-        want = type;
+        want = mix ? mixType(w) : type;
       }
       if (want.empty())
         continue;
@@ -105,13 +197,25 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
         }
         continue;
       }
+      const int64_t cols = tt.getShape().back();
       int64_t block = blockLayout(to).first;
-      if (tt.getShape().back() % block != 0) {
-        w.emitRemark() << "kept '" << name << "' as " << weightTypeName(from)
-                       << ": rows of " << tt.getShape().back()
-                       << " are not a multiple of the " << block
-                       << "-element block of " << want;
-        continue;
+      if (cols % block != 0) {
+        const std::string fb = fallbackType(want);
+        if (!fb.empty() &&
+            cols % blockLayout(weightTypeFromName(&getContext(), fb)).first == 0) {
+          w.emitRemark() << "'" << name << "' as " << fb << ": rows of " << cols
+                         << " are not a multiple of the " << block
+                         << "-element block of " << want;
+          want = fb;
+          to = weightTypeFromName(&getContext(), want);
+          if (from == to)
+            continue;
+        } else {
+          w.emitRemark() << "kept '" << name << "' as " << weightTypeName(from)
+                         << ": rows of " << cols << " are not a multiple of the "
+                         << block << "-element block of " << want;
+          continue;
+        }
       }
       if (!w.getSourceType())
         w.setSourceTypeAttr(TypeAttr::get(from));

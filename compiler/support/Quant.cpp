@@ -3,7 +3,7 @@
 // Part of Kiln.
 //
 // The quantizers reproduce the published ggml reference algorithms
-// (quantize_row_{q4_0,q4_1,q8_0,q4_K,q6_K}_ref) including their exact order
+// (quantize_row_*_ref, and quantize_iq4_nl/_xs's scale search) including their exact order
 // of floating-point operations, so the produced bytes are identical. Keep
 // every expression in the same evaluation order when editing, and build this
 // file without FP contraction (see CMakeLists.txt) so that no FMA changes the
@@ -30,45 +30,77 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace kiln::gguf {
 
+const int8_t kIQ4NLValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                  1,    13,   25,  38,  53,  69,  89,  113};
+
 //===----------------------------------------------------------------------===//
 // Type table
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr TypeTraits kF32{"f32", 1, 4};
-constexpr TypeTraits kF16{"f16", 1, 2};
-constexpr TypeTraits kQ4_0{"q4_0", kQK4_0, 18};
-constexpr TypeTraits kQ4_1{"q4_1", kQK4_1, 20};
-constexpr TypeTraits kQ8_0{"q8_0", kQK8_0, 34};
-constexpr TypeTraits kQ4_K{"q4_k", kQK_K, 144};
-constexpr TypeTraits kQ6_K{"q6_k", kQK_K, 210};
-constexpr TypeTraits kBF16{"bf16", 1, 2};
+// Block routines, defined below. `src`/`dst` point at one block.
+using QuantizeBlock = void (*)(const float *x, uint8_t *y);
+using DequantizeBlock = void (*)(const uint8_t *b, float *y);
+#define KILN_DECLARE_BLOCK(T)                                                  \
+  void quantizeBlock##T(const float *x, uint8_t *y);                           \
+  void dequantizeBlock##T(const uint8_t *b, float *y);
+KILN_DECLARE_BLOCK(F32)
+KILN_DECLARE_BLOCK(F16)
+KILN_DECLARE_BLOCK(BF16)
+KILN_DECLARE_BLOCK(Q4_0)
+KILN_DECLARE_BLOCK(Q4_1)
+KILN_DECLARE_BLOCK(Q5_0)
+KILN_DECLARE_BLOCK(Q5_1)
+KILN_DECLARE_BLOCK(Q8_0)
+KILN_DECLARE_BLOCK(Q2_K)
+KILN_DECLARE_BLOCK(Q3_K)
+KILN_DECLARE_BLOCK(Q4_K)
+KILN_DECLARE_BLOCK(Q5_K)
+KILN_DECLARE_BLOCK(Q6_K)
+KILN_DECLARE_BLOCK(IQ4_NL)
+KILN_DECLARE_BLOCK(IQ4_XS)
+#undef KILN_DECLARE_BLOCK
 
-constexpr GGMLType kAllTypes[] = {
-    GGMLType::F32,  GGMLType::F16,  GGMLType::Q4_0, GGMLType::Q4_1,
-    GGMLType::Q8_0, GGMLType::Q4_K, GGMLType::Q6_K, GGMLType::BF16};
+struct TypeInfo {
+  GGMLType type;
+  TypeTraits traits;
+  QuantizeBlock quantize;
+  DequantizeBlock dequantize;
+};
+#define KILN_TYPE(T, NAME, BS, BB)                                             \
+  {GGMLType::T, {NAME, BS, BB}, quantizeBlock##T, dequantizeBlock##T}
+// In type-id order.
+const TypeInfo kTypes[] = {
+    KILN_TYPE(F32, "f32", 1, 4),
+    KILN_TYPE(F16, "f16", 1, 2),
+    KILN_TYPE(Q4_0, "q4_0", kQK4_0, 18),
+    KILN_TYPE(Q4_1, "q4_1", kQK4_1, 20),
+    KILN_TYPE(Q5_0, "q5_0", kQK5_0, 22),
+    KILN_TYPE(Q5_1, "q5_1", kQK5_1, 24),
+    KILN_TYPE(Q8_0, "q8_0", kQK8_0, 34),
+    KILN_TYPE(Q2_K, "q2_k", kQK_K, 84),
+    KILN_TYPE(Q3_K, "q3_k", kQK_K, 110),
+    KILN_TYPE(Q4_K, "q4_k", kQK_K, 144),
+    KILN_TYPE(Q5_K, "q5_k", kQK_K, 176),
+    KILN_TYPE(Q6_K, "q6_k", kQK_K, 210),
+    KILN_TYPE(IQ4_NL, "iq4_nl", kQK4_NL, 18),
+    KILN_TYPE(IQ4_XS, "iq4_xs", kQK_K, 136),
+    KILN_TYPE(BF16, "bf16", 1, 2),
+};
+#undef KILN_TYPE
+constexpr size_t kNumTypes = sizeof(kTypes) / sizeof(kTypes[0]);
+
+const TypeInfo *typeInfo(uint32_t type) {
+  for (const TypeInfo &t : kTypes)
+    if (static_cast<uint32_t>(t.type) == type)
+      return &t;
+  return nullptr;
+}
 } // namespace
 
 const TypeTraits *typeTraits(uint32_t type) {
-  switch (static_cast<GGMLType>(type)) {
-  case GGMLType::F32:
-    return &kF32;
-  case GGMLType::F16:
-    return &kF16;
-  case GGMLType::Q4_0:
-    return &kQ4_0;
-  case GGMLType::Q4_1:
-    return &kQ4_1;
-  case GGMLType::Q8_0:
-    return &kQ8_0;
-  case GGMLType::Q4_K:
-    return &kQ4_K;
-  case GGMLType::Q6_K:
-    return &kQ6_K;
-  case GGMLType::BF16:
-    return &kBF16;
-  }
-  return nullptr;
+  const TypeInfo *t = typeInfo(type);
+  return t ? &t->traits : nullptr;
 }
 
 const char *typeName(GGMLType t) {
@@ -82,10 +114,25 @@ std::optional<GGMLType> typeFromName(const std::string &name) {
   for (char c : name)
     lower.push_back(
         static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  for (GGMLType t : kAllTypes)
-    if (lower == typeName(t))
-      return t;
+  for (const TypeInfo &t : kTypes)
+    if (lower == t.traits.name)
+      return t.type;
   return std::nullopt;
+}
+
+const GGMLType *allTypes(size_t &count) {
+  static GGMLType types[kNumTypes];
+  for (size_t i = 0; i < kNumTypes; ++i)
+    types[i] = kTypes[i].type;
+  count = kNumTypes;
+  return types;
+}
+
+std::string typeList() {
+  std::string s;
+  for (const TypeInfo &t : kTypes)
+    s += (s.empty() ? "" : ", ") + std::string(t.traits.name);
+  return s;
 }
 
 const char *ggmlTypeName(uint32_t type) {
@@ -654,6 +701,592 @@ void dequantizeBlockQ6_K(const uint8_t *b, float *y) {
   }
 }
 
+// Scalar types as blocks of one element.
+void quantizeBlockF32(const float *x, uint8_t *y) { std::memcpy(y, x, 4); }
+void dequantizeBlockF32(const uint8_t *b, float *y) { std::memcpy(y, b, 4); }
+void quantizeBlockF16(const float *x, uint8_t *y) { store16(y, fp32ToFp16(*x)); }
+void dequantizeBlockF16(const uint8_t *b, float *y) { *y = fp16ToFp32(load16(b)); }
+void quantizeBlockBF16(const float *x, uint8_t *y) { store16(y, fp32ToBf16(*x)); }
+void dequantizeBlockBF16(const uint8_t *b, float *y) { *y = bf16ToFp32(load16(b)); }
+
+inline uint32_t load32(const uint8_t *p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+inline void store32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// Packs 32 five-bit values (the reference's order: element j and j + 16
+// share a byte) into nibbles at qs and the fifth bits into the word at qh.
+void packQ5(const uint8_t *xi, uint8_t *qh, uint8_t *qs) {
+  uint32_t h = 0;
+  for (int j = 0; j < 16; ++j) {
+    qs[j] = static_cast<uint8_t>((xi[j] & 0x0F) | ((xi[j + 16] & 0x0F) << 4));
+    h |= ((xi[j] & 0x10u) >> 4) << (j + 0);
+    h |= ((xi[j + 16] & 0x10u) >> 4) << (j + 16);
+  }
+  store32(qh, h);
+}
+// The five-bit value of element j < 32.
+inline int q5At(const uint8_t *qh, const uint8_t *qs, int j) {
+  const uint32_t h = load32(qh);
+  const int lo = j < 16 ? qs[j] & 0x0F : qs[j - 16] >> 4;
+  return lo | static_cast<int>(((h >> j) & 1u) << 4);
+}
+
+void quantizeBlockQ5_0(const float *x, uint8_t *y) {
+  float amax = 0.0f;
+  float max = 0.0f;
+  for (int j = 0; j < kQK5_0; ++j) {
+    const float v = x[j];
+    if (amax < std::fabs(v)) {
+      amax = std::fabs(v);
+      max = v;
+    }
+  }
+  const float d = max / -16;
+  const float id = d != 0 ? 1.0f / d : 0.0f;
+  store16(y, fp32ToFp16(d));
+  uint8_t xi[kQK5_0];
+  for (int j = 0; j < kQK5_0; ++j)
+    xi[j] = static_cast<uint8_t>(minOf(31, truncToInt8(x[j] * id + 16.5f)));
+  packQ5(xi, y + 2, y + 6);
+}
+
+void dequantizeBlockQ5_0(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  for (int j = 0; j < kQK5_0; ++j)
+    y[j] = (q5At(b + 2, b + 6, j) - 16) * d;
+}
+
+void quantizeBlockQ5_1(const float *x, uint8_t *y) {
+  float min = FLT_MAX;
+  float max = -FLT_MAX;
+  for (int j = 0; j < kQK5_1; ++j) {
+    const float v = x[j];
+    if (v < min)
+      min = v;
+    if (v > max)
+      max = v;
+  }
+  const float d = (max - min) / ((1 << 5) - 1);
+  const float id = d != 0 ? 1.0f / d : 0.0f;
+  store16(y, fp32ToFp16(d));
+  store16(y + 2, fp32ToFp16(min));
+  uint8_t xi[kQK5_1];
+  for (int j = 0; j < kQK5_1; ++j) {
+    // (uint8_t) of a float in the reference: in range for finite input.
+    const float v = (x[j] - min) * id + 0.5f;
+    xi[j] = static_cast<uint8_t>(v >= 0.f && v < 256.f ? static_cast<int>(v) : 0);
+  }
+  packQ5(xi, y + 4, y + 8);
+}
+
+void dequantizeBlockQ5_1(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  const float m = fp16ToFp32(load16(b + 2));
+  for (int j = 0; j < kQK5_1; ++j)
+    y[j] = q5At(b + 4, b + 8, j) * d + m;
+}
+
+// Q2_K byte offsets.
+constexpr int kQ2K_Scales = 0, kQ2K_Qs = 16, kQ2K_D = 80, kQ2K_DMin = 82;
+
+// Packs 256 two-bit values: element 128h + 32k + l into bits 2k of
+// qs[32h + l].
+void pack2Bit(const uint8_t *L, uint8_t *qs) {
+  for (int j = 0; j < kQK_K; j += 128)
+    for (int l = 0; l < 32; ++l)
+      qs[j / 4 + l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 2) |
+                                           (L[j + l + 64] << 4) |
+                                           (L[j + l + 96] << 6));
+}
+inline int twoBitAt(const uint8_t *qs, int e) {
+  return (qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+}
+
+void quantizeBlockQ2_K(const float *x, uint8_t *y) {
+  uint8_t L[kQK_K];
+  uint8_t Laux[16];
+  float weights[16];
+  float mins[kQK_K / 16];
+  float scales[kQK_K / 16];
+  const float q4scale = 15.f;
+
+  float maxScale = 0;
+  float maxMin = 0;
+  for (int j = 0; j < kQK_K / 16; ++j) {
+    for (int l = 0; l < 16; ++l)
+      weights[l] = std::fabs(x[16 * j + l]);
+    scales[j] = makeQkx2Quants(16, 3, x + 16 * j, weights, L + 16 * j,
+                               &mins[j], Laux, -0.5f, 0.1f, 15, true);
+    if (scales[j] > maxScale)
+      maxScale = scales[j];
+    if (mins[j] > maxMin)
+      maxMin = mins[j];
+  }
+
+  uint8_t *sc = y + kQ2K_Scales;
+  if (maxScale > 0) {
+    const float iscale = q4scale / maxScale;
+    for (int j = 0; j < kQK_K / 16; ++j)
+      sc[j] = static_cast<uint8_t>(nearestInt(iscale * scales[j]));
+    store16(y + kQ2K_D, fp32ToFp16(maxScale / q4scale));
+  } else {
+    std::memset(sc, 0, kQK_K / 16);
+    store16(y + kQ2K_D, fp32ToFp16(0.f));
+  }
+  if (maxMin > 0) {
+    const float iscale = q4scale / maxMin;
+    for (int j = 0; j < kQK_K / 16; ++j)
+      sc[j] |= static_cast<uint8_t>(nearestInt(iscale * mins[j]) << 4);
+    store16(y + kQ2K_DMin, fp32ToFp16(maxMin / q4scale));
+  } else {
+    store16(y + kQ2K_DMin, fp32ToFp16(0.f));
+  }
+  const float dAll = fp16ToFp32(load16(y + kQ2K_D));
+  const float dminAll = fp16ToFp32(load16(y + kQ2K_DMin));
+  for (int j = 0; j < kQK_K / 16; ++j) {
+    const float d = dAll * (sc[j] & 0xF);
+    if (d == 0)
+      continue;
+    const float dm = dminAll * (sc[j] >> 4);
+    for (int ii = 0; ii < 16; ++ii) {
+      const int l = nearestInt((x[16 * j + ii] + dm) / d);
+      L[16 * j + ii] = static_cast<uint8_t>(maxOf(0, minOf(3, l)));
+    }
+  }
+  pack2Bit(L, y + kQ2K_Qs);
+}
+
+void dequantizeBlockQ2_K(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b + kQ2K_D));
+  const float min = fp16ToFp32(load16(b + kQ2K_DMin));
+  const uint8_t *sc = b + kQ2K_Scales;
+  for (int e = 0; e < kQK_K; ++e) {
+    const uint8_t s = sc[e / 16];
+    const float dl = d * (s & 0xF), ml = min * (s >> 4);
+    y[e] = dl * twoBitAt(b + kQ2K_Qs, e) - ml;
+  }
+}
+
+// ggml's make_q3_quants with do_rmse: symmetric levels [-nmax, nmax-1]
+// (returned as L + nmax), refined by coordinate descent on x^2-weighted
+// error.
+float makeQ3Quants(int n, int nmax, const float *x, int8_t *L) {
+  float max = 0;
+  float amax = 0;
+  for (int i = 0; i < n; ++i) {
+    const float ax = std::fabs(x[i]);
+    if (ax > amax) {
+      amax = ax;
+      max = x[i];
+    }
+  }
+  if (amax < kGroupMaxEps) {
+    for (int i = 0; i < n; ++i)
+      L[i] = 0;
+    return 0.f;
+  }
+  const float iscale = -nmax / max;
+  float sumlx = 0;
+  float suml2 = 0;
+  for (int i = 0; i < n; ++i) {
+    int l = nearestInt(iscale * x[i]);
+    l = maxOf(-nmax, minOf(nmax - 1, l));
+    L[i] = static_cast<int8_t>(l);
+    const float w = x[i] * x[i];
+    sumlx += w * x[i] * l;
+    suml2 += w * l * l;
+  }
+  for (int itry = 0; itry < 5; ++itry) {
+    int nChanged = 0;
+    for (int i = 0; i < n; ++i) {
+      const float w = x[i] * x[i];
+      float slx = sumlx - w * x[i] * L[i];
+      if (slx > 0) {
+        float sl2 = suml2 - w * L[i] * L[i];
+        int newL = nearestInt(x[i] * sl2 / slx);
+        newL = maxOf(-nmax, minOf(nmax - 1, newL));
+        if (newL != L[i]) {
+          slx += w * x[i] * newL;
+          sl2 += w * newL * newL;
+          if (sl2 > 0 && slx * slx * suml2 > sumlx * sumlx * sl2) {
+            L[i] = static_cast<int8_t>(newL);
+            sumlx = slx;
+            suml2 = sl2;
+            ++nChanged;
+          }
+        }
+      }
+    }
+    if (!nChanged)
+      break;
+  }
+  for (int i = 0; i < n; ++i)
+    L[i] = static_cast<int8_t>(L[i] + nmax);
+  return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
+}
+
+// Q3_K byte offsets.
+constexpr int kQ3K_HMask = 0, kQ3K_Qs = 32, kQ3K_Scales = 96, kQ3K_D = 108;
+
+// The 6-bit scale (0..63, value - 32) of Q3_K sub-block j.
+inline int q3kScale(const uint8_t *s, int j) {
+  const int lo = j < 8 ? s[j] & 0xF : s[j - 8] >> 4;
+  return lo | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+}
+
+void quantizeBlockQ3_K(const float *x, uint8_t *y) {
+  int8_t L[kQK_K];
+  float scales[kQK_K / 16];
+
+  float maxScale = 0;
+  float amax = 0;
+  for (int j = 0; j < kQK_K / 16; ++j) {
+    scales[j] = makeQ3Quants(16, 4, x + 16 * j, L + 16 * j);
+    const float scale = std::fabs(scales[j]);
+    if (scale > amax) {
+      amax = scale;
+      maxScale = scales[j];
+    }
+  }
+
+  uint8_t *sc = y + kQ3K_Scales;
+  std::memset(sc, 0, kKScaleBytes);
+  if (maxScale != 0) {
+    const float iscale = -32.f / maxScale;
+    for (int j = 0; j < kQK_K / 16; ++j) {
+      // int8_t of the rounded value, as the reference converts it.
+      int l = static_cast<int8_t>(nearestInt(iscale * scales[j]));
+      l = maxOf(-32, minOf(31, l)) + 32;
+      if (j < 8)
+        sc[j] = static_cast<uint8_t>(l & 0xF);
+      else
+        sc[j - 8] |= static_cast<uint8_t>((l & 0xF) << 4);
+      l >>= 4;
+      sc[j % 4 + 8] |= static_cast<uint8_t>(l << (2 * (j / 4)));
+    }
+    store16(y + kQ3K_D, fp32ToFp16(1 / iscale));
+  } else {
+    store16(y + kQ3K_D, fp32ToFp16(0.f));
+  }
+
+  const float dAll = fp16ToFp32(load16(y + kQ3K_D));
+  for (int j = 0; j < kQK_K / 16; ++j) {
+    const float d = dAll * static_cast<int8_t>(q3kScale(sc, j) - 32);
+    if (d == 0)
+      continue;
+    for (int ii = 0; ii < 16; ++ii) {
+      int l = nearestInt(x[16 * j + ii] / d);
+      l = maxOf(-4, minOf(3, l));
+      L[16 * j + ii] = static_cast<int8_t>(l + 4);
+    }
+  }
+
+  uint8_t *hmask = y + kQ3K_HMask;
+  std::memset(hmask, 0, kQK_K / 8);
+  uint8_t U[kQK_K];
+  for (int j = 0; j < kQK_K; ++j) {
+    U[j] = static_cast<uint8_t>(L[j]);
+    if (U[j] > 3) {
+      hmask[j % 32] |= static_cast<uint8_t>(1u << (j / 32));
+      U[j] = static_cast<uint8_t>(U[j] - 4);
+    }
+  }
+  pack2Bit(U, y + kQ3K_Qs);
+}
+
+void dequantizeBlockQ3_K(const uint8_t *b, float *y) {
+  const float dAll = fp16ToFp32(load16(b + kQ3K_D));
+  const uint8_t *hm = b + kQ3K_HMask;
+  for (int e = 0; e < kQK_K; ++e) {
+    const float dl = dAll * (q3kScale(b + kQ3K_Scales, e / 16) - 32);
+    const int high = (hm[e % 32] >> (e / 32)) & 1;
+    y[e] = dl * (twoBitAt(b + kQ3K_Qs, e) - (high ? 0 : 4));
+  }
+}
+
+// Q5_K byte offsets.
+constexpr int kQ5K_D = 0, kQ5K_DMin = 2, kQ5K_Scales = 4, kQ5K_Qh = 16,
+              kQ5K_Qs = 48;
+
+void quantizeBlockQ5_K(const float *x, uint8_t *y) {
+  uint8_t L[kQK_K];
+  uint8_t Laux[32];
+  float weights[32];
+  float mins[kQK_K / 32];
+  float scales[kQK_K / 32];
+
+  float maxScale = 0;
+  float maxMin = 0;
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    float sumX2 = 0;
+    for (int l = 0; l < 32; ++l)
+      sumX2 += x[32 * j + l] * x[32 * j + l];
+    const float avX = std::sqrt(sumX2 / 32);
+    for (int l = 0; l < 32; ++l)
+      weights[l] = avX + std::fabs(x[32 * j + l]);
+    scales[j] = makeQkx2Quants(32, 31, x + 32 * j, weights, L + 32 * j,
+                               &mins[j], Laux, -0.5f, 0.1f, 15, false);
+    if (scales[j] > maxScale)
+      maxScale = scales[j];
+    if (mins[j] > maxMin)
+      maxMin = mins[j];
+  }
+
+  uint8_t *sc = y + kQ5K_Scales;
+  std::memset(sc, 0, kKScaleBytes);
+  const float invScale = maxScale > 0 ? 63.f / maxScale : 0.f;
+  const float invMin = maxMin > 0 ? 63.f / maxMin : 0.f;
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    uint8_t ls = static_cast<uint8_t>(nearestInt(invScale * scales[j]));
+    uint8_t lm = static_cast<uint8_t>(nearestInt(invMin * mins[j]));
+    ls = minOf<uint8_t>(63, ls);
+    lm = minOf<uint8_t>(63, lm);
+    if (j < 4) {
+      sc[j] = ls;
+      sc[j + 4] = lm;
+    } else {
+      sc[j + 4] = static_cast<uint8_t>((ls & 0xF) | ((lm & 0xF) << 4));
+      sc[j - 4] |= static_cast<uint8_t>((ls >> 4) << 6);
+      sc[j] |= static_cast<uint8_t>((lm >> 4) << 6);
+    }
+  }
+  const uint16_t dBits = fp32ToFp16(maxScale / 63.f);
+  const uint16_t dminBits = fp32ToFp16(maxMin / 63.f);
+  store16(y + kQ5K_D, dBits);
+  store16(y + kQ5K_DMin, dminBits);
+
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    uint8_t s, m;
+    unpackScaleMinK4(j, sc, s, m);
+    const float d = fp16ToFp32(dBits) * s;
+    if (d == 0)
+      continue;
+    const float dm = fp16ToFp32(dminBits) * m;
+    for (int ii = 0; ii < 32; ++ii) {
+      const int l = nearestInt((x[32 * j + ii] + dm) / d);
+      L[32 * j + ii] = static_cast<uint8_t>(maxOf(0, minOf(31, l)));
+    }
+  }
+
+  uint8_t *qh = y + kQ5K_Qh;
+  uint8_t *ql = y + kQ5K_Qs;
+  std::memset(qh, 0, kQK_K / 8);
+  uint8_t m1 = 1, m2 = 2;
+  for (int n = 0; n < kQK_K; n += 64) {
+    for (int j = 0; j < 32; ++j) {
+      int l1 = L[n + j];
+      if (l1 > 15) {
+        l1 -= 16;
+        qh[j] |= m1;
+      }
+      int l2 = L[n + j + 32];
+      if (l2 > 15) {
+        l2 -= 16;
+        qh[j] |= m2;
+      }
+      ql[j] = static_cast<uint8_t>(l1 | (l2 << 4));
+    }
+    m1 = static_cast<uint8_t>(m1 << 2);
+    m2 = static_cast<uint8_t>(m2 << 2);
+    ql += 32;
+  }
+}
+
+void dequantizeBlockQ5_K(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b + kQ5K_D));
+  const float min = fp16ToFp32(load16(b + kQ5K_DMin));
+  const uint8_t *ql = b + kQ5K_Qs, *qh = b + kQ5K_Qh;
+  int is = 0;
+  uint8_t u1 = 1, u2 = 2;
+  for (int j = 0; j < kQK_K; j += 64) {
+    uint8_t sc, m;
+    unpackScaleMinK4(is + 0, b + kQ5K_Scales, sc, m);
+    const float d1 = d * sc;
+    const float m1 = min * m;
+    unpackScaleMinK4(is + 1, b + kQ5K_Scales, sc, m);
+    const float d2 = d * sc;
+    const float m2 = min * m;
+    for (int l = 0; l < 32; ++l)
+      *y++ = d1 * ((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
+    for (int l = 0; l < 32; ++l)
+      *y++ = d2 * ((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
+    ql += 32;
+    is += 2;
+    u1 = static_cast<uint8_t>(u1 << 2);
+    u2 = static_cast<uint8_t>(u2 << 2);
+  }
+}
+
+// Index of the level nearest x in the sorted table val[0..n) (ties go up).
+int bestIndexInt8(int n, const int8_t *val, float x) {
+  if (x <= val[0])
+    return 0;
+  if (x >= val[n - 1])
+    return n - 1;
+  int ml = 0, mu = n - 1;
+  while (mu - ml > 1) {
+    const int mav = (ml + mu) / 2;
+    if (x < val[mav])
+      mu = mav;
+    else
+      ml = mav;
+  }
+  return x - val[mu - 1] < val[mu] - x ? mu - 1 : mu;
+}
+
+// ggml's quantize_row_iq4_nl_impl without an importance matrix: per block of
+// 32 a scale from the largest magnitude, refined over 2*ntry+1 candidates;
+// with several blocks (IQ4_XS) the scales are then quantized to 6 bits
+// against the super-block scale. Writes d, the 4-bit indices and, for
+// IQ4_XS, the packed scales.
+void quantizeIQ4(int superBlockSize, const float *x, uint8_t *dh, uint8_t *q4,
+                 uint8_t *scalesH, uint8_t *scalesL, int ntry) {
+  constexpr int kBlock = 32;
+  const int8_t *values = kIQ4NLValues;
+  uint8_t L[kQK_K];
+  float weight[kBlock];
+  float scales[kQK_K / kBlock];
+
+  std::memset(q4, 0, superBlockSize / 2);
+  store16(dh, fp32ToFp16(0.f));
+
+  float maxScale = 0, amaxScale = 0;
+  for (int ib = 0; ib < superBlockSize / kBlock; ++ib) {
+    const float *xb = x + ib * kBlock;
+    uint8_t *Lb = L + ib * kBlock;
+    for (int j = 0; j < kBlock; ++j)
+      weight[j] = xb[j] * xb[j];
+    float amax = 0, max = 0;
+    for (int j = 0; j < kBlock; ++j) {
+      const float ax = std::fabs(xb[j]);
+      if (ax > amax) {
+        amax = ax;
+        max = xb[j];
+      }
+    }
+    if (amax < kGroupMaxEps) {
+      scales[ib] = 0;
+      // The reference leaves this block's indices unset; with ntry > 0 the
+      // IQ4_NL path and the IQ4_XS rescale below overwrite them.
+      std::memset(Lb, 0, kBlock);
+      continue;
+    }
+    float d = ntry > 0 ? -max / values[0] : max / values[0];
+    float id = 1 / d;
+    float sumqx = 0, sumq2 = 0;
+    for (int j = 0; j < kBlock; ++j) {
+      const float al = id * xb[j];
+      const int l = bestIndexInt8(16, values, al);
+      Lb[j] = static_cast<uint8_t>(l);
+      const float q = values[l];
+      const float w = weight[j];
+      sumqx += w * q * xb[j];
+      sumq2 += w * q * q;
+    }
+    d = sumq2 > 0 ? sumqx / sumq2 : 0.f;
+    float best = d * sumqx;
+    for (int itry = -ntry; itry <= ntry; ++itry) {
+      id = (itry + values[0]) / max;
+      sumqx = sumq2 = 0;
+      for (int j = 0; j < kBlock; ++j) {
+        const float al = id * xb[j];
+        const int l = bestIndexInt8(16, values, al);
+        const float q = values[l];
+        const float w = weight[j];
+        sumqx += w * q * xb[j];
+        sumq2 += w * q * q;
+      }
+      if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+        d = sumqx / sumq2;
+        best = d * sumqx;
+      }
+    }
+    scales[ib] = d;
+    const float absD = std::fabs(d);
+    if (absD > amaxScale) {
+      amaxScale = absD;
+      maxScale = d;
+    }
+  }
+
+  if (superBlockSize / kBlock > 1) {
+    uint16_t sh = 0;
+    const float d = -maxScale / 32;
+    store16(dh, fp32ToFp16(d));
+    const float id = d != 0 ? 1 / d : 0.f;
+    for (int ib = 0; ib < superBlockSize / kBlock; ++ib) {
+      int l = nearestInt(id * scales[ib]);
+      l = maxOf(-32, minOf(31, l));
+      const float dl = d * l;
+      const float idl = dl != 0 ? 1 / dl : 0.f;
+      uint8_t *Lb = L + ib * kBlock;
+      const float *xb = x + ib * kBlock;
+      for (int j = 0; j < kBlock; ++j)
+        Lb[j] = static_cast<uint8_t>(bestIndexInt8(16, values, idl * xb[j]));
+      l += 32;
+      const uint8_t lLow = static_cast<uint8_t>(l & 0xf);
+      const uint8_t lHigh = static_cast<uint8_t>(l >> 4);
+      if (ib % 2 == 0)
+        scalesL[ib / 2] = lLow;
+      else
+        scalesL[ib / 2] |= static_cast<uint8_t>(lLow << 4);
+      sh |= static_cast<uint16_t>(lHigh << (2 * (ib % 8)));
+    }
+    store16(scalesH, sh);
+  } else {
+    store16(dh, fp32ToFp16(scales[0]));
+    if (ntry > 0) {
+      const float id = scales[0] != 0 ? 1 / scales[0] : 0;
+      for (int j = 0; j < superBlockSize; ++j)
+        L[j] = static_cast<uint8_t>(bestIndexInt8(16, values, id * x[j]));
+    }
+  }
+
+  for (int i = 0; i < superBlockSize / 32; ++i)
+    for (int j = 0; j < 16; ++j)
+      q4[16 * i + j] = static_cast<uint8_t>(L[32 * i + j] | (L[32 * i + 16 + j] << 4));
+}
+
+// llama.cpp's quantize_iq4_nl / quantize_iq4_xs search 7 steps each way.
+constexpr int kIQ4Tries = 7;
+
+void quantizeBlockIQ4_NL(const float *x, uint8_t *y) {
+  quantizeIQ4(kQK4_NL, x, y, y + 2, nullptr, nullptr, kIQ4Tries);
+}
+
+void dequantizeBlockIQ4_NL(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  for (int j = 0; j < kQK4_NL / 2; ++j) {
+    y[j] = d * kIQ4NLValues[b[2 + j] & 0xf];
+    y[j + kQK4_NL / 2] = d * kIQ4NLValues[b[2 + j] >> 4];
+  }
+}
+
+void quantizeBlockIQ4_XS(const float *x, uint8_t *y) {
+  quantizeIQ4(kQK_K, x, y, y + 8, y + 2, y + 4, kIQ4Tries);
+}
+
+void dequantizeBlockIQ4_XS(const uint8_t *b, float *y) {
+  const float d = fp16ToFp32(load16(b));
+  const uint16_t sh = load16(b + 2);
+  const uint8_t *sl = b + 4, *qs = b + 8;
+  for (int ib = 0; ib < kQK_K / 32; ++ib) {
+    const int ls = ((sl[ib / 2] >> 4 * (ib % 2)) & 0xf) | (((sh >> 2 * ib) & 3) << 4);
+    const float dl = d * (ls - 32);
+    for (int j = 0; j < 16; ++j) {
+      y[j] = dl * kIQ4NLValues[qs[j] & 0xf];
+      y[j + 16] = dl * kIQ4NLValues[qs[j] >> 4];
+    }
+    y += 32;
+    qs += 16;
+  }
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -661,94 +1294,33 @@ void dequantizeBlockQ6_K(const uint8_t *b, float *y) {
 //===----------------------------------------------------------------------===//
 
 void dequantize(GGMLType type, const void *src, float *dst, int64_t n) {
-  const TypeTraits *tt = typeTraits(static_cast<uint32_t>(type));
-  assert(tt && "unsupported type");
+  const TypeInfo *ti = typeInfo(static_cast<uint32_t>(type));
+  assert(ti && "unsupported type");
   assert(n >= 0 && "negative element count");
-  if (!tt || n <= 0) {
+  if (!ti || n <= 0)
     return;
-  }
-  assert(n % tt->blockSize == 0 && "n must be a multiple of the block size");
-  const int64_t nb = n / tt->blockSize;
+  const TypeTraits &tt = ti->traits;
+  assert(n % tt.blockSize == 0 && "n must be a multiple of the block size");
+  const int64_t nb = n / tt.blockSize;
   const auto *s = static_cast<const uint8_t *>(src);
-  switch (type) {
-  case GGMLType::F32:
-    std::memcpy(dst, s, static_cast<size_t>(nb) * 4);
-    break;
-  case GGMLType::F16:
-    for (int64_t i = 0; i < nb; ++i)
-      dst[i] = fp16ToFp32(load16(s + 2 * i));
-    break;
-  case GGMLType::BF16:
-    for (int64_t i = 0; i < nb; ++i)
-      dst[i] = bf16ToFp32(load16(s + 2 * i));
-    break;
-  case GGMLType::Q4_0:
-    for (int64_t i = 0; i < nb; ++i)
-      dequantizeBlockQ4_0(s + i * tt->blockBytes, dst + i * tt->blockSize);
-    break;
-  case GGMLType::Q4_1:
-    for (int64_t i = 0; i < nb; ++i)
-      dequantizeBlockQ4_1(s + i * tt->blockBytes, dst + i * tt->blockSize);
-    break;
-  case GGMLType::Q8_0:
-    for (int64_t i = 0; i < nb; ++i)
-      dequantizeBlockQ8_0(s + i * tt->blockBytes, dst + i * tt->blockSize);
-    break;
-  case GGMLType::Q4_K:
-    for (int64_t i = 0; i < nb; ++i)
-      dequantizeBlockQ4_K(s + i * tt->blockBytes, dst + i * tt->blockSize);
-    break;
-  case GGMLType::Q6_K:
-    for (int64_t i = 0; i < nb; ++i)
-      dequantizeBlockQ6_K(s + i * tt->blockBytes, dst + i * tt->blockSize);
-    break;
-  }
-  for (int64_t i = nb * tt->blockSize; i < n; ++i)
+  for (int64_t i = 0; i < nb; ++i)
+    ti->dequantize(s + i * tt.blockBytes, dst + i * tt.blockSize);
+  for (int64_t i = nb * tt.blockSize; i < n; ++i)
     dst[i] = 0.0f;
 }
 
 void quantize(GGMLType type, const float *src, void *dst, int64_t n) {
-  const TypeTraits *tt = typeTraits(static_cast<uint32_t>(type));
-  assert(tt && "unsupported type");
+  const TypeInfo *ti = typeInfo(static_cast<uint32_t>(type));
+  assert(ti && "unsupported type");
   assert(n >= 0 && "negative element count");
-  if (!tt || n <= 0)
+  if (!ti || n <= 0)
     return;
-  assert(n % tt->blockSize == 0 && "n must be a multiple of the block size");
-  const int64_t nb = n / tt->blockSize;
+  const TypeTraits &tt = ti->traits;
+  assert(n % tt.blockSize == 0 && "n must be a multiple of the block size");
+  const int64_t nb = n / tt.blockSize;
   auto *d = static_cast<uint8_t *>(dst);
-  switch (type) {
-  case GGMLType::F32:
-    std::memcpy(d, src, static_cast<size_t>(nb) * 4);
-    break;
-  case GGMLType::F16:
-    for (int64_t i = 0; i < nb; ++i)
-      store16(d + 2 * i, fp32ToFp16(src[i]));
-    break;
-  case GGMLType::BF16:
-    for (int64_t i = 0; i < nb; ++i)
-      store16(d + 2 * i, fp32ToBf16(src[i]));
-    break;
-  case GGMLType::Q4_0:
-    for (int64_t i = 0; i < nb; ++i)
-      quantizeBlockQ4_0(src + i * tt->blockSize, d + i * tt->blockBytes);
-    break;
-  case GGMLType::Q4_1:
-    for (int64_t i = 0; i < nb; ++i)
-      quantizeBlockQ4_1(src + i * tt->blockSize, d + i * tt->blockBytes);
-    break;
-  case GGMLType::Q8_0:
-    for (int64_t i = 0; i < nb; ++i)
-      quantizeBlockQ8_0(src + i * tt->blockSize, d + i * tt->blockBytes);
-    break;
-  case GGMLType::Q4_K:
-    for (int64_t i = 0; i < nb; ++i)
-      quantizeBlockQ4_K(src + i * tt->blockSize, d + i * tt->blockBytes);
-    break;
-  case GGMLType::Q6_K:
-    for (int64_t i = 0; i < nb; ++i)
-      quantizeBlockQ6_K(src + i * tt->blockSize, d + i * tt->blockBytes);
-    break;
-  }
+  for (int64_t i = 0; i < nb; ++i)
+    ti->quantize(src + i * tt.blockSize, d + i * tt.blockBytes);
 }
 
 } // namespace kiln::gguf

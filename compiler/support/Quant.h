@@ -34,9 +34,16 @@ enum class GGMLType : uint32_t {
   F16 = 1,
   Q4_0 = 2,
   Q4_1 = 3,
+  Q5_0 = 6,
+  Q5_1 = 7,
   Q8_0 = 8,
+  Q2_K = 10,
+  Q3_K = 11,
   Q4_K = 12,
+  Q5_K = 13,
   Q6_K = 14,
+  IQ4_NL = 20,
+  IQ4_XS = 23,
   BF16 = 30,
 };
 
@@ -53,8 +60,9 @@ const TypeTraits *typeTraits(uint32_t type);
 inline const TypeTraits *typeTraits(GGMLType type) {
   return typeTraits(static_cast<uint32_t>(type));
 }
-/// "f32", "f16", "q4_0", "q4_1", "q8_0", "q4_k", "q6_k", "bf16"
-/// ("unknown" for a value outside the enum).
+/// "f32", "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k",
+/// "q3_k", "q4_k", "q5_k", "q6_k", "iq4_nl", "iq4_xs" ("unknown" for a value
+/// outside the enum).
 const char *typeName(GGMLType t);
 /// Inverse of typeName (case-insensitive).
 std::optional<GGMLType> typeFromName(const std::string &name);
@@ -62,6 +70,10 @@ std::optional<GGMLType> typeFromName(const std::string &name);
 /// (e.g. 13 -> "q5_K"); nullptr if the id is not a known ggml type. Used to
 /// produce helpful diagnostics.
 const char *ggmlTypeName(uint32_t type);
+/// Every supported type, in type-id order.
+const GGMLType *allTypes(size_t &count);
+/// The supported type names, comma-separated ("f32, f16, ...").
+std::string typeList();
 
 //===----------------------------------------------------------------------===//
 // Block layouts (documentation of the on-disk format; all fields are
@@ -72,7 +84,10 @@ const char *ggmlTypeName(uint32_t type);
 
 constexpr int64_t kQK4_0 = 32;
 constexpr int64_t kQK4_1 = 32;
+constexpr int64_t kQK5_0 = 32;
+constexpr int64_t kQK5_1 = 32;
 constexpr int64_t kQK8_0 = 32;
+constexpr int64_t kQK4_NL = 32;
 constexpr int64_t kQK_K = 256;
 constexpr int64_t kKScaleBytes = 12;
 
@@ -88,10 +103,45 @@ struct BlockQ4_1 {
   uint16_t m;
   uint8_t qs[kQK4_1 / 2];
 };
+/// x[j] = (q_j - 16) * d; the low four bits of q_j are nibbles as in Q4_0,
+/// the fifth is bit j of the little-endian word qh.
+struct BlockQ5_0 {
+  uint16_t d;
+  uint8_t qh[4];
+  uint8_t qs[kQK5_0 / 2];
+};
+/// x[j] = q_j * d + m (bits as Q5_0).
+struct BlockQ5_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qh[4];
+  uint8_t qs[kQK5_1 / 2];
+};
 /// x[j] = qs[j] * d.
 struct BlockQ8_0 {
   uint16_t d;
   int8_t qs[kQK8_0];
+};
+/// Super-block of 16 sub-blocks of 16; scales[s] holds sub-block s's 4-bit
+/// scale (low nibble) and 4-bit min (high nibble). For half h (128 elements)
+/// and l < 32 the 2-bit quant of element 128h + 32k + l is bits 2k..2k+1 of
+/// qs[32h + l].  x = d*sc * q - dmin*m.
+struct BlockQ2_K {
+  uint8_t scales[kQK_K / 16];
+  uint8_t qs[kQK_K / 4];
+  uint16_t d;
+  uint16_t dmin;
+};
+/// Super-block of 16 sub-blocks of 16 with 6-bit signed scales (value - 32):
+/// the low four bits of sub-block s are the low (s < 8) or high (s >= 8)
+/// nibble of scales[s % 8], the top two are bits 2(s/4).. of scales[8 + s%4].
+/// Low 2 bits of quants as Q2_K; element e's third bit is bit e/32 of
+/// hmask[e % 32], and a clear bit subtracts 4.  x = d*(sc-32) * q, q in -4..3.
+struct BlockQ3_K {
+  uint8_t hmask[kQK_K / 8];
+  uint8_t qs[kQK_K / 4];
+  uint8_t scales[kKScaleBytes];
+  uint16_t d;
 };
 /// Super-block of 8 sub-blocks of 32. Sub-block s has a 6-bit scale sc_s and
 /// a 6-bit min m_s packed in `scales`:
@@ -107,6 +157,15 @@ struct BlockQ4_K {
   uint8_t scales[kKScaleBytes];
   uint8_t qs[kQK_K / 2];
 };
+/// Q4_K with a fifth bit: element 64p + l (l < 32) adds 16 if bit 2p of
+/// qh[l] is set, element 64p + 32 + l if bit 2p+1 is.
+struct BlockQ5_K {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[kKScaleBytes];
+  uint8_t qh[kQK_K / 8];
+  uint8_t qs[kQK_K / 2];
+};
 /// Super-block of 16 sub-blocks of 16 with int8 scales. For half h (128
 /// elements) and l < 32 the four 6-bit quants of elements 128h + l + 32k,
 /// k = 0..3, are: low nibble of ql[64h+l], low nibble of ql[64h+32+l], high
@@ -119,7 +178,31 @@ struct BlockQ6_K {
   uint16_t d;
 };
 
+/// The 16 non-linear 4-bit levels of IQ4_NL and IQ4_XS.
+extern const int8_t kIQ4NLValues[16];
+/// x[j] = d * kIQ4NLValues[q_j] (nibble layout as Q4_0).
+struct BlockIQ4_NL {
+  uint16_t d;
+  uint8_t qs[kQK4_NL / 2];
+};
+/// Super-block of 8 sub-blocks of 32 with 6-bit scales (value - 32): the low
+/// four bits of sub-block s are nibble s%2 of scales_l[s/2], the top two bits
+/// 2s..2s+1 of scales_h. Sub-block s's quants are qs[16s..16s+15] as IQ4_NL.
+struct BlockIQ4_XS {
+  uint16_t d;
+  uint16_t scales_h;
+  uint8_t scales_l[kQK_K / 64];
+  uint8_t qs[kQK_K / 2];
+};
+
 static_assert(sizeof(BlockQ4_0) == 18, "Q4_0 block size");
+static_assert(sizeof(BlockQ5_0) == 22, "Q5_0 block size");
+static_assert(sizeof(BlockQ5_1) == 24, "Q5_1 block size");
+static_assert(sizeof(BlockQ2_K) == 84, "Q2_K block size");
+static_assert(sizeof(BlockQ3_K) == 110, "Q3_K block size");
+static_assert(sizeof(BlockQ5_K) == 176, "Q5_K block size");
+static_assert(sizeof(BlockIQ4_NL) == 18, "IQ4_NL block size");
+static_assert(sizeof(BlockIQ4_XS) == 136, "IQ4_XS block size");
 static_assert(sizeof(BlockQ4_1) == 20, "Q4_1 block size");
 static_assert(sizeof(BlockQ8_0) == 34, "Q8_0 block size");
 static_assert(sizeof(BlockQ4_K) == 144, "Q4_K block size");
@@ -151,9 +234,11 @@ uint16_t fp32ToBf16(float f);
 void dequantize(GGMLType type, const void *src, float *dst, int64_t n);
 
 /// Quantize n f32 elements into dst (GGML block layout, any alignment),
-/// bit-identical to ggml's reference quantizers quantize_row_*_ref.
-/// Supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q6_K. n must be a
-/// multiple of the block size (only whole blocks are written otherwise).
+/// byte-identical to what llama.cpp writes without an importance matrix
+/// (ggml_quantize_chunk): the reference quantizers quantize_row_*_ref, and
+/// for IQ4_NL / IQ4_XS the scale search of quantize_iq4_nl / _xs (ntry 7).
+/// Every supported type. n must be a multiple of the block size (only whole
+/// blocks are written otherwise).
 void quantize(GGMLType type, const float *src, void *dst, int64_t n);
 
 /// Bytes needed for n elements of `type` (n must be a non-negative multiple

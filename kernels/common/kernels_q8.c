@@ -160,6 +160,142 @@ static float kiln_dot_q6_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
   return sum;
 }
 
+/* Q5_0 / Q5_1: each 32-element weight block meets one activation block. */
+static int kiln_q5_bits(const uint8_t *qh, const uint8_t *qs, int j) {
+  const uint32_t h = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 |
+                     (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
+  const int lo = j < 16 ? qs[j] & 0xf : qs[j - 16] >> 4;
+  return lo | (int)(((h >> j) & 1u) << 4);
+}
+
+static float kiln_dot_q5_0_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int b = 0; b < K / 32; ++b, w += 22) {
+    int32_t isum = 0;
+    for (int j = 0; j < 32; ++j)
+      isum += (kiln_q5_bits(w + 2, w + 6, j) - 16) * a[b].qs[j];
+    sum += (float)isum * (kiln_g_f16(kiln_g_u16(w)) * kiln_g_f16(a[b].d));
+  }
+  return sum;
+}
+
+/* Q5_1: x = q*d + m, so the block contributes da*(d*sum(q*a) + m*sum(a)). */
+static float kiln_dot_q5_1_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int b = 0; b < K / 32; ++b, w += 24) {
+    int32_t isum = 0, asum = 0;
+    for (int j = 0; j < 32; ++j) {
+      isum += kiln_q5_bits(w + 4, w + 8, j) * a[b].qs[j];
+      asum += a[b].qs[j];
+    }
+    const float d = kiln_g_f16(kiln_g_u16(w)), m = kiln_g_f16(kiln_g_u16(w + 2));
+    sum += kiln_g_f16(a[b].d) * (d * (float)isum + m * (float)asum);
+  }
+  return sum;
+}
+
+/* Q5_K: Q4_K's sub-blocks with a fifth bit from qh. */
+static float kiln_dot_q5_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 176, a += 8) {
+    const float d = kiln_g_f16(kiln_g_u16(w)), dmin = kiln_g_f16(kiln_g_u16(w + 2));
+    const uint8_t *scales = w + 4, *qh = w + 16, *qs = w + 48;
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      kiln_g_scale_min_k4(j, scales, &sc, &m);
+      const uint8_t *q = qs + (j / 2) * 32;
+      const int shift = (j % 2) * 4;
+      int32_t isum = 0, asum = 0;
+      for (int l = 0; l < 32; ++l) {
+        const int v = ((q[l] >> shift) & 0xf) | (((qh[l] >> j) & 1) << 4);
+        isum += v * a[j].qs[l];
+        asum += a[j].qs[l];
+      }
+      const float da = kiln_g_f16(a[j].d);
+      sum += da * (d * (float)sc * (float)isum - dmin * (float)m * (float)asum);
+    }
+  }
+  return sum;
+}
+
+/* Q2_K: each 32-element activation block meets two 16-element sub-blocks,
+ * each with a 4-bit scale and min. */
+static float kiln_dot_q2_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 84, a += 8) {
+    const float d = kiln_g_f16(kiln_g_u16(w + 80)), dmin = kiln_g_f16(kiln_g_u16(w + 82));
+    for (int b = 0; b < 8; ++b) {
+      int32_t isum = 0, msum = 0;
+      for (int h = 0; h < 2; ++h) {
+        const uint8_t sc = w[2 * b + h];
+        int32_t part = 0, asum = 0;
+        for (int l = 0; l < 16; ++l) {
+          const int e = 32 * b + 16 * h + l;
+          part += kiln_g_2bit(w + 16, e) * a[b].qs[16 * h + l];
+          asum += a[b].qs[16 * h + l];
+        }
+        isum += (sc & 0xf) * part;
+        msum += (sc >> 4) * asum;
+      }
+      sum += kiln_g_f16(a[b].d) * (d * (float)isum - dmin * (float)msum);
+    }
+  }
+  return sum;
+}
+
+/* Q3_K: two 16-element sub-blocks per activation block, signed 6-bit
+ * scales, quants -4..3. */
+static float kiln_dot_q3_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 110, a += 8) {
+    const float d = kiln_g_f16(kiln_g_u16(w + 108));
+    for (int b = 0; b < 8; ++b) {
+      int32_t isum = 0;
+      for (int h = 0; h < 2; ++h) {
+        int32_t part = 0;
+        for (int l = 0; l < 16; ++l) {
+          const int e = 32 * b + 16 * h + l;
+          const int q = kiln_g_2bit(w + 32, e) - (((w[e % 32] >> (e / 32)) & 1) ? 0 : 4);
+          part += q * a[b].qs[16 * h + l];
+        }
+        isum += kiln_g_q3k_scale(w + 96, 2 * b + h) * part;
+      }
+      sum += kiln_g_f16(a[b].d) * d * (float)isum;
+    }
+  }
+  return sum;
+}
+
+static float kiln_dot_iq4_nl_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int b = 0; b < K / 32; ++b, w += 18) {
+    int32_t isum = 0;
+    for (int j = 0; j < 16; ++j)
+      isum += kiln_g_iq4nl[w[2 + j] & 0xf] * a[b].qs[j] +
+              kiln_g_iq4nl[w[2 + j] >> 4] * a[b].qs[j + 16];
+    sum += (float)isum * (kiln_g_f16(kiln_g_u16(w)) * kiln_g_f16(a[b].d));
+  }
+  return sum;
+}
+
+static float kiln_dot_iq4_xs_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 136, a += 8) {
+    const float d = kiln_g_f16(kiln_g_u16(w));
+    const int sh = kiln_g_u16(w + 2);
+    for (int b = 0; b < 8; ++b) {
+      const int ls = ((w[4 + b / 2] >> 4 * (b % 2)) & 0xf) | (((sh >> 2 * b) & 3) << 4);
+      const uint8_t *qs = w + 8 + 16 * b;
+      int32_t isum = 0;
+      for (int j = 0; j < 16; ++j)
+        isum += kiln_g_iq4nl[qs[j] & 0xf] * a[b].qs[j] +
+                kiln_g_iq4nl[qs[j] >> 4] * a[b].qs[j + 16];
+      sum += kiln_g_f16(a[b].d) * (d * (float)(ls - 32)) * (float)isum;
+    }
+  }
+  return sum;
+}
+
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \
   static void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K,  \
                                              const uint8_t *w, int N,          \
@@ -178,3 +314,10 @@ KILN_Q8_MATMUL(q8_0, 32, 34)
 KILN_Q8_MATMUL(q4_0, 32, 18)
 KILN_Q8_MATMUL(q4_k, 256, 144)
 KILN_Q8_MATMUL(q6_k, 256, 210)
+KILN_Q8_MATMUL(q5_0, 32, 22)
+KILN_Q8_MATMUL(q5_1, 32, 24)
+KILN_Q8_MATMUL(q5_k, 256, 176)
+KILN_Q8_MATMUL(q2_k, 256, 84)
+KILN_Q8_MATMUL(q3_k, 256, 110)
+KILN_Q8_MATMUL(iq4_nl, 32, 18)
+KILN_Q8_MATMUL(iq4_xs, 256, 136)

@@ -188,6 +188,92 @@ static void kiln_g_deq_q6_k(const uint8_t *b, float *y) {
   }
 }
 
+/* Q5_0 / Q5_1: Q4 nibbles plus a fifth bit per element in a 32-bit word. */
+static int kiln_g_q5(const uint8_t *qh, const uint8_t *qs, int j) {
+  const uint32_t h = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 |
+                     (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
+  const int lo = j < 16 ? qs[j] & 0xf : qs[j - 16] >> 4;
+  return lo | (int)(((h >> j) & 1u) << 4);
+}
+static void kiln_g_deq_q5_0(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b));
+  for (int j = 0; j < 32; ++j)
+    y[j] = d * (float)(kiln_g_q5(b + 2, b + 6, j) - 16);
+}
+static void kiln_g_deq_q5_1(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b)), m = kiln_g_f16(kiln_g_u16(b + 2));
+  for (int j = 0; j < 32; ++j)
+    y[j] = d * (float)kiln_g_q5(b + 4, b + 8, j) + m;
+}
+/* Q2_K / Q3_K: element e's two low bits are bits 2((e%128)/32) of
+ * qs[32(e/128) + e%32]. */
+static int kiln_g_2bit(const uint8_t *qs, int e) {
+  return (qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+}
+/* Q2_K: 16 sub-blocks of 16, 4-bit scale and min per sub-block. */
+static void kiln_g_deq_q2_k(const uint8_t *b, float *y) {
+  const float d = kiln_g_f16(kiln_g_u16(b + 80)), dmin = kiln_g_f16(kiln_g_u16(b + 82));
+  for (int e = 0; e < 256; ++e) {
+    const uint8_t s = b[e / 16];
+    y[e] = d * (float)(s & 0xf) * (float)kiln_g_2bit(b + 16, e) -
+           dmin * (float)(s >> 4);
+  }
+}
+/* Q3_K: 16 sub-blocks of 16 with 6-bit signed scales; third bit in hmask
+ * (clear: subtract 4). */
+static int kiln_g_q3k_scale(const uint8_t *s, int j) {
+  const int lo = j < 8 ? s[j] & 0xf : s[j - 8] >> 4;
+  return (lo | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
+}
+static void kiln_g_deq_q3_k(const uint8_t *b, float *y) {
+  const float d = kiln_g_f16(kiln_g_u16(b + 108));
+  for (int e = 0; e < 256; ++e) {
+    const int high = (b[e % 32] >> (e / 32)) & 1;
+    y[e] = d * (float)kiln_g_q3k_scale(b + 96, e / 16) *
+           (float)(kiln_g_2bit(b + 32, e) - (high ? 0 : 4));
+  }
+}
+/* Q5_K: Q4_K's sub-blocks with a fifth bit per element in qh. */
+static void kiln_g_deq_q5_k(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b)), dmin = kiln_g_f16(kiln_g_u16(b + 2));
+  const uint8_t *scales = b + 4, *qh = b + 16, *q = b + 48;
+  for (int j = 0, is = 0; j < 256; j += 64, is += 2, q += 32) {
+    int sc, m;
+    kiln_g_scale_min_k4(is, scales, &sc, &m);
+    float d1 = d * (float)sc, m1 = dmin * (float)m;
+    kiln_g_scale_min_k4(is + 1, scales, &sc, &m);
+    float d2 = d * (float)sc, m2 = dmin * (float)m;
+    for (int l = 0; l < 32; ++l) {
+      y[j + l] = d1 * (float)((q[l] & 0xf) | (((qh[l] >> is) & 1) << 4)) - m1;
+      y[j + 32 + l] = d2 * (float)((q[l] >> 4) | (((qh[l] >> (is + 1)) & 1) << 4)) - m2;
+    }
+  }
+}
+/* IQ4_NL / IQ4_XS: nibbles index 16 non-linear levels. */
+static const int8_t kiln_g_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                        1,    13,   25,  38,  53,  69,  89,  113};
+static void kiln_g_deq_iq4_nl(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b));
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * (float)kiln_g_iq4nl[b[2 + j] & 0xf];
+    y[j + 16] = d * (float)kiln_g_iq4nl[b[2 + j] >> 4];
+  }
+}
+/* IQ4_XS: 8 sub-blocks of 32 with 6-bit scales (value - 32). */
+static void kiln_g_deq_iq4_xs(const uint8_t *b, float *y) {
+  float d = kiln_g_f16(kiln_g_u16(b));
+  const int sh = kiln_g_u16(b + 2);
+  for (int ib = 0; ib < 8; ++ib) {
+    const int ls = ((b[4 + ib / 2] >> 4 * (ib % 2)) & 0xf) | (((sh >> 2 * ib) & 3) << 4);
+    const float dl = d * (float)(ls - 32);
+    const uint8_t *qs = b + 8 + 16 * ib;
+    for (int j = 0; j < 16; ++j) {
+      y[32 * ib + j] = dl * (float)kiln_g_iq4nl[qs[j] & 0xf];
+      y[32 * ib + j + 16] = dl * (float)kiln_g_iq4nl[qs[j] >> 4];
+    }
+  }
+}
+
 /* One kernel pair per weight type: embedding row lookup and matmul.
  * matmul: y[r][j] = sum_k x[r][k] * W[j][k] (+ bias[j]) for r < rows. */
 #define KILN_G_WEIGHT_KERNELS(T, BS, BB)                                       \
@@ -233,6 +319,13 @@ KILN_G_WEIGHT_KERNELS(q4_0, 32, 18)
 KILN_G_WEIGHT_KERNELS(q4_1, 32, 20)
 KILN_G_WEIGHT_KERNELS(q4_k, 256, 144)
 KILN_G_WEIGHT_KERNELS(q6_k, 256, 210)
+KILN_G_WEIGHT_KERNELS(q5_0, 32, 22)
+KILN_G_WEIGHT_KERNELS(q5_1, 32, 24)
+KILN_G_WEIGHT_KERNELS(q2_k, 256, 84)
+KILN_G_WEIGHT_KERNELS(q3_k, 256, 110)
+KILN_G_WEIGHT_KERNELS(q5_k, 256, 176)
+KILN_G_WEIGHT_KERNELS(iq4_nl, 32, 18)
+KILN_G_WEIGHT_KERNELS(iq4_xs, 256, 136)
 
 /* w == 0: no scale (folded into the weights of the consumers). y may be x. */
 static void kiln_rms_norm_f32_generic(const float *x, int rows, int width,

@@ -1,5 +1,6 @@
 /* kernels_x86.c - x86 matmul microkernels: Q8_0 activations times Q8_0, Q4_0,
- * Q4_K and Q6_K weights, AVX2 (x86-64-v3) and AVX-512 VNNI.
+ * Q4_K, Q6_K, Q5_0, Q5_1, Q5_K, IQ4_NL and IQ4_XS weights, AVX2 (x86-64-v3)
+ * and (all but Q4_K and Q6_K) AVX-512 VNNI.
  *
  * Weights arrive packed by X86Target::packWeight: groups of NR rows (8 for
  * AVX2, 16 for AVX-512), each group [metadata of all blocks, padded to 64
@@ -14,9 +15,10 @@
  * integer block sums are exact, so results differ from the scalar kernels only
  * in the rounding of the float accumulation.
  *
- * Unsigned weights (Q4_0 nibbles, Q4_K, VNNI Q8_0 stored as q + 128) use
- * u8 x s8 products and subtract offset x (sum of the activation block);
- * signed weights under AVX2 (Q8_0, Q6_K) use |w| x sign(a, w).
+ * Unsigned weights (Q4_0 nibbles, Q4_K, the five-bit types, VNNI Q8_0 stored
+ * as q + 128) use u8 x s8 products and subtract offset x (sum of the
+ * activation block); signed weights under AVX2 (Q8_0, Q6_K, the IQ4 levels)
+ * use |w| x sign(a, w).
  */
 #include <immintrin.h>
 
@@ -354,6 +356,196 @@ KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaByt
   (void)as;
 }
 
+/* Five-bit values of one block: the nibble words at p and the fifth-bit
+ * word of each row at p + 128, as lo[c] (elements 4c+t) and hi[c]
+ * (16+4c+t). The shifts move bit c (lo) or 4+c (hi) of each byte to bit 4. */
+KILN_X86_INLINE void kiln_x86_split_u5_avx2(const uint8_t *p, __m256i lo[4],
+                                            __m256i hi[4]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0f), b4 = _mm256_set1_epi8(0x10);
+  const __m256i h = _mm256_load_si256((const __m256i *)(p + 128));
+  for (int c = 0; c < 4; ++c) {
+    const __m256i v = _mm256_load_si256((const __m256i *)(p + 32 * c));
+    lo[c] = _mm256_or_si256(_mm256_and_si256(v, m4),
+                            _mm256_and_si256(_mm256_slli_epi16(h, 4 - c), b4));
+    hi[c] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
+                            _mm256_and_si256(_mm256_srli_epi16(h, c), b4));
+  }
+}
+
+/* Sum over one block of unsigned five-bit values times activations q, in
+ * 32-bit lanes: four u8 x s8 pair sums per int16 stay <= 4*2*31*127. */
+KILN_X86_INLINE __m256i kiln_x86_dot_u5_avx2(const __m256i lo[4],
+                                             const __m256i hi[4],
+                                             const int8_t *q) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i s[2];
+  for (int h = 0; h < 2; ++h) {
+    const int c = 2 * h;
+    __m256i t = _mm256_maddubs_epi16(lo[c], KILN_X86_BC(q + 4 * c));
+    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(hi[c], KILN_X86_BC(q + 16 + 4 * c)));
+    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(lo[c + 1], KILN_X86_BC(q + 4 * c + 4)));
+    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(hi[c + 1], KILN_X86_BC(q + 20 + 4 * c)));
+    s[h] = _mm256_madd_epi16(t, ones);
+  }
+  return _mm256_add_epi32(s[0], s[1]);
+}
+
+/* Q5_0: meta nb x 8 fp16 d; 160 bytes of quants per block; x = (u - 16) d. */
+KILN_X86_INLINE void kiln_x86_tile_q5_0_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 160) {
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
+    __m256i lo[4], hi[4];
+    kiln_x86_split_u5_avx2(qp, lo, hi);
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      const __m256i d = _mm256_sub_epi32(kiln_x86_dot_u5_avx2(lo, hi, a[i].qs),
+                                         _mm256_set1_epi32(16 * as[i]));
+      acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d),
+                               _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
+    }
+  }
+}
+
+/* Q5_1: meta nb x (8 fp16 d, 8 fp16 m); x = u d + m. */
+KILN_X86_INLINE void kiln_x86_tile_q5_1_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 160) {
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 32 * b)));
+    const __m256 mw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 32 * b + 16)));
+    __m256i lo[4], hi[4];
+    kiln_x86_split_u5_avx2(qp, lo, hi);
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
+      acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
+                               _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
+      acc[r] = _mm256_fmadd_ps(mw, _mm256_set1_ps(da[i] * (float)as[i]), acc[r]);
+    }
+  }
+}
+
+/* Q5_K: meta per super-block as Q4_K; 160 bytes of quants per sub-block. */
+KILN_X86_INLINE void kiln_x86_tile_q5_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nb, const kiln_q8_block *a,
+                                             const float *da, const int32_t *as,
+                                             int MR, __m256 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int sb = 0; sb < nb / 8; ++sb) {
+    const uint8_t *m = grp + 160 * sb;
+    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
+    for (int j = 0; j < 8; ++j, qp += 160) {
+      const __m256 ds = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                             _mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
+      const __m256 dm = _mm256_mul_ps(dmin, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                               _mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
+      __m256i lo[4], hi[4];
+      kiln_x86_split_u5_avx2(qp, lo, hi);
+      for (int r = 0; r < MR; ++r) {
+        const int64_t i = (int64_t)r * nb + sb * 8 + j;
+        const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
+                                 _mm256_mul_ps(ds, _mm256_set1_ps(da[i])), acc[r]);
+        acc[r] = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da[i] * (float)as[i]), acc[r]);
+      }
+    }
+  }
+}
+
+/* IQ4 levels of one block's nibble words (8 vectors: elements 4c+t, then
+ * 16+4c+t), and their magnitudes for the |w| x sign(a, w) products. */
+KILN_X86_INLINE void kiln_x86_split_iq4_avx2(const uint8_t *p, __m256i w[8],
+                                             __m256i aw[8]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0f);
+  const __m256i lut = _mm256_setr_epi8(
+      -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+      -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+  for (int c = 0; c < 4; ++c) {
+    const __m256i v = _mm256_load_si256((const __m256i *)(p + 32 * c));
+    w[c] = _mm256_shuffle_epi8(lut, _mm256_and_si256(v, m4));
+    w[c + 4] = _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), m4));
+  }
+  for (int c = 0; c < 8; ++c)
+    aw[c] = _mm256_abs_epi8(w[c]);
+}
+
+/* Sum of one block of signed levels times activations q (|w| <= 127: one
+ * u8 x s8 pair per int16, widened at once). */
+KILN_X86_INLINE __m256i kiln_x86_dot_s8_avx2(const __m256i w[8],
+                                             const __m256i aw[8],
+                                             const int8_t *q) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  for (int c = 0; c < 4; ++c) {
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(
+        aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), w[c])), ones));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(
+        aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), w[c + 4])), ones));
+  }
+  return _mm256_add_epi32(s0, s1);
+}
+
+/* IQ4_NL: meta nb x 8 fp16 d; 128 bytes of level indices per block. */
+KILN_X86_INLINE void kiln_x86_tile_iq4_nl_avx2(const uint8_t *grp, int64_t metaBytes,
+                                               int nb, const kiln_q8_block *a,
+                                               const float *da, const int32_t *as,
+                                               int MR, __m256 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int b = 0; b < nb; ++b, qp += 128) {
+    const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
+    __m256i w[8], aw[8];
+    kiln_x86_split_iq4_avx2(qp, w, aw);
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = (int64_t)r * nb + b;
+      acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
+                               _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
+    }
+  }
+  (void)as;
+}
+
+/* IQ4_XS: meta per super-block 8 fp16 d, 8x8 int8 scales; 128 bytes of
+ * level indices per sub-block. */
+KILN_X86_INLINE void kiln_x86_tile_iq4_xs_avx2(const uint8_t *grp, int64_t metaBytes,
+                                               int nb, const kiln_q8_block *a,
+                                               const float *da, const int32_t *as,
+                                               int MR, __m256 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  for (int sb = 0; sb < nb / 8; ++sb) {
+    const uint8_t *m = grp + 80 * sb;
+    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+    for (int j = 0; j < 8; ++j, qp += 128) {
+      const __m256 ds = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+                                             _mm_loadl_epi64((const __m128i *)(m + 16 + 8 * j)))));
+      __m256i w[8], aw[8];
+      kiln_x86_split_iq4_avx2(qp, w, aw);
+      for (int r = 0; r < MR; ++r) {
+        const int64_t i = (int64_t)r * nb + sb * 8 + j;
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
+                                 _mm256_mul_ps(ds, _mm256_set1_ps(da[i])), acc[r]);
+      }
+    }
+  }
+  (void)as;
+}
+
 /* Decode: one activation row against G consecutive groups, block by block
  * (as the AVX-512 kernels below: G quant streams in flight, prefetched
  * across group ends). The integer sums are exact and the float steps per
@@ -428,6 +620,99 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
     acc[g] = accg[g];
 }
 
+/* Decode walks of the five-bit and IQ4 types: one activation row against G
+ * consecutive groups (as the Q4_0 walk), each 32-element block a STEP that
+ * adds one group's contribution to its accumulator. Integer sums are exact
+ * and the float steps those of the tiles above. */
+#define KILN_X86_TILEG_OF(T, QB, MB)                                           \
+  KILN_X86_INLINE void kiln_x86_tileg_##T##_avx2(                              \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nb,        \
+      const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
+      __m256 *acc) {                                                           \
+    __m256 accg[4];                                                            \
+    for (int g = 0; g < G; ++g)                                                \
+      accg[g] = _mm256_setzero_ps();                                           \
+    for (int b = 0; b < nb; ++b) {                                             \
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
+      for (int g = 0; g < G; ++g)                                              \
+        kiln_x86_step_##T##_avx2(g0 + g * groupBytes, metaBytes, b, a[b].qs,   \
+                                 da[b], as[b], &accg[g]);                      \
+    }                                                                          \
+    for (int g = 0; g < G; ++g)                                                \
+      acc[g] = accg[g];                                                        \
+  }
+
+KILN_X86_INLINE void kiln_x86_step_q5_0_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int b, const int8_t *q, float da,
+                                             int32_t as, __m256 *acc) {
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u5_avx2(grp + metaBytes + 160 * (int64_t)b, lo, hi);
+  const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
+  const __m256i d = _mm256_sub_epi32(kiln_x86_dot_u5_avx2(lo, hi, q),
+                                     _mm256_set1_epi32(16 * as));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d), _mm256_mul_ps(dw, _mm256_set1_ps(da)), *acc);
+}
+KILN_X86_TILEG_OF(q5_0, 160, 16)
+
+KILN_X86_INLINE void kiln_x86_step_q5_1_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int b, const int8_t *q, float da,
+                                             int32_t as, __m256 *acc) {
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u5_avx2(grp + metaBytes + 160 * (int64_t)b, lo, hi);
+  const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 32 * b)));
+  const __m256 mw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 32 * b + 16)));
+  const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, q);
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(da)), *acc);
+  *acc = _mm256_fmadd_ps(mw, _mm256_set1_ps(da * (float)as), *acc);
+}
+KILN_X86_TILEG_OF(q5_1, 160, 32)
+
+KILN_X86_INLINE void kiln_x86_step_q5_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int b, const int8_t *q, float da,
+                                             int32_t as, __m256 *acc) {
+  const uint8_t *m = grp + 160 * (b / 8);
+  const int j = b % 8;
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u5_avx2(grp + metaBytes + 160 * (int64_t)b, lo, hi);
+  const __m256 ds = _mm256_mul_ps(
+      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
+      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
+  const __m256 dm = _mm256_mul_ps(
+      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))),
+      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
+  const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, q);
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
+  *acc = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da * (float)as), *acc);
+}
+KILN_X86_TILEG_OF(q5_k, 160, 20)
+
+KILN_X86_INLINE void kiln_x86_step_iq4_nl_avx2(const uint8_t *grp, int64_t metaBytes,
+                                               int b, const int8_t *q, float da,
+                                               int32_t as, __m256 *acc) {
+  __m256i w[8], aw[8];
+  kiln_x86_split_iq4_avx2(grp + metaBytes + 128 * (int64_t)b, w, aw);
+  const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, q)),
+                         _mm256_mul_ps(dw, _mm256_set1_ps(da)), *acc);
+  (void)as;
+}
+KILN_X86_TILEG_OF(iq4_nl, 128, 16)
+
+KILN_X86_INLINE void kiln_x86_step_iq4_xs_avx2(const uint8_t *grp, int64_t metaBytes,
+                                               int b, const int8_t *q, float da,
+                                               int32_t as, __m256 *acc) {
+  const uint8_t *m = grp + 80 * (b / 8);
+  __m256i w[8], aw[8];
+  kiln_x86_split_iq4_avx2(grp + metaBytes + 128 * (int64_t)b, w, aw);
+  const __m256 ds = _mm256_mul_ps(
+      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
+      _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(m + 16 + 8 * (b % 8))))));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, q)),
+                         _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
+  (void)as;
+}
+KILN_X86_TILEG_OF(iq4_xs, 128, 10)
+
 /* Q4_0 walks up to 4 groups at once, Q8_0 2: with 16 vector registers,
  * Q8_0's walk of 4 spills its accumulators; Q4_0's does not. */
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
@@ -440,6 +725,21 @@ KILN_X86_MATMUL(matmul_q4_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1024,
                 kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILEG)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
                 kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILEG)
+KILN_X86_MATMUL(matmul_q5_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 160,
+                kiln_x86_tile_q5_0_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_q5_0_avx2)
+KILN_X86_MATMUL(matmul_q5_1_q8_0_4x8_avx2, 8, __m256, 32, 32, 160,
+                kiln_x86_tile_q5_1_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_q5_1_avx2)
+KILN_X86_MATMUL(matmul_q5_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1280,
+                kiln_x86_tile_q5_k_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_q5_k_avx2)
+KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
+                kiln_x86_tile_iq4_nl_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_iq4_nl_avx2)
+KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
+                kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_iq4_xs_avx2)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -601,10 +901,149 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_vnni(const uint8_t *g0, int64_t groupBy
     acc[g] = accg[g];
 }
 
+/* The five-bit and IQ4 types as unsigned bytes for VPDPBUSD: u[c] holds
+ * elements 4c+t (c < 4) or 16+4(c-4)+t of each row's block; the exact 32-bit
+ * dot products need no pair-sum limit. Five-bit values come from 256 bytes
+ * of nibble words and 64 bytes of fifth bits (as AVX2), IQ4 levels from a
+ * table of level + 128 (offset 128 x activation sum subtracted). */
+KILN_X86_INLINE void kiln_x86_vnni_u5(const uint8_t *p, __m512i u[8]) {
+  const __m512i m4 = _mm512_set1_epi8(0x0f), b4 = _mm512_set1_epi8(0x10);
+  const __m512i h = _mm512_load_si512((const void *)(p + 256));
+  for (int c = 0; c < 4; ++c) {
+    const __m512i v = _mm512_load_si512((const void *)(p + 64 * c));
+    u[c] = _mm512_or_si512(_mm512_and_si512(v, m4),
+                           _mm512_and_si512(_mm512_slli_epi16(h, 4 - c), b4));
+    u[c + 4] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), m4),
+                               _mm512_and_si512(_mm512_srli_epi16(h, c), b4));
+  }
+}
+KILN_X86_INLINE void kiln_x86_vnni_iq4(const uint8_t *p, __m512i u[8]) {
+  const __m512i m4 = _mm512_set1_epi8(0x0f);
+  const __m512i lut = _mm512_broadcast_i32x4(_mm_setr_epi8(
+      1, 24, 45, 63, 79, 93, 106, 118, (char)129, (char)141, (char)153,
+      (char)166, (char)181, (char)197, (char)217, (char)241));
+  for (int c = 0; c < 4; ++c) {
+    const __m512i v = _mm512_load_si512((const void *)(p + 64 * c));
+    u[c] = _mm512_shuffle_epi8(lut, _mm512_and_si512(v, m4));
+    u[c + 4] = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(v, 4), m4));
+  }
+}
+KILN_X86_INLINE __m512i kiln_x86_vnni_dot8(const __m512i u[8], const int8_t *q,
+                                           int32_t init) {
+  __m512i s0 = _mm512_set1_epi32(init), s1 = _mm512_setzero_si512();
+  for (int c = 0; c < 4; ++c) {
+    s0 = _mm512_dpbusd_epi32(s0, u[c], KILN_X86_BC512(q + 4 * c));
+    s1 = _mm512_dpbusd_epi32(s1, u[c + 4], KILN_X86_BC512(q + 16 + 4 * c));
+  }
+  return _mm512_add_epi32(s0, s1);
+}
+
+/* Per-block weight scales ds (row lanes) and, for the types with a min, the
+ * term mt added per unit of activation sum; b is the 32-element block. */
+KILN_X86_INLINE void kiln_x86_vnni_scales_q5_0(const uint8_t *grp, int b,
+                                               __m512 *ds, __m512 *mt) {
+  *ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 32 * b)));
+  (void)mt;
+}
+#define kiln_x86_vnni_scales_iq4_nl kiln_x86_vnni_scales_q5_0
+KILN_X86_INLINE void kiln_x86_vnni_scales_q5_1(const uint8_t *grp, int b,
+                                               __m512 *ds, __m512 *mt) {
+  *ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 64 * b)));
+  *mt = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 64 * b + 32)));
+}
+KILN_X86_INLINE void kiln_x86_vnni_scales_q5_k(const uint8_t *grp, int b,
+                                               __m512 *ds, __m512 *mt) {
+  const uint8_t *m = grp + 320 * (b / 8);
+  const int j = b % 8;
+  *ds = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
+                      _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                          _mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)))));
+  *mt = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32))),
+                      _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                          _mm_loadu_si128((const __m128i *)(m + 192 + 16 * j)))));
+  *mt = _mm512_sub_ps(_mm512_setzero_ps(), *mt);
+}
+KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
+                                                 __m512 *ds, __m512 *mt) {
+  const uint8_t *m = grp + 160 * (b / 8);
+  *ds = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
+                      _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+                          _mm_loadu_si128((const __m128i *)(m + 32 + 16 * (b % 8))))));
+  (void)mt;
+}
+
+/* Tile and decode walk of type T: QB quant bytes per block and group, MB
+ * metadata bytes per block (prefetch), DECODE the weight bytes, OFF the
+ * offset of the unsigned values, HASMIN whether mt applies. */
+#define KILN_X86_VNNI_KERNELS(T, QB, MB, DECODE, OFF, HASMIN)                  \
+  KILN_X86_INLINE void kiln_x86_vnni_block_##T(const uint8_t *grp,             \
+                                               const __m512i u[8], int b,      \
+                                               const int8_t *q, float da,      \
+                                               int32_t as, __m512 *acc) {      \
+    __m512 ds, mt;                                                             \
+    kiln_x86_vnni_scales_##T(grp, b, &ds, &mt);                                \
+    const __m512i s = kiln_x86_vnni_dot8(u, q, -(OFF) * as);                   \
+    *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s),                              \
+                           _mm512_mul_ps(ds, _mm512_set1_ps(da)), *acc);       \
+    if (HASMIN)                                                                \
+      *acc = _mm512_fmadd_ps(mt, _mm512_set1_ps(da * (float)as), *acc);        \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(                               \
+      const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
+      const float *da, const int32_t *as, int MR, __m512 *acc) {               \
+    for (int r = 0; r < MR; ++r)                                               \
+      acc[r] = _mm512_setzero_ps();                                            \
+    const uint8_t *qp = grp + metaBytes;                                       \
+    for (int b = 0; b < nb; ++b, qp += (QB)) {                                 \
+      KILN_X86_PREFETCH(qp, QB);                                               \
+      __m512i u[8];                                                            \
+      DECODE(qp, u);                                                           \
+      for (int r = 0; r < MR; ++r) {                                           \
+        const int64_t i = (int64_t)r * nb + b;                                 \
+        kiln_x86_vnni_block_##T(grp, u, b, a[i].qs, da[i], as[i], &acc[r]);   \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_tileg_##T##_vnni(                              \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nb,        \
+      const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
+      __m512 *acc) {                                                           \
+    __m512 accg[4];                                                            \
+    for (int g = 0; g < G; ++g)                                                \
+      accg[g] = _mm512_setzero_ps();                                           \
+    for (int b = 0; b < nb; ++b) {                                             \
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
+      for (int g = 0; g < G; ++g) {                                            \
+        const uint8_t *grp = g0 + g * groupBytes;                              \
+        __m512i u[8];                                                          \
+        DECODE(grp + metaBytes + (QB) * (int64_t)b, u);                        \
+        kiln_x86_vnni_block_##T(grp, u, b, a[b].qs, da[b], as[b], &accg[g]);   \
+      }                                                                        \
+    }                                                                          \
+    for (int g = 0; g < G; ++g)                                                \
+      acc[g] = accg[g];                                                        \
+  }
+
+KILN_X86_VNNI_KERNELS(q5_0, 320, 32, kiln_x86_vnni_u5, 16, 0)
+KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
+KILN_X86_VNNI_KERNELS(q5_k, 320, 40, kiln_x86_vnni_u5, 0, 1)
+KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
+KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
+
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
                 kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q8_0_vnni)
+KILN_X86_MATMUL(matmul_q5_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 320,
+                kiln_x86_tile_q5_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_0_vnni)
+KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
+                kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni)
+KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
+                kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni)
+KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
+                kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni)
+KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
+                kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni)
 #endif /* AVX-512 VNNI */
 
 /* ---- float weights, f32 activations ------------------------------------ */

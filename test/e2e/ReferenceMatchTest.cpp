@@ -36,10 +36,12 @@ struct Fixture {
 // Covers: llama, qwen2, qwen3 (per-head q/k norms) and phi3 (fused qkv and
 // gate/up, LongRoPE) and gemma3 (GELU gate, post norms, sliding-window
 // layers shorter than the prompt); linear RoPE scaling; head_dim 32/64/128; GQA ratios 1/2/4/8; tied and
-// untied output; weights in F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q4_K, Q6_K;
+// untied output; weights in F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
+// Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS;
 // GGUF v2 and v3; UINT64 hyperparameter keys; llama3 RoPE frequency factors;
 // a head dimension other than width / heads (attention.key_length);
-// llama.cpp's Q4_K_M mix (Q4_K with Q6_K for attn_v, ffn_down and output).
+// llama.cpp's Q4_K_M and Q5_K_M mixes (Q4_K / Q5_K with Q6_K for attn_v,
+// ffn_down and output).
 void PrintTo(const Fixture &f, std::ostream *os) { *os << f.name; }
 
 const std::vector<Fixture> &fixtures() {
@@ -65,6 +67,10 @@ const std::vector<Fixture> &fixtures() {
       {"gemma3_f16_hd32_swa8", {"--arch=gemma3", "--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=f16", "--layers=4", "--rope-theta=1000000"}},
       {"gemma3_q4_k_m_hd64_tied", {"--arch=gemma3", "--width=256", "--heads=4", "--kv-heads=1", "--ffn=512", "--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k", "--embd-type=q6_k", "--tied", "--layers=3", "--swa=12"}},
       {"qwen3_q4_k_m_hd128_tied", {"--arch=qwen3", "--width=256", "--heads=4", "--kv-heads=2", "--ffn=512", "--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k", "--embd-type=q6_k", "--tied", "--head-dim=128"}},
+      {"llama_q5_k_m_hd64", {"--width=256", "--heads=4", "--kv-heads=2", "--ffn=512", "--type=q5_k", "--tensor-type=attn_v|ffn_down=q6_k", "--output-type=q6_k", "--embd-type=q5_k", "--seed=3"}},
+      {"llama_q5_0_hd32_tied", {"--width=128", "--heads=4", "--kv-heads=2", "--ffn=256", "--type=q5_0", "--embd-type=q5_1", "--tied"}},
+      {"qwen2_iq4_nl_hd64", {"--arch=qwen2", "--width=256", "--heads=4", "--kv-heads=1", "--ffn=512", "--type=iq4_nl", "--embd-type=iq4_xs", "--tensor-type=ffn_down=iq4_xs"}},
+      {"llama_q3_k_hd64", {"--width=256", "--heads=4", "--kv-heads=2", "--ffn=512", "--type=q3_k", "--tensor-type=ffn_down|attn_output=q2_k", "--output-type=q5_k"}},
   };
   return list;
 }

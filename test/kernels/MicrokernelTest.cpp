@@ -92,7 +92,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   ASSERT_TRUE(target) << error;
   auto type = gguf::typeFromName(p.type);
   ASSERT_TRUE(type);
-  const bool kquant = p.type == "q4_k" || p.type == "q6_k";
+  const bool kquant = gguf::typeTraits(*type)->blockSize == 256;
   std::vector<Shape> shapes =
       kquant ? std::vector<Shape>{{1, 1, 256}, {1, 33, 512}, {3, 7, 256},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 256}}

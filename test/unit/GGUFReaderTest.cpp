@@ -681,10 +681,10 @@ TEST(GGUFReaderErrors, UnknownTensorType) {
   Raw r = headerWithOneKV(1);
   r.str("blk.0.attn_q.weight").u32(1).u64(256);
   const uint64_t typeOff = r.pos();
-  r.u32(13).u64(0);
+  r.u32(17).u64(0);
   expectError(r.b, typeOff,
-              "tensor 'blk.0.attn_q.weight' has unsupported type id 13 (ggml "
-              "type q5_K)");
+              "tensor 'blk.0.attn_q.weight' has unsupported type id 17 (ggml "
+              "type iq2_xs)");
   Raw r2 = headerWithOneKV(1);
   r2.str("w").u32(1).u64(256);
   const uint64_t typeOff2 = r2.pos();

@@ -72,7 +72,11 @@ TEST(QuantTypes, TraitsAndNames) {
       {GGMLType::F32, "f32", 1, 4},       {GGMLType::F16, "f16", 1, 2},
       {GGMLType::Q4_0, "q4_0", 32, 18},   {GGMLType::Q4_1, "q4_1", 32, 20},
       {GGMLType::Q8_0, "q8_0", 32, 34},   {GGMLType::Q4_K, "q4_k", 256, 144},
-      {GGMLType::Q6_K, "q6_k", 256, 210}, {GGMLType::BF16, "bf16", 1, 2}};
+      {GGMLType::Q6_K, "q6_k", 256, 210}, {GGMLType::BF16, "bf16", 1, 2},
+      {GGMLType::Q5_0, "q5_0", 32, 22},   {GGMLType::Q5_1, "q5_1", 32, 24},
+      {GGMLType::Q2_K, "q2_k", 256, 84},  {GGMLType::Q3_K, "q3_k", 256, 110},
+      {GGMLType::Q5_K, "q5_k", 256, 176}, {GGMLType::IQ4_NL, "iq4_nl", 32, 18},
+      {GGMLType::IQ4_XS, "iq4_xs", 256, 136}};
   for (const Row &r : rows) {
     const TypeTraits *tt = typeTraits(static_cast<uint32_t>(r.t));
     ASSERT_NE(tt, nullptr) << r.name;
@@ -86,11 +90,11 @@ TEST(QuantTypes, TraitsAndNames) {
     EXPECT_EQ(rowBytes(r.t, r.bs * 3), static_cast<size_t>(r.bb * 3));
   }
   EXPECT_EQ(typeFromName("Q4_K"), GGMLType::Q4_K); // case-insensitive
-  EXPECT_FALSE(typeFromName("q5_k").has_value());
-  EXPECT_EQ(typeTraits(13), nullptr); // q5_K: known to ggml, not to Kiln
+  EXPECT_FALSE(typeFromName("iq2_xs").has_value());
+  EXPECT_EQ(typeTraits(17), nullptr); // iq2_xs: known to ggml, not to Kiln
   EXPECT_EQ(typeTraits(4), nullptr);
   EXPECT_EQ(typeTraits(0xffffffffu), nullptr);
-  EXPECT_STREQ(ggmlTypeName(13), "q5_K");
+  EXPECT_STREQ(ggmlTypeName(17), "iq2_xs");
   EXPECT_EQ(ggmlTypeName(4), nullptr);
   EXPECT_EQ(ggmlTypeName(1000), nullptr);
   EXPECT_EQ(rowBytes(GGMLType::Q4_0, 33), 0u); // not a whole number of blocks
@@ -621,5 +625,100 @@ TEST(QuantRobustness, NonFiniteInputsDoNotCrash) {
     auto q = quantizeVec(t, x);
     auto y = dequantizeVec(t, q, x.size());
     EXPECT_EQ(y.size(), x.size());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Golden vectors from llama.cpp (scripts/gen-quant-vectors.py): dequantization
+// as gguf-py and ggml compute it, quantization as llama-quantize writes it.
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct GoldenRecord {
+  char kind; // 'D' or 'Q'
+  uint32_t type;
+  uint32_t n;
+  std::vector<uint8_t> blocks;
+  std::vector<float> values;
+};
+
+std::vector<GoldenRecord> readGolden() {
+  std::vector<GoldenRecord> out;
+  FILE *f = std::fopen(KILN_SOURCE_DIR "/test/unit/Inputs/quant-vectors.bin", "rb");
+  if (!f)
+    return out;
+  std::vector<uint8_t> all;
+  uint8_t buf[65536];
+  for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    all.insert(all.end(), buf, buf + got);
+  std::fclose(f);
+  size_t at = 0;
+  auto u32 = [&](size_t p) {
+    uint32_t v;
+    std::memcpy(&v, all.data() + p, 4);
+    return v;
+  };
+  while (at + 9 <= all.size()) {
+    GoldenRecord r;
+    r.kind = static_cast<char>(all[at]);
+    r.type = u32(at + 1);
+    r.n = u32(at + 5);
+    at += 9;
+    const TypeTraits *tt = typeTraits(r.type);
+    if (!tt)
+      return {}; // a type this build does not know: the test fails below
+    const size_t bytes = rowBytes(static_cast<GGMLType>(r.type), r.n);
+    const size_t floats = static_cast<size_t>(r.n) * 4;
+    if (at + bytes + floats > all.size())
+      return {};
+    const uint8_t *first = all.data() + at;
+    const uint8_t *blocks = r.kind == 'D' ? first : first + floats;
+    const uint8_t *values = r.kind == 'D' ? first + bytes : first;
+    r.blocks.assign(blocks, blocks + bytes);
+    r.values.resize(r.n);
+    std::memcpy(r.values.data(), values, floats);
+    at += bytes + floats;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+} // namespace
+
+TEST(QuantGolden, EveryTypeMatchesLlamaCpp) {
+  const std::vector<GoldenRecord> records = readGolden();
+  ASSERT_FALSE(records.empty()) << "test/unit/Inputs/quant-vectors.bin unreadable";
+  size_t count = 0;
+  const GGMLType *types = allTypes(count);
+  for (size_t i = 0; i < count; ++i) {
+    int seen[2] = {0, 0};
+    for (const GoldenRecord &r : records)
+      if (r.type == static_cast<uint32_t>(types[i]))
+        ++seen[r.kind == 'Q'];
+    EXPECT_GT(seen[0], 0) << "no dequantization vectors for " << typeName(types[i]);
+    EXPECT_GT(seen[1], 0) << "no quantization vectors for " << typeName(types[i]);
+  }
+  for (size_t ri = 0; ri < records.size(); ++ri) {
+    const GoldenRecord &r = records[ri];
+    const auto t = static_cast<GGMLType>(r.type);
+    if (r.kind == 'D') {
+      const std::vector<float> y = dequantizeVec(t, r.blocks, r.n);
+      size_t bad = 0, first = 0;
+      for (size_t j = 0; j < r.n; ++j)
+        if (floatToBits(y[j]) != floatToBits(r.values[j]) && bad++ == 0)
+          first = j;
+      EXPECT_EQ(bad, 0u) << typeName(t) << " dequantization, record " << ri
+                         << ": first difference at element " << first << ": "
+                         << y[first] << " vs llama.cpp's " << r.values[first];
+    } else {
+      const std::vector<uint8_t> q = quantizeVec(t, r.values);
+      size_t bad = 0, first = 0;
+      for (size_t j = 0; j < q.size(); ++j)
+        if (q[j] != r.blocks[j] && bad++ == 0)
+          first = j;
+      EXPECT_EQ(bad, 0u) << typeName(t) << " quantization, record " << ri
+                         << ": " << bad << " bytes differ, first at byte "
+                         << first << " (block " << first / typeTraits(r.type)->blockBytes
+                         << ")";
+    }
   }
 }

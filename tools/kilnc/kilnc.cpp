@@ -100,8 +100,10 @@ static cl::opt<std::string> kvCache(
 static cl::opt<std::string> quantize(
     "kiln-quantize",
     cl::desc("Quantize F32/F16/BF16 matmul and embedding weights to this "
-             "block type: f16, q8_0, q4_0, q4_k (bit-identical to GGML's "
-             "reference quantizers)"),
+             "block type (f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, "
+             "q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs; byte-identical to "
+             "llama.cpp's quantizers without an importance matrix) or "
+             "llama.cpp mix (q4_k_m, q5_k_m)"),
     cl::cat(cat));
 static cl::opt<std::string> quantizeExclude(
     "kiln-quantize-exclude",

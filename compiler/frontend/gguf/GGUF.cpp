@@ -133,9 +133,7 @@ std::string escapeBytes(const uint8_t *p, size_t n) {
   return out;
 }
 
-std::string supportedTypesList() {
-  return "f32, f16, bf16, q4_0, q4_1, q8_0, q4_k, q6_k";
-}
+std::string supportedTypesList() { return typeList(); }
 
 } // namespace
 

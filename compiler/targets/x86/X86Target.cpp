@@ -27,7 +27,45 @@ namespace {
 //        block: 4 words per row of low nibbles (as q4_0), then 2 words per row
 //        of high bit pairs: word h byte t bits 2c'..2c'+1 = bits 4..5 of
 //        element 16h + 4c' + t.
+// The five-bit types store per 32-element block 4 nibble words per row (as
+// q4_0) and one word per row of fifth bits: byte t bit c' = bit 4 of element
+// 4c' + t, bit 4 + c' = bit 4 of element 16 + 4c' + t.
+//  q5_0: meta = nb x NR fp16 d.
+//  q5_1: meta = nb x (NR fp16 d, NR fp16 m).
+//  q5_k: meta per super-block as q4_k.
+// The IQ4 types store 4 nibble words per row of level indices (as q4_0).
+//  iq4_nl: meta = nb x NR fp16 d.
+//  iq4_xs: meta per super-block = NR fp16 d, 8 x NR int8 scale (ls - 32).
 constexpr int64_t pad64(int64_t v) { return (v + 63) & ~int64_t(63); }
+
+// One 32-element block of the five-bit and IQ4 types as unsigned values
+// (0..31, or the 0..15 index of an IQ4 level).
+void unsignedBlock(llvm::StringRef type, const uint8_t *src, int j,
+                   uint8_t u[32]) {
+  auto q5 = [&](const uint8_t *qh, const uint8_t *qs) {
+    const uint32_t h = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 |
+                       (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
+    for (int e = 0; e < 32; ++e)
+      u[e] = (uint8_t)((e < 16 ? qs[e] & 0xf : qs[e - 16] >> 4) |
+                       ((h >> e) & 1) << 4);
+  };
+  if (type == "q5_0") {
+    q5(src + 2, src + 6);
+  } else if (type == "q5_1") {
+    q5(src + 4, src + 8);
+  } else if (type == "q5_k") { // sub-block j
+    const uint8_t *qh = src + 16, *qs = src + 48 + (j / 2) * 32;
+    const int shift = (j % 2) * 4;
+    for (int l = 0; l < 32; ++l)
+      u[l] = (uint8_t)(((qs[l] >> shift) & 0xf) | ((qh[l] >> j) & 1) << 4);
+  } else { // iq4_nl block, iq4_xs sub-block j
+    const uint8_t *qs = type == "iq4_nl" ? src + 2 : src + 8 + 16 * j;
+    for (int l = 0; l < 16; ++l) {
+      u[l] = qs[l] & 0xf;
+      u[l + 16] = qs[l] >> 4;
+    }
+  }
+}
 
 void scaleMinK4(int j, const uint8_t *s, int &sc, int &m) {
   if (j < 4) {
@@ -51,6 +89,16 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
     bs = 256, bb = 144, meta = 20 * NR, quant = 128 * NR;
   } else if (type == "q6_k") {
     bs = 256, bb = 210, meta = 18 * NR, quant = 192 * NR;
+  } else if (type == "q5_0") {
+    bs = 32, bb = 22, meta = 2 * NR, quant = 20 * NR;
+  } else if (type == "q5_1") {
+    bs = 32, bb = 24, meta = 4 * NR, quant = 20 * NR;
+  } else if (type == "q5_k") {
+    bs = 256, bb = 176, meta = 20 * NR, quant = 160 * NR;
+  } else if (type == "iq4_nl") {
+    bs = 32, bb = 18, meta = 2 * NR, quant = 16 * NR;
+  } else if (type == "iq4_xs") {
+    bs = 256, bb = 136, meta = 10 * NR, quant = 128 * NR;
   } else {
     error = "x86: no packed layout for " + type.str();
     return false;
@@ -66,6 +114,22 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
   // Writes 4-byte word `word` of row i into a block's quant area.
   auto wordAt = [&](uint8_t *q, int64_t word, int64_t i) {
     return q + (word * NR + i) * 4;
+  };
+  // Row i's nibble words of block values u, and (fifth) its high-bit word.
+  auto putBlock = [&](uint8_t *q, int64_t i, const uint8_t u[32], bool fifth) {
+    for (int c = 0; c < 4; ++c)
+      for (int t = 0; t < 4; ++t)
+        wordAt(q, c, i)[t] =
+            (uint8_t)((u[4 * c + t] & 0xf) | (u[16 + 4 * c + t] & 0xf) << 4);
+    if (!fifth)
+      return;
+    for (int t = 0; t < 4; ++t) {
+      uint8_t v = 0;
+      for (int c = 0; c < 4; ++c)
+        v |= (uint8_t)(((u[4 * c + t] >> 4) & 1) << c |
+                       ((u[16 + 4 * c + t] >> 4) & 1) << (4 + c));
+      wordAt(q, 4, i)[t] = v;
+    }
   };
   for (int64_t g = 0; g < groups; ++g) {
     uint8_t *grp = out.data() + g * groupBytes;
@@ -97,6 +161,32 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
                 int hi = (qs[16 + 4 * c + t] >> shift) & 0xf;
                 wordAt(qj, c, i)[t] = (uint8_t)(lo | hi << 4);
               }
+          }
+        } else if (type == "q5_0" || type == "q5_1" || type == "iq4_nl") {
+          std::memcpy(m + 2 * i, src, 2); // d
+          if (type == "q5_1")
+            std::memcpy(m + 2 * NR + 2 * i, src + 2, 2); // m
+          uint8_t u[32];
+          unsignedBlock(type, src, 0, u);
+          putBlock(q, i, u, type != "iq4_nl");
+        } else if (type == "q5_k" || type == "iq4_xs") {
+          std::memcpy(m + 2 * i, src, 2); // d
+          if (type == "q5_k")
+            std::memcpy(m + 2 * NR + 2 * i, src + 2, 2); // dmin
+          for (int j = 0; j < 8; ++j) {
+            if (type == "q5_k") {
+              int sc, mn;
+              scaleMinK4(j, src + 4, sc, mn);
+              m[4 * NR + j * NR + i] = (uint8_t)sc;
+              m[12 * NR + j * NR + i] = (uint8_t)mn;
+            } else {
+              const int ls = ((src[4 + j / 2] >> 4 * (j % 2)) & 0xf) |
+                             (((src[2] | src[3] << 8) >> 2 * j) & 3) << 4;
+              m[2 * NR + j * NR + i] = (uint8_t)(int8_t)(ls - 32);
+            }
+            uint8_t u[32];
+            unsignedBlock(type, src, j, u);
+            putBlock(q + j * (quant / 8), i, u, type == "q5_k");
           }
         } else { // q6_k
           const uint8_t *ql = src, *qh = src + 128, *sc = src + 192;
