@@ -1,6 +1,7 @@
 //===- QuantBlocks.h - GGML weights as 32-element integer blocks ----------===//
 //
-// Compile-time helper of the RVV and HVX weight packers: every 32-element
+// Compile-time helpers of the targets' weight packers. decode() serves RVV
+// and HVX: every 32-element
 // block of a Q8_0 / Q4_0 / Q4_K / Q6_K weight row becomes 32 small integers
 // and up to two float scales, in the form the microkernels multiply:
 //   q4_0: q = nibble 0..15 (value q-8),  s0 = d
@@ -8,6 +9,11 @@
 //   q8_0: q = int8,                      s0 = d
 //   q6_k: q = 6-bit value - 32,          s0 = d*sc (elements 0..15),
 //                                        s1 = d*sc (elements 16..31)
+//   q5_0: q = 5-bit value - 16,          s0 = d
+//   q5_1: q = 5-bit value 0..31,         s0 = d, s1 = -m
+//   q5_k: q = 5-bit value 0..31,         s0 = d*sc, s1 = dmin*m
+//   iq4_nl, iq4_xs: q = the IQ4 level,   s0 = d (iq4_xs: d*(sc-32))
+// (s1 of q5_1 and q5_k is subtracted times the activation block's sum.)
 // The decoding follows the scalar kernels of kernels_q8.c.
 //
 #ifndef KILN_SUPPORT_QUANTBLOCKS_H
@@ -43,6 +49,47 @@ inline void scaleMinK4(int j, const uint8_t *s, int &sc, int &m) {
   }
 }
 
+/// The x86 and NEON packers of the five-bit and IQ4 types: one 32-element
+/// block (sub-block j of a q5_k / iq4_xs super-block at src) as unsigned
+/// values u (0..31, or the 0..15 index of an IQ4 level); false for another
+/// type.
+inline bool smallValues(llvm::StringRef type, const uint8_t *src, int j,
+                        uint8_t u[32]) {
+  auto q5 = [&](const uint8_t *qh, const uint8_t *qs) {
+    const uint32_t h = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 |
+                       (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
+    for (int e = 0; e < 32; ++e)
+      u[e] = (uint8_t)((e < 16 ? qs[e] & 0xf : qs[e - 16] >> 4) |
+                       ((h >> e) & 1) << 4);
+  };
+  if (type == "q5_0") {
+    q5(src + 2, src + 6);
+  } else if (type == "q5_1") {
+    q5(src + 4, src + 8);
+  } else if (type == "q5_k") {
+    const uint8_t *qh = src + 16, *qs = src + 48 + (j / 2) * 32;
+    const int shift = (j % 2) * 4;
+    for (int l = 0; l < 32; ++l)
+      u[l] = (uint8_t)(((qs[l] >> shift) & 0xf) | ((qh[l] >> j) & 1) << 4);
+  } else if (type == "iq4_nl" || type == "iq4_xs") {
+    const uint8_t *qs = type == "iq4_nl" ? src + 2 : src + 8 + 16 * j;
+    for (int l = 0; l < 16; ++l) {
+      u[l] = qs[l] & 0xf;
+      u[l + 16] = qs[l] >> 4;
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// The 6-bit scale of IQ4_XS sub-block j, minus 32.
+inline int iq4xsScale(const uint8_t *src, int j) {
+  const int sh = src[2] | src[3] << 8;
+  return (((src[4 + j / 2] >> 4 * (j % 2)) & 0xf) | ((sh >> 2 * j) & 3) << 4) - 32;
+}
+
+
 /// Decodes weight [N, K] into N * K/32 blocks (row-major). False with `error`
 /// for an unknown type or a size mismatch.
 inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
@@ -57,6 +104,16 @@ inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
     sb = 256, sbBytes = 144;
   else if (type == "q6_k")
     sb = 256, sbBytes = 210;
+  else if (type == "q5_0")
+    sb = 32, sbBytes = 22;
+  else if (type == "q5_1")
+    sb = 32, sbBytes = 24;
+  else if (type == "q5_k")
+    sb = 256, sbBytes = 176;
+  else if (type == "iq4_nl")
+    sb = 32, sbBytes = 18;
+  else if (type == "iq4_xs")
+    sb = 256, sbBytes = 136;
   else {
     error = "no packed layout for weight type " + type.str();
     return false;
@@ -100,6 +157,31 @@ inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
             bl.q[l] = (int8_t)((q[l] >> shift) & 0xf);
         }
       }
+    } else if (type != "q6_k") { // the five-bit and IQ4 types
+      for (int64_t s = 0; s < K / sb; ++s, row += sbBytes)
+        for (int sub = 0; sub < sb / 32; ++sub) {
+          Block &bl = o[s * (sb / 32) + sub];
+          uint8_t u[32];
+          smallValues(type, row, sub, u);
+          for (int l = 0; l < 32; ++l)
+            bl.q[l] = type.startswith("iq4") ? gguf::kIQ4NLValues[u[l]]
+                      : type == "q5_0"       ? (int8_t)(u[l] - 16)
+                                             : (int8_t)u[l];
+          const float d = f16(row);
+          if (type == "q5_1") {
+            bl.s0 = d;
+            bl.s1 = -f16(row + 2);
+          } else if (type == "q5_k") {
+            int sc, m;
+            scaleMinK4(sub, row + 4, sc, m);
+            bl.s0 = d * (float)sc;
+            bl.s1 = f16(row + 2) * (float)m;
+          } else if (type == "iq4_xs") {
+            bl.s0 = d * (float)iq4xsScale(row, sub);
+          } else {
+            bl.s0 = d;
+          }
+        }
     } else { // q6_k
       for (int64_t s = 0; s < K / 256; ++s, row += 210) {
         const uint8_t *ql = row, *qh = row + 128;

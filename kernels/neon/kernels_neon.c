@@ -348,6 +348,151 @@ static void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
   }
 }
 
+/* ---- five-bit and IQ4 weights, "4x4" (neon_blocks) --------------------- */
+
+/* A block's 32 values as int8 vectors for vdotq_laneq_s32: w[v] elements
+ * 4v+t, w[4+v] elements 16+4v+t of the tile's 4 rows (bytes 4i+t).
+ * Five-bit: the nibbles at p, the fifth bits at p + 64 moved to bit 4, the
+ * type's offset subtracted (values stay within int8). IQ4: the levels. */
+static inline __attribute__((always_inline)) void
+kiln_neon_u5(const uint8_t *p, uint8_t off, int8x16_t w[8]) {
+  const uint8x16_t m4 = vdupq_n_u8(0xf), b4 = vdupq_n_u8(0x10),
+                   o = vdupq_n_u8(off);
+  const uint8x16_t h = vld1q_u8(p + 64);
+  const uint8x16_t hl[4] = {vshlq_n_u8(h, 4), vshlq_n_u8(h, 3),
+                            vshlq_n_u8(h, 2), vshlq_n_u8(h, 1)};
+  const uint8x16_t hh[4] = {h, vshrq_n_u8(h, 1), vshrq_n_u8(h, 2),
+                            vshrq_n_u8(h, 3)};
+  for (int v = 0; v < 4; ++v) {
+    const uint8x16_t q = vld1q_u8(p + 16 * v);
+    w[v] = vreinterpretq_s8_u8(
+        vsubq_u8(vorrq_u8(vandq_u8(q, m4), vandq_u8(hl[v], b4)), o));
+    w[v + 4] = vreinterpretq_s8_u8(
+        vsubq_u8(vorrq_u8(vshrq_n_u8(q, 4), vandq_u8(hh[v], b4)), o));
+  }
+}
+static inline __attribute__((always_inline)) void
+kiln_neon_iq4(const uint8_t *p, int8x16_t w[8]) {
+  const uint8x16_t m4 = vdupq_n_u8(0xf);
+  const int8x16_t lut = vld1q_s8(kiln_g_iq4nl);
+  for (int v = 0; v < 4; ++v) {
+    const uint8x16_t q = vld1q_u8(p + 16 * v);
+    w[v] = vqtbl1q_s8(lut, vandq_u8(q, m4));
+    w[v + 4] = vqtbl1q_s8(lut, vshrq_n_u8(q, 4));
+  }
+}
+static inline __attribute__((always_inline)) int32x4_t
+kiln_neon_dot8(const int8x16_t w[8], const int8_t *aq) {
+  const int8x16_t a0 = vld1q_s8(aq), a1 = vld1q_s8(aq + 16);
+  int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);
+  int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);
+  s0 = vdotq_laneq_s32(s0, w[1], a0, 1);
+  s1 = vdotq_laneq_s32(s1, w[5], a1, 1);
+  s0 = vdotq_laneq_s32(s0, w[2], a0, 2);
+  s1 = vdotq_laneq_s32(s1, w[6], a1, 2);
+  s0 = vdotq_laneq_s32(s0, w[3], a0, 3);
+  s1 = vdotq_laneq_s32(s1, w[7], a1, 3);
+  return vaddq_s32(s0, s1);
+}
+static inline int32_t kiln_neon_asum(const int8_t *aq) {
+  const int8x16_t ones = vdupq_n_s8(1);
+  return vaddvq_s32(vdotq_s32(vdotq_s32(vdupq_n_s32(0), ones, vld1q_s8(aq)),
+                              ones, vld1q_s8(aq + 16)));
+}
+static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
+  return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(p)));
+}
+
+/* Per type: the block's quants in the tile (QUANTS), its decoding (DECODE),
+ * and its per-row scale ds and min term mt (SCALES; mt multiplies the
+ * activation block's sum). t is the tile, b the 32-element block. */
+#define KILN_NEON_Q5_0_QUANTS(t, b) ((t) + (int64_t)(b) * 88)
+#define KILN_NEON_Q5_0_DECODE(p, w) kiln_neon_u5(p, 16, w)
+#define KILN_NEON_Q5_0_SCALES(t, b, ds, mt) (ds = kiln_neon_h4((t) + (int64_t)(b) * 88 + 80))
+#define KILN_NEON_Q5_1_QUANTS(t, b) ((t) + (int64_t)(b) * 96)
+#define KILN_NEON_Q5_1_DECODE(p, w) kiln_neon_u5(p, 0, w)
+#define KILN_NEON_Q5_1_SCALES(t, b, ds, mt)                                    \
+  (ds = kiln_neon_h4((t) + (int64_t)(b) * 96 + 80),                            \
+   mt = kiln_neon_h4((t) + (int64_t)(b) * 96 + 88))
+#define KILN_NEON_IQ4_NL_QUANTS(t, b) ((t) + (int64_t)(b) * 72)
+#define KILN_NEON_IQ4_NL_DECODE(p, w) kiln_neon_iq4(p, w)
+#define KILN_NEON_IQ4_NL_SCALES(t, b, ds, mt) (ds = kiln_neon_h4((t) + (int64_t)(b) * 72 + 64))
+#define KILN_NEON_Q5_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 720 + 80 + ((b) % 8) * 80)
+#define KILN_NEON_Q5_K_DECODE(p, w) kiln_neon_u5(p, 0, w)
+#define KILN_NEON_Q5_K_SCALES(t, b, ds, mt)                                    \
+  {                                                                            \
+    const uint8_t *m_ = (t) + (int64_t)((b) / 8) * 720;                        \
+    const int j_ = (b) % 8;                                                    \
+    const uint16x4_t sc_ = vget_low_u16(vmovl_u8(vld1_u8(m_ + 16 + 4 * j_)));  \
+    const uint16x4_t mn_ = vget_low_u16(vmovl_u8(vld1_u8(m_ + 48 + 4 * j_)));  \
+    ds = vmulq_f32(kiln_neon_h4(m_), vcvtq_f32_u32(vmovl_u16(sc_)));           \
+    mt = vnegq_f32(vmulq_f32(kiln_neon_h4(m_ + 8), vcvtq_f32_u32(vmovl_u16(mn_)))); \
+  }
+#define KILN_NEON_IQ4_XS_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 552 + 40 + ((b) % 8) * 64)
+#define KILN_NEON_IQ4_XS_DECODE(p, w) kiln_neon_iq4(p, w)
+#define KILN_NEON_IQ4_XS_SCALES(t, b, ds, mt)                                  \
+  {                                                                            \
+    const uint8_t *m_ = (t) + (int64_t)((b) / 8) * 552;                        \
+    const int16x4_t sc_ = vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m_ + 8 + 4 * ((b) % 8)))); \
+    ds = vmulq_f32(kiln_neon_h4(m_), vcvtq_f32_s32(vmovl_s16(sc_)));           \
+  }
+
+/* One 4-row tile against nr (1..4, constant after inlining) activation rows:
+ * each block decoded once, the float steps those of the scalar kernels. */
+#define KILN_NEON_BLOCK_MATMUL(T, U, TILE_BYTES_PER_BLOCK, HASMIN)             \
+  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
+      const uint8_t *t, int nb, const kiln_q8_block *a, int nr,                \
+      const float *bias, float *y, int N, int n) {                             \
+    float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
+                        vdupq_n_f32(0)};                                       \
+    for (int b = 0; b < nb; ++b) {                                             \
+      int8x16_t w[8];                                                          \
+      KILN_NEON_##U##_DECODE(KILN_NEON_##U##_QUANTS(t, b), w);                 \
+      float32x4_t ds, mt = vdupq_n_f32(0);                                     \
+      KILN_NEON_##U##_SCALES(t, b, ds, mt);                                    \
+      for (int r = 0; r < nr; ++r) {                                           \
+        const kiln_q8_block *ab = a + (int64_t)r * nb + b;                     \
+        const float da = kiln_neon_h2f(ab->d);                                 \
+        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(kiln_neon_dot8(w, ab->qs)),       \
+                         vmulq_n_f32(ds, da));                                 \
+        if (HASMIN)                                                            \
+          f[r] = vfmaq_n_f32(f[r], mt, da * (float)kiln_neon_asum(ab->qs));    \
+      }                                                                        \
+    }                                                                          \
+    for (int r = 0; r < nr; ++r)                                               \
+      kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
+  }                                                                            \
+  static void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                         \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = (int64_t)nb * (TILE_BYTES_PER_BLOCK);           \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_##T##_tile(t, nb, ar, 1, bj, yr + j, N, n); break;   \
+        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
+        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
+        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+/* Tile bytes per 32-element block: q5_k 720 and iq4_xs 552 per 8 blocks. */
+KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0)
+KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1)
+KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0)
+KILN_NEON_BLOCK_MATMUL(q5_k, Q5_K, 90, 1)
+KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0)
+
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the
  * 2x2 products of two 8-byte activation rows (a: row r bytes, row r+1 bytes)

@@ -15,6 +15,13 @@
  *  q8_0: 32 int8 x tw rows, then tw f32 d.                        (36)
  *  q6_k: 32 int8 (q-32) x tw rows, then tw f32 d*sc for elements 0..15 and
  *        tw f32 d*sc for 16..31.                                  (40)
+ *  q5_0, iq4_nl, iq4_xs: 32 int8 (q5_0: q-16; IQ4: the level) x tw rows,
+ *        then tw f32 scales (d; iq4_xs d*(sc-32)).                (36)
+ *  q5_1, q5_k: 32 int8 (0..31) x tw rows, then tw f32 scales (d, d*sc) and
+ *        tw f32 min terms (-m, dmin*m; subtracted times the activation
+ *        block's sum).                                            (40)
+ * The 8-bit layouts of the five-bit and IQ4 types take more bytes than
+ * their files (22-24 and 17-18 per block).
  *
  * Unsigned nibbles times signed activations: sum (q-8)*a = sum q*a - 8*sum a,
  * the correction per activation block computed once per activation row.
@@ -163,6 +170,8 @@ static void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
     acc32 = __riscv_vwadd_wv_i32m4(acc32, p, vl);                              \
   } while (0)
 
+/* k6: 0 one scale per row-block; 1 two (q6_k halves); 2 a scale and a min
+ * term. */
 static inline __attribute__((always_inline)) void
 kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             const float *bias, float *y, void *scratch, const int k6) {
@@ -170,13 +179,13 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
   const size_t bpb = 32 + (k6 ? 8 : 4);
   float ad[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK];
   for (int r = 0; r < rows; ++r) {
     const kiln_q8_block *ar = a + (int64_t)r * nb;
     float *yr = y + (int64_t)r * N;
     for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) {
       const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      for (int b = 0; b < nc; ++b)
-        ad[b] = kiln_g_f16(ar[c0 + b].d);
+      kiln_rvv_act(ar + c0, nc, ad, asum, 1);
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
@@ -196,7 +205,7 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             KILN_RVV_PAIR(i0, 4); KILN_RVV_PAIR(i0, 6);
             KILN_RVV_PAIR(i0, 8); KILN_RVV_PAIR(i0, 10);
             KILN_RVV_PAIR(i0, 12); KILN_RVV_PAIR(i0, 14);
-            if (!k6) {
+            if (k6 != 1) {
               KILN_RVV_PAIR(i0, 16); KILN_RVV_PAIR(i0, 18);
               KILN_RVV_PAIR(i0, 20); KILN_RVV_PAIR(i0, 22);
               KILN_RVV_PAIR(i0, 24); KILN_RVV_PAIR(i0, 26);
@@ -205,6 +214,10 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
                   __riscv_vle32_v_f32m4(sc, vl), ad[b], vl);
               acc = __riscv_vfmacc_vv_f32m4(
                   acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl), d, vl);
+              if (k6 == 2)
+                acc = __riscv_vfnmsac_vf_f32m4(
+                    acc, ad[b] * (float)asum[b],
+                    __riscv_vle32_v_f32m4(sc + tw, vl), vl);
             } else {
               vint32m4_t i1 = __riscv_vmv_v_x_i32m4(0, vl);
               KILN_RVV_PAIR(i1, 16); KILN_RVV_PAIR(i1, 18);
@@ -240,3 +253,15 @@ static void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
                                       float *y, void *scratch) {
   kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, 1);
 }
+
+#define KILN_RVV_Q8_WRAP(T, MODE)                                              \
+  static void kiln_matmul_##T##_q8_0_128x_rvv(                                 \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, MODE);                     \
+  }
+KILN_RVV_Q8_WRAP(q5_0, 0)
+KILN_RVV_Q8_WRAP(iq4_nl, 0)
+KILN_RVV_Q8_WRAP(iq4_xs, 0)
+KILN_RVV_Q8_WRAP(q5_1, 2)
+KILN_RVV_Q8_WRAP(q5_k, 2)

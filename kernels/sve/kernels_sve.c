@@ -323,3 +323,62 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 KILN_SVE_MATMUL_K(q4_k, 384)
 KILN_SVE_MATMUL_K(q6_k, 608)
+
+/* The five-bit and IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
+ * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1, q5_k:
+ * 0..31; IQ4: the level), then nb x 16 fp32 D (the block's scale: d, d*sc
+ * or d*(sc-32)) and, for q5_1 / q5_k, nb x 16 fp32 M (-m or dmin*m,
+ * subtracted times the activation block's sum), in row order. One byte per
+ * weight: more than the files' 5.5 (17-18 for IQ4 per 32). */
+#define KILN_SVE_I8_PASS(T, HASMIN)                                            \
+  static inline __attribute__((always_inline)) void kiln_sve_##T##_pass(       \
+      const uint8_t *tile, int nb, int off, const kiln_q8_block *a, int nr,    \
+      svbool_t pb, svbool_t p32, svbool_t pout, const float *bias, float *y,   \
+      int N, int j0) {                                                         \
+    const svbool_t all = svptrue_b8(), p16 = svptrue_pat_b8(SV_VL16);          \
+    const svint32_t zero = svdup_n_s32(0);                                     \
+    const int8_t *wq = (const int8_t *)tile + off;                             \
+    const float *D = (const float *)(tile + (int64_t)nb * 512) + off / 4;      \
+    const float *M = D + (int64_t)nb * 16;                                     \
+    svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;                \
+    for (int b = 0; b < nb; ++b, wq += 512) {                                  \
+      const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),        \
+                     w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192), \
+                     w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320), \
+                     w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448); \
+      const svfloat32_t dd = svld1_f32(p32, D + 16 * b);                       \
+      const svfloat32_t dm = HASMIN ? svld1_f32(p32, M + 16 * b) : dd;         \
+      KILN_SVE_I8_ROW(0, f0, HASMIN)                                           \
+      KILN_SVE_I8_ROW(1, f1, HASMIN)                                           \
+      KILN_SVE_I8_ROW(2, f2, HASMIN)                                           \
+      KILN_SVE_I8_ROW(3, f3, HASMIN)                                           \
+    }                                                                          \
+    KILN_SVE_STORE(0, f0)                                                      \
+    KILN_SVE_STORE(1, f1)                                                      \
+    KILN_SVE_STORE(2, f2)                                                      \
+    KILN_SVE_STORE(3, f3)                                                      \
+  }
+#define KILN_SVE_I8_ROW(R, F, HASMIN)                                          \
+  if ((R) < nr) {                                                              \
+    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
+    DOT_I8(s, ab->qs)                                                          \
+    svfloat32_t t = svmul_f32_x(p32, dd, svcvt_f32_s32_x(p32, s));             \
+    if (HASMIN) {                                                              \
+      const int64_t asum = svaddv_s8(p16, svld1_s8(p16, ab->qs)) +             \
+                           svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));         \
+      t = svmls_n_f32_x(p32, t, dm, (float)asum);                              \
+    }                                                                          \
+    F = svmla_n_f32_x(p32, F, t, kiln_sve_h2f(ab->d));                         \
+  }
+#define DOT_I8 KILN_SVE_Q8_DOT
+KILN_SVE_I8_PASS(q5_0, 0)
+KILN_SVE_I8_PASS(q5_1, 1)
+KILN_SVE_I8_PASS(q5_k, 1)
+KILN_SVE_I8_PASS(iq4_nl, 0)
+KILN_SVE_I8_PASS(iq4_xs, 0)
+#undef DOT_I8
+KILN_SVE_MATMUL_K(q5_0, 576)
+KILN_SVE_MATMUL_K(q5_1, 640)
+KILN_SVE_MATMUL_K(q5_k, 640)
+KILN_SVE_MATMUL_K(iq4_nl, 576)
+KILN_SVE_MATMUL_K(iq4_xs, 576)

@@ -1,4 +1,5 @@
 //===- NeonTarget.cpp - AArch64 NEON with dot product (optionally i8mm) ---===//
+#include "compiler/support/QuantBlocks.h"
 #include "compiler/targets/IsaTarget.h"
 #include "kernels/Embedded.h"
 
@@ -79,6 +80,68 @@ bool packTilesMM(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
+/// Repacks the five-bit and IQ4 types into the 4-row tiles of kernels_neon.c
+/// ("neon_blocks"). Per 32-element block: 4 vectors of nibbles, vector v byte
+/// 4i+t of row i holding element 4v+t (low nibble) and 16+4v+t (high); for
+/// the five-bit types a vector of fifth bits, byte 4i+t bit v = element 4v+t,
+/// bit 4+v = element 16+4v+t. q5_0 / iq4_nl blocks are followed by 4 fp16 d,
+/// q5_1 by 4 d and 4 m; q5_k / iq4_xs super-blocks start with their metadata
+/// (q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4 d, 8x4 int8
+/// scales - 32), then their 8 blocks. Rows past N are zero.
+bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
+                 const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                 std::string &error) {
+  const bool five = type.startswith("q5"), super = type == "q5_k" || type == "iq4_xs";
+  const int64_t bs = super ? 256 : 32;
+  const int64_t bb = type == "q5_0" ? 22 : type == "q5_1" ? 24 : type == "iq4_nl" ? 18
+                   : type == "q5_k" ? 176 : 136;
+  const int64_t qb = five ? 80 : 64; // quant bytes of a block of the tile
+  const int64_t meta = type == "q5_0" || type == "iq4_nl" ? 8 : type == "q5_1" ? 16
+                     : type == "q5_k" ? 80 : 40;
+  const int64_t rec = super ? meta + 8 * qb : qb + meta;
+  const int64_t ns = K / bs;
+  if (K % bs || (size_t)(N * ns * bb) != bytes) {
+    error = "neon: unexpected " + type.str() + " weight size for packing";
+    return false;
+  }
+  const int64_t tiles = (N + 3) / 4, tileBytes = ns * rec;
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t row = 0; row < N; ++row) {
+    uint8_t *tile = out.data() + (row / 4) * tileBytes;
+    const int64_t i = row % 4;
+    for (int64_t s = 0; s < ns; ++s) {
+      const uint8_t *src = ggml + (row * ns + s) * bb;
+      uint8_t *r = tile + s * rec;
+      uint8_t *m = super ? r : r + qb;
+      std::memcpy(m + 2 * i, src, 2); // d
+      if (type == "q5_1" || type == "q5_k")
+        std::memcpy(m + 8 + 2 * i, src + 2, 2); // m / dmin
+      for (int j = 0; j < (super ? 8 : 1); ++j) {
+        if (type == "q5_k") {
+          int sc, mn;
+          qblocks::scaleMinK4(j, src + 4, sc, mn);
+          m[16 + 4 * j + i] = (uint8_t)sc;
+          m[48 + 4 * j + i] = (uint8_t)mn;
+        } else if (type == "iq4_xs") {
+          m[8 + 4 * j + i] = (uint8_t)(int8_t)qblocks::iq4xsScale(src, j);
+        }
+        uint8_t u[32];
+        qblocks::smallValues(type, src, j, u);
+        uint8_t *q = super ? r + meta + j * qb : r;
+        for (int v = 0; v < 4; ++v)
+          for (int t = 0; t < 4; ++t) {
+            q[16 * v + 4 * i + t] =
+                (uint8_t)((u[4 * v + t] & 0xf) | (u[16 + 4 * v + t] & 0xf) << 4);
+            if (five)
+              q[64 + 4 * i + t] |= (uint8_t)(((u[4 * v + t] >> 4) & 1) << v |
+                                             ((u[16 + 4 * v + t] >> 4) & 1) << (4 + v));
+          }
+      }
+    }
+  }
+  return true;
+}
+
 class NeonTarget : public IsaTarget {
 public:
   explicit NeonTarget(bool i8mm) : i8mm(i8mm) {}
@@ -108,6 +171,8 @@ protected:
             const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
             std::string &error) const override {
     const bool q4 = llvm::StringRef(k.weight) == "q4_0";
+    if (llvm::StringRef(k.packer) == "neon_blocks")
+      return packBlocks4(k.weight, N, K, ggml, bytes, out, error);
     if (llvm::StringRef(k.packer) == "neon_mm_tiles")
       return packTilesMM(q4, N, K, ggml, bytes, out, error);
     return packTiles4(q4, N, K, ggml, bytes, out, error); // neon_tiles

@@ -48,7 +48,8 @@ public:
       return false;
     constexpr int64_t T = 128;
     const bool nibbles = type == "q4_0" || type == "q4_k";
-    const bool twoScales = type == "q4_k" || type == "q6_k";
+    const bool twoScales = type == "q4_k" || type == "q6_k" ||
+                           type == "q5_1" || type == "q5_k";
     const int64_t qbytes = nibbles ? 16 : 32;
     const int64_t bpb = qbytes + (twoScales ? 8 : 4); // bytes per row-block
     const int64_t nb = K / 32;

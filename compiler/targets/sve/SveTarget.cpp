@@ -2,6 +2,7 @@
 #include "compiler/targets/IsaTarget.h"
 #include "kernels/Embedded.h"
 #include "compiler/support/Quant.h"
+#include "compiler/support/QuantBlocks.h"
 
 #include <cstring>
 
@@ -111,6 +112,36 @@ bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
+/// Repacks the five-bit and IQ4 types into the 16-row int8 tiles of
+/// kernels_sve.c ("sve_i8tiles", layout described there) from their integer
+/// blocks (qblocks::decode). Rows past N are all zero.
+bool packTilesI8(llvm::StringRef type, int64_t N, int64_t K,
+                 const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                 std::string &error) {
+  std::vector<qblocks::Block> blocks;
+  if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
+    return false;
+  const bool hasMin = type == "q5_1" || type == "q5_k";
+  const int64_t nb = K / 32, tiles = (N + 15) / 16,
+                tileBytes = nb * (512 + (hasMin ? 128 : 64));
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t row = 0; row < N; ++row) {
+    uint8_t *tile = out.data() + (row / 16) * tileBytes;
+    const int64_t r = row % 16, g = r / 4, i = r % 4;
+    for (int64_t b = 0; b < nb; ++b) {
+      const qblocks::Block &bl = blocks[row * nb + b];
+      uint8_t *q = tile + b * 512;
+      for (int64_t v = 0; v < 8; ++v)
+        for (int64_t c = 0; c < 4; ++c)
+          q[v * 64 + g * 16 + i * 4 + c] = (uint8_t)bl.q[4 * v + c];
+      qblocks::putFloat(tile + nb * 512 + (b * 16 + r) * 4, bl.s0);
+      if (hasMin)
+        qblocks::putFloat(tile + nb * 576 + (b * 16 + r) * 4, bl.s1);
+    }
+  }
+  return true;
+}
+
 class SveTarget : public IsaTarget {
 public:
   explicit SveTarget(int64_t bits) : bits(bits) {}
@@ -150,6 +181,8 @@ protected:
             const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
             std::string &error) const override {
     const llvm::StringRef w = k.weight;
+    if (llvm::StringRef(k.packer) == "sve_i8tiles")
+      return packTilesI8(w, N, K, ggml, bytes, out, error);
     if (llvm::StringRef(k.packer) == "sve_ktiles")
       return packTilesK16(w == "q4_k", N, K, ggml, bytes, out, error);
     return packTiles16(w == "q4_0", N, K, ggml, bytes, out, error); // sve_tiles

@@ -1,4 +1,5 @@
 //===- X86Target.cpp - x86-64 with AVX2+FMA, or AVX-512 VNNI --------------===//
+#include "compiler/support/QuantBlocks.h"
 #include "compiler/targets/IsaTarget.h"
 #include "kernels/Embedded.h"
 
@@ -37,45 +38,6 @@ namespace {
 //  iq4_nl: meta = nb x NR fp16 d.
 //  iq4_xs: meta per super-block = NR fp16 d, 8 x NR int8 scale (ls - 32).
 constexpr int64_t pad64(int64_t v) { return (v + 63) & ~int64_t(63); }
-
-// One 32-element block of the five-bit and IQ4 types as unsigned values
-// (0..31, or the 0..15 index of an IQ4 level).
-void unsignedBlock(llvm::StringRef type, const uint8_t *src, int j,
-                   uint8_t u[32]) {
-  auto q5 = [&](const uint8_t *qh, const uint8_t *qs) {
-    const uint32_t h = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 |
-                       (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
-    for (int e = 0; e < 32; ++e)
-      u[e] = (uint8_t)((e < 16 ? qs[e] & 0xf : qs[e - 16] >> 4) |
-                       ((h >> e) & 1) << 4);
-  };
-  if (type == "q5_0") {
-    q5(src + 2, src + 6);
-  } else if (type == "q5_1") {
-    q5(src + 4, src + 8);
-  } else if (type == "q5_k") { // sub-block j
-    const uint8_t *qh = src + 16, *qs = src + 48 + (j / 2) * 32;
-    const int shift = (j % 2) * 4;
-    for (int l = 0; l < 32; ++l)
-      u[l] = (uint8_t)(((qs[l] >> shift) & 0xf) | ((qh[l] >> j) & 1) << 4);
-  } else { // iq4_nl block, iq4_xs sub-block j
-    const uint8_t *qs = type == "iq4_nl" ? src + 2 : src + 8 + 16 * j;
-    for (int l = 0; l < 16; ++l) {
-      u[l] = qs[l] & 0xf;
-      u[l + 16] = qs[l] >> 4;
-    }
-  }
-}
-
-void scaleMinK4(int j, const uint8_t *s, int &sc, int &m) {
-  if (j < 4) {
-    sc = s[j] & 63;
-    m = s[j + 4] & 63;
-  } else {
-    sc = (s[j + 4] & 0xf) | ((s[j - 4] >> 6) << 4);
-    m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  }
-}
 
 bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
              const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
@@ -149,7 +111,7 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
           std::memcpy(m + 2 * NR + 2 * i, src + 2, 2); // dmin
           for (int j = 0; j < 8; ++j) {
             int sc, mn;
-            scaleMinK4(j, src + 4, sc, mn);
+            qblocks::scaleMinK4(j, src + 4, sc, mn);
             m[4 * NR + j * NR + i] = (uint8_t)sc;
             m[12 * NR + j * NR + i] = (uint8_t)mn;
             const uint8_t *qs = src + 16 + (j / 2) * 32;
@@ -167,7 +129,7 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
           if (type == "q5_1")
             std::memcpy(m + 2 * NR + 2 * i, src + 2, 2); // m
           uint8_t u[32];
-          unsignedBlock(type, src, 0, u);
+          qblocks::smallValues(type, src, 0, u);
           putBlock(q, i, u, type != "iq4_nl");
         } else if (type == "q5_k" || type == "iq4_xs") {
           std::memcpy(m + 2 * i, src, 2); // d
@@ -176,16 +138,14 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
           for (int j = 0; j < 8; ++j) {
             if (type == "q5_k") {
               int sc, mn;
-              scaleMinK4(j, src + 4, sc, mn);
+              qblocks::scaleMinK4(j, src + 4, sc, mn);
               m[4 * NR + j * NR + i] = (uint8_t)sc;
               m[12 * NR + j * NR + i] = (uint8_t)mn;
             } else {
-              const int ls = ((src[4 + j / 2] >> 4 * (j % 2)) & 0xf) |
-                             (((src[2] | src[3] << 8) >> 2 * j) & 3) << 4;
-              m[2 * NR + j * NR + i] = (uint8_t)(int8_t)(ls - 32);
+              m[2 * NR + j * NR + i] = (uint8_t)(int8_t)qblocks::iq4xsScale(src, j);
             }
             uint8_t u[32];
-            unsignedBlock(type, src, j, u);
+            qblocks::smallValues(type, src, j, u);
             putBlock(q + j * (quant / 8), i, u, type == "q5_k");
           }
         } else { // q6_k
