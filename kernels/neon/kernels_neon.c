@@ -493,6 +493,110 @@ KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0)
 KILN_NEON_BLOCK_MATMUL(q5_k, Q5_K, 90, 1)
 KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0)
 
+/* ---- Q2_K and Q3_K, "4x4" (neon_blocks) -------------------------------- */
+/* Per super-block: metadata (q3_k: 4 fp16 d, 16x4 int8 scales - 32; q2_k:
+ * 4 fp16 d, 4 fp16 dmin, 16x4 u8 scales, 16x4 u8 mins), then 8 blocks of
+ * 2 vectors of two-bit planes (vector h, byte 4i+t bits 2c..2c+1: element
+ * 16h+4c+t of row i) and, for q3_k, a vector of third bits (byte 4i+t bit
+ * c: element 4c+t, bit 4+c: 16+4c+t). The 16-element sub-blocks' scales
+ * multiply the two halves' exact integer sums. */
+static inline __attribute__((always_inline)) void
+kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
+  const uint8x16_t m2 = vdupq_n_u8(3), b2 = vdupq_n_u8(4), k4 = vdupq_n_u8(4);
+  const uint8x16_t l0 = vld1q_u8(p), l1 = vld1q_u8(p + 16);
+  const uint8x16_t lo[4] = {l0, vshrq_n_u8(l0, 2), vshrq_n_u8(l0, 4), vshrq_n_u8(l0, 6)};
+  const uint8x16_t hi[4] = {l1, vshrq_n_u8(l1, 2), vshrq_n_u8(l1, 4), vshrq_n_u8(l1, 6)};
+  uint8x16_t h = vdupq_n_u8(0);
+  if (three)
+    h = vld1q_u8(p + 32);
+  const uint8x16_t hl[4] = {vshlq_n_u8(h, 2), vshlq_n_u8(h, 1), h, vshrq_n_u8(h, 1)};
+  const uint8x16_t hh[4] = {vshrq_n_u8(h, 2), vshrq_n_u8(h, 3), vshrq_n_u8(h, 4),
+                            vshrq_n_u8(h, 5)};
+  for (int c = 0; c < 4; ++c) {
+    uint8x16_t a = vandq_u8(lo[c], m2), b = vandq_u8(hi[c], m2);
+    if (three) {
+      a = vsubq_u8(vorrq_u8(a, vandq_u8(hl[c], b2)), k4);
+      b = vsubq_u8(vorrq_u8(b, vandq_u8(hh[c], b2)), k4);
+    }
+    w[c] = vreinterpretq_s8_u8(a);
+    w[c + 4] = vreinterpretq_s8_u8(b);
+  }
+}
+
+#define KILN_NEON_K23_MATMUL(T, THREE, SB_BYTES, META)                         \
+  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
+      const uint8_t *t, int nb, const kiln_q8_block *a, int nr,                \
+      const float *bias, float *y, int N, int n) {                             \
+    float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
+                        vdupq_n_f32(0)};                                       \
+    for (int b = 0; b < nb; ++b) {                                             \
+      const uint8_t *m = t + (int64_t)(b / 8) * (SB_BYTES);                    \
+      const int j = b % 8;                                                     \
+      int8x16_t w[8];                                                          \
+      kiln_neon_u2(m + (META) + j * (THREE ? 48 : 32), THREE, w);              \
+      const float32x4_t d = kiln_neon_h4(m);                                   \
+      int32x4_t sc0, sc1, mn0 = vdupq_n_s32(0), mn1 = mn0;                     \
+      if (THREE) {                                                             \
+        sc0 = vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m + 8 + 8 * j)))); \
+        sc1 = vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m + 12 + 8 * j)))); \
+      } else {                                                                 \
+        sc0 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 16 + 8 * j))))); \
+        sc1 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 20 + 8 * j))))); \
+        mn0 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 80 + 8 * j))))); \
+        mn1 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 84 + 8 * j))))); \
+      }                                                                        \
+      for (int r = 0; r < nr; ++r) {                                           \
+        const kiln_q8_block *ab = a + (int64_t)r * nb + b;                     \
+        const int8x16_t a0 = vld1q_s8(ab->qs), a1 = vld1q_s8(ab->qs + 16);     \
+        int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);           \
+        int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);           \
+        s0 = vdotq_laneq_s32(s0, w[1], a0, 1);                                 \
+        s1 = vdotq_laneq_s32(s1, w[5], a1, 1);                                 \
+        s0 = vdotq_laneq_s32(s0, w[2], a0, 2);                                 \
+        s1 = vdotq_laneq_s32(s1, w[6], a1, 2);                                 \
+        s0 = vdotq_laneq_s32(s0, w[3], a0, 3);                                 \
+        s1 = vdotq_laneq_s32(s1, w[7], a1, 3);                                 \
+        const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
+        const float da = kiln_neon_h2f(ab->d);                                 \
+        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, da));          \
+        if (!THREE) {                                                          \
+          const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
+                                           mn1, vaddlvq_s8(a1));               \
+          f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(mi),                            \
+                           vmulq_n_f32(kiln_neon_h4(m + 8), da));              \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+    for (int r = 0; r < nr; ++r)                                               \
+      kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
+  }                                                                            \
+  static void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                         \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = (int64_t)(K / 256) * (SB_BYTES);                \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_##T##_tile(t, nb, ar, 1, bj, yr + j, N, n); break;   \
+        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
+        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
+        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
+KILN_NEON_K23_MATMUL(q3_k, 1, 456, 72)
+KILN_NEON_K23_MATMUL(q2_k, 0, 400, 144)
+
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the
  * 2x2 products of two 8-byte activation rows (a: row r bytes, row r+1 bytes)

@@ -1,6 +1,6 @@
 /* kernels_x86.c - x86 matmul microkernels: Q8_0 activations times Q8_0, Q4_0,
- * Q4_K, Q6_K, Q5_0, Q5_1, Q5_K, IQ4_NL and IQ4_XS weights, AVX2 (x86-64-v3)
- * and (all but Q4_K and Q6_K) AVX-512 VNNI.
+ * Q2_K, Q3_K, Q4_K, Q6_K, Q5_0, Q5_1, Q5_K, IQ4_NL and IQ4_XS weights, AVX2
+ * (x86-64-v3) and (all but Q4_K and Q6_K) AVX-512 VNNI.
  *
  * Weights arrive packed by X86Target::packWeight: groups of NR rows (8 for
  * AVX2, 16 for AVX-512), each group [metadata of all blocks, padded to 64
@@ -713,6 +713,154 @@ KILN_X86_INLINE void kiln_x86_step_iq4_xs_avx2(const uint8_t *grp, int64_t metaB
 }
 KILN_X86_TILEG_OF(iq4_xs, 128, 10)
 
+/* ---- Q2_K and Q3_K (AVX2) ---------------------------------------------- */
+
+/* Activation sums of elements 0..15 and 16..31 of a block (Q2_K's mins and
+ * the VNNI Q3_K offset apply per 16-element sub-block). */
+KILN_X86_INLINE void kiln_x86_half_sums(const int8_t *q, int32_t *h0, int32_t *h1) {
+  const __m128i bias = _mm_set1_epi8((char)0x80), z = _mm_setzero_si128();
+  const __m128i s0 = _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)q), bias), z);
+  const __m128i s1 = _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(q + 16)), bias), z);
+  *h0 = _mm_cvtsi128_si32(s0) + _mm_extract_epi32(s0, 2) - 16 * 128;
+  *h1 = _mm_cvtsi128_si32(s1) + _mm_extract_epi32(s1, 2) - 16 * 128;
+}
+
+/* The two-bit planes at p (and, for q3_k, the third bits at p + 64) as
+ * bytes: lo[c] elements 4c+t, hi[c] 16+4c+t (0..3, or 0..7 with the third
+ * bit at bit 2). */
+KILN_X86_INLINE void kiln_x86_split_u2_avx2(const uint8_t *p, int three,
+                                            __m256i lo[4], __m256i hi[4]) {
+  const __m256i m2 = _mm256_set1_epi8(3), b2 = _mm256_set1_epi8(4);
+  const __m256i l0 = _mm256_load_si256((const __m256i *)p),
+                l1 = _mm256_load_si256((const __m256i *)(p + 32));
+  const __m256i h = three ? _mm256_load_si256((const __m256i *)(p + 64))
+                          : _mm256_setzero_si256();
+  for (int c = 0; c < 4; ++c) {
+    lo[c] = _mm256_and_si256(_mm256_srli_epi16(l0, 2 * c), m2);
+    hi[c] = _mm256_and_si256(_mm256_srli_epi16(l1, 2 * c), m2);
+    if (three) {
+      const __m256i hl = c <= 2 ? _mm256_slli_epi16(h, 2 - c) : _mm256_srli_epi16(h, 1);
+      lo[c] = _mm256_or_si256(lo[c], _mm256_and_si256(hl, b2));
+      hi[c] = _mm256_or_si256(hi[c], _mm256_and_si256(_mm256_srli_epi16(h, 2 + c), b2));
+    }
+  }
+}
+
+/* Q3_K: meta per super-block 8 fp16 d, 16x8 int8 scales (sc - 32); 96 bytes
+ * of quants per 32-element block; q = u - 4 as |q| x sign(a, q). */
+typedef struct {
+  __m256i w[8], aw[8], sc0, sc1;
+  __m256 d;
+} kiln_x86_q3k_blk;
+KILN_X86_INLINE void kiln_x86_q3k_decode(const uint8_t *grp, int64_t metaBytes, int b,
+                                         kiln_x86_q3k_blk *s) {
+  const uint8_t *m = grp + 144 * (b / 8);
+  const int j = b % 8;
+  const __m256i k4 = _mm256_set1_epi8(4);
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u2_avx2(grp + metaBytes + 96 * (int64_t)b, 1, lo, hi);
+  for (int c = 0; c < 4; ++c) {
+    s->w[c] = _mm256_sub_epi8(lo[c], k4);
+    s->w[c + 4] = _mm256_sub_epi8(hi[c], k4);
+  }
+  for (int c = 0; c < 8; ++c)
+    s->aw[c] = _mm256_abs_epi8(s->w[c]);
+  s->sc0 = kiln_x86_scale16_avx2(m + 16 + 16 * j);
+  s->sc1 = kiln_x86_scale16_avx2(m + 24 + 16 * j);
+  s->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+}
+KILN_X86_INLINE void kiln_x86_q3k_row(const kiln_x86_q3k_blk *s, const int8_t *q,
+                                      float da, int32_t as, __m256 *acc) {
+  /* |q| <= 4: four pair sums per int16 stay <= 4*2*4*127 */
+  __m256i p0 = _mm256_maddubs_epi16(s->aw[0], _mm256_sign_epi8(KILN_X86_BC(q), s->w[0]));
+  __m256i p1 = _mm256_maddubs_epi16(s->aw[4], _mm256_sign_epi8(KILN_X86_BC(q + 16), s->w[4]));
+  for (int c = 1; c < 4; ++c) {
+    p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(
+        s->aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), s->w[c])));
+    p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(
+        s->aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), s->w[c + 4])));
+  }
+  const __m256i i = _mm256_add_epi32(_mm256_madd_epi16(p0, s->sc0), _mm256_madd_epi16(p1, s->sc1));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i), _mm256_mul_ps(s->d, _mm256_set1_ps(da)), *acc);
+  (void)as;
+}
+
+/* Q2_K: meta per super-block 8 fp16 d, 8 fp16 dmin, 16x8 u8 scales, 16x8
+ * u8 mins; 64 bytes of quants per block; x = d*sc*u - dmin*m per 16. */
+typedef struct {
+  __m256i lo[4], hi[4], sc0, sc1, mn0, mn1;
+  __m256 d, dmin;
+} kiln_x86_q2k_blk;
+KILN_X86_INLINE void kiln_x86_q2k_decode(const uint8_t *grp, int64_t metaBytes, int b,
+                                         kiln_x86_q2k_blk *s) {
+  const uint8_t *m = grp + 288 * (b / 8);
+  const int j = b % 8;
+  kiln_x86_split_u2_avx2(grp + metaBytes + 64 * (int64_t)b, 0, s->lo, s->hi);
+  s->sc0 = kiln_x86_scale16_avx2(m + 32 + 16 * j);
+  s->sc1 = kiln_x86_scale16_avx2(m + 40 + 16 * j);
+  s->mn0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 160 + 16 * j)));
+  s->mn1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 168 + 16 * j)));
+  s->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+  s->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
+}
+KILN_X86_INLINE void kiln_x86_q2k_row(const kiln_x86_q2k_blk *s, const int8_t *q,
+                                      float da, int32_t as, __m256 *acc) {
+  __m256i p0 = _mm256_maddubs_epi16(s->lo[0], KILN_X86_BC(q));
+  __m256i p1 = _mm256_maddubs_epi16(s->hi[0], KILN_X86_BC(q + 16));
+  for (int c = 1; c < 4; ++c) {
+    p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(s->lo[c], KILN_X86_BC(q + 4 * c)));
+    p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(s->hi[c], KILN_X86_BC(q + 16 + 4 * c)));
+  }
+  int32_t h0, h1;
+  kiln_x86_half_sums(q, &h0, &h1);
+  const __m256i i = _mm256_add_epi32(_mm256_madd_epi16(p0, s->sc0), _mm256_madd_epi16(p1, s->sc1));
+  const __m256i mi = _mm256_add_epi32(_mm256_mullo_epi32(s->mn0, _mm256_set1_epi32(h0)),
+                                      _mm256_mullo_epi32(s->mn1, _mm256_set1_epi32(h1)));
+  const __m256 dav = _mm256_set1_ps(da);
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i), _mm256_mul_ps(s->d, dav), *acc);
+  *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mi), _mm256_mul_ps(s->dmin, dav), *acc);
+  (void)as;
+}
+
+/* Tile (each block decoded once for MR rows) and decode walk (G groups) of a
+ * type given as a block decoder and a row step. */
+#define KILN_X86_STEP_KERNELS(T, ISA, VEC, ZERO, BLK, QB, MB)                  \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_##ISA(                              \
+      const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
+      const float *da, const int32_t *as, int MR, VEC *acc) {                  \
+    for (int r = 0; r < MR; ++r)                                               \
+      acc[r] = ZERO();                                                         \
+    for (int b = 0; b < nb; ++b) {                                             \
+      BLK s;                                                                   \
+      kiln_x86_##T##_decode(grp, metaBytes, b, &s);                            \
+      for (int r = 0; r < MR; ++r) {                                           \
+        const int64_t i = (int64_t)r * nb + b;                                 \
+        kiln_x86_##T##_row(&s, a[i].qs, da[i], as[i], &acc[r]);                \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_tileg_##T##_##ISA(                             \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nb,        \
+      const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
+      VEC *acc) {                                                              \
+    VEC accg[4];                                                               \
+    for (int g = 0; g < G; ++g)                                                \
+      accg[g] = ZERO();                                                        \
+    for (int b = 0; b < nb; ++b) {                                             \
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
+      for (int g = 0; g < G; ++g) {                                            \
+        BLK s;                                                                 \
+        kiln_x86_##T##_decode(g0 + g * groupBytes, metaBytes, b, &s);          \
+        kiln_x86_##T##_row(&s, a[b].qs, da[b], as[b], &accg[g]);               \
+      }                                                                        \
+    }                                                                          \
+    for (int g = 0; g < G; ++g)                                                \
+      acc[g] = accg[g];                                                        \
+  }
+
+KILN_X86_STEP_KERNELS(q3k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q3k_blk, 96, 18)
+KILN_X86_STEP_KERNELS(q2k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q2k_blk, 64, 36)
+
 /* Q4_0 walks up to 4 groups at once, Q8_0 2: with 16 vector registers,
  * Q8_0's walk of 4 spills its accumulators; Q4_0's does not. */
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
@@ -737,6 +885,10 @@ KILN_X86_MATMUL(matmul_q5_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1280,
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
                 kiln_x86_tile_iq4_nl_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_nl_avx2)
+KILN_X86_MATMUL(matmul_q3_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 768,
+                kiln_x86_tile_q3k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q3k_avx2)
+KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 288, 512,
+                kiln_x86_tile_q2k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q2k_avx2)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
                 kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_xs_avx2)
@@ -1030,6 +1182,84 @@ KILN_X86_VNNI_KERNELS(q5_k, 320, 40, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
 KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
 
+/* Q2_K and Q3_K: the AVX2 layouts at 16 rows; VPDPBUSD on the unsigned
+ * values (Q3_K: u = q + 4, with -4 x the half sums), the 16-element
+ * sub-block scales applied as exact 32-bit products. */
+KILN_X86_INLINE void kiln_x86_split_u2_vnni(const uint8_t *p, int three,
+                                            __m512i lo[4], __m512i hi[4]) {
+  const __m512i m2 = _mm512_set1_epi8(3), b2 = _mm512_set1_epi8(4);
+  const __m512i l0 = _mm512_load_si512((const void *)p),
+                l1 = _mm512_load_si512((const void *)(p + 64));
+  const __m512i h = three ? _mm512_load_si512((const void *)(p + 128))
+                          : _mm512_setzero_si512();
+  for (int c = 0; c < 4; ++c) {
+    lo[c] = _mm512_and_si512(_mm512_srli_epi16(l0, 2 * c), m2);
+    hi[c] = _mm512_and_si512(_mm512_srli_epi16(l1, 2 * c), m2);
+    if (three) {
+      const __m512i hl = c <= 2 ? _mm512_slli_epi16(h, 2 - c) : _mm512_srli_epi16(h, 1);
+      lo[c] = _mm512_or_si512(lo[c], _mm512_and_si512(hl, b2));
+      hi[c] = _mm512_or_si512(hi[c], _mm512_and_si512(_mm512_srli_epi16(h, 2 + c), b2));
+    }
+  }
+}
+typedef struct {
+  __m512i lo[4], hi[4], sc0, sc1, mn0, mn1;
+  __m512 d, dmin;
+} kiln_x86_k23_vnni_blk;
+KILN_X86_INLINE void kiln_x86_q3kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
+                                          kiln_x86_k23_vnni_blk *s) {
+  const uint8_t *m = grp + 288 * (b / 8);
+  const int j = b % 8;
+  kiln_x86_split_u2_vnni(grp + metaBytes + 192 * (int64_t)b, 1, s->lo, s->hi);
+  s->sc0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)));
+  s->sc1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 48 + 32 * j)));
+  s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
+}
+KILN_X86_INLINE void kiln_x86_q3kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
+                                       float da, int32_t as, __m512 *acc) {
+  int32_t h0, h1;
+  kiln_x86_half_sums(q, &h0, &h1);
+  __m512i s0 = _mm512_set1_epi32(-4 * h0), s1 = _mm512_set1_epi32(-4 * h1);
+  for (int c = 0; c < 4; ++c) {
+    s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
+    s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
+  }
+  const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
+  *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, _mm512_set1_ps(da)), *acc);
+  (void)as;
+}
+KILN_X86_INLINE void kiln_x86_q2kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
+                                          kiln_x86_k23_vnni_blk *s) {
+  const uint8_t *m = grp + 576 * (b / 8);
+  const int j = b % 8;
+  kiln_x86_split_u2_vnni(grp + metaBytes + 128 * (int64_t)b, 0, s->lo, s->hi);
+  s->sc0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 32 * j)));
+  s->sc1 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 80 + 32 * j)));
+  s->mn0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 320 + 32 * j)));
+  s->mn1 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 336 + 32 * j)));
+  s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
+  s->dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32)));
+}
+KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
+                                       float da, int32_t as, __m512 *acc) {
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+  for (int c = 0; c < 4; ++c) {
+    s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
+    s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
+  }
+  int32_t h0, h1;
+  kiln_x86_half_sums(q, &h0, &h1);
+  const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
+  const __m512i mi = _mm512_add_epi32(_mm512_mullo_epi32(s->mn0, _mm512_set1_epi32(h0)),
+                                      _mm512_mullo_epi32(s->mn1, _mm512_set1_epi32(h1)));
+  const __m512 dav = _mm512_set1_ps(da);
+  *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, dav), *acc);
+  *acc = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mi), _mm512_mul_ps(s->dmin, dav), *acc);
+  (void)as;
+}
+KILN_X86_STEP_KERNELS(q3kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 192, 36)
+KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 128, 72)
+
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
@@ -1042,6 +1272,10 @@ KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
                 kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni)
+KILN_X86_MATMUL(matmul_q3_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 1536,
+                kiln_x86_tile_q3kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q3kv_vnni)
+KILN_X86_MATMUL(matmul_q2_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 576, 1024,
+                kiln_x86_tile_q2kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q2kv_vnni)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
                 kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni)
 #endif /* AVX-512 VNNI */

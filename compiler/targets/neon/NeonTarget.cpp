@@ -88,9 +88,60 @@ bool packTilesMM(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
 /// q5_1 by 4 d and 4 m; q5_k / iq4_xs super-blocks start with their metadata
 /// (q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4 d, 8x4 int8
 /// scales - 32), then their 8 blocks. Rows past N are zero.
+/// Q2_K / Q3_K in the 4-row tiles of kernels_neon.c (layout described there).
+bool packK23(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
+             size_t bytes, std::vector<uint8_t> &out, std::string &error) {
+  const bool three = type == "q3_k";
+  const int64_t bb = three ? 110 : 84, meta = three ? 72 : 144,
+                qb = three ? 48 : 32, rec = meta + 8 * qb, ns = K / 256;
+  if (K % 256 || (size_t)(N * ns * bb) != bytes) {
+    error = "neon: unexpected " + type.str() + " weight size for packing";
+    return false;
+  }
+  const int64_t tiles = (N + 3) / 4, tileBytes = ns * rec;
+  out.assign((size_t)(tiles * tileBytes), 0);
+  for (int64_t row = 0; row < N; ++row) {
+    uint8_t *tile = out.data() + (row / 4) * tileBytes;
+    const int64_t i = row % 4;
+    for (int64_t s = 0; s < ns; ++s) {
+      const uint8_t *src = ggml + (row * ns + s) * bb;
+      uint8_t *m = tile + s * rec;
+      std::memcpy(m + 2 * i, src + (three ? 108 : 80), 2); // d
+      if (!three)
+        std::memcpy(m + 8 + 2 * i, src + 82, 2); // dmin
+      for (int s16 = 0; s16 < 16; ++s16) {
+        if (three) {
+          const uint8_t *sc = src + 96;
+          const int lo = s16 < 8 ? sc[s16] & 0xf : sc[s16 - 8] >> 4;
+          const int v = lo | (((sc[8 + s16 % 4] >> (2 * (s16 / 4))) & 3) << 4);
+          m[8 + 4 * s16 + i] = (uint8_t)(int8_t)(v - 32);
+        } else {
+          m[16 + 4 * s16 + i] = src[s16] & 0xf;
+          m[80 + 4 * s16 + i] = src[s16] >> 4;
+        }
+      }
+      const uint8_t *qs = src + (three ? 32 : 16), *hm = src;
+      for (int blk = 0; blk < 8; ++blk) {
+        uint8_t *q = m + meta + blk * qb;
+        for (int l = 0; l < 32; ++l) {
+          const int e = 32 * blk + l;
+          const int low = (qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3;
+          const int h = l / 16, c = (l % 16) / 4, t = l % 4;
+          q[16 * h + 4 * i + t] |= (uint8_t)(low << (2 * c));
+          if (three && ((hm[e % 32] >> (e / 32)) & 1))
+            q[32 + 4 * i + t] |= (uint8_t)(1u << (4 * h + c));
+        }
+      }
+    }
+  }
+  return true;
+}
+
 bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                  std::string &error) {
+  if (type == "q2_k" || type == "q3_k")
+    return packK23(type, N, K, ggml, bytes, out, error);
   const bool five = type.startswith("q5"), super = type == "q5_k" || type == "iq4_xs";
   const int64_t bs = super ? 256 : 32;
   const int64_t bb = type == "q5_0" ? 22 : type == "q5_1" ? 24 : type == "iq4_nl" ? 18

@@ -35,6 +35,12 @@ namespace {
 //  q5_1: meta = nb x (NR fp16 d, NR fp16 m).
 //  q5_k: meta per super-block as q4_k.
 // The IQ4 types store 4 nibble words per row of level indices (as q4_0).
+// The two-bit planes of q2_k and q3_k: per 32-element block 2 words per row,
+// word h byte t bits 2c..2c+1 = the 2 low bits of element 16h + 4c + t; q3_k
+// adds a word of third bits (byte t bit c: element 4c+t, bit 4+c: 16+4c+t).
+//  q2_k: meta per super-block = NR fp16 d, NR fp16 dmin, 16 x NR u8 scale,
+//        16 x NR u8 min (its 16-element sub-blocks).
+//  q3_k: meta per super-block = NR fp16 d, 16 x NR int8 scale (sc - 32).
 //  iq4_nl: meta = nb x NR fp16 d.
 //  iq4_xs: meta per super-block = NR fp16 d, 8 x NR int8 scale (ls - 32).
 constexpr int64_t pad64(int64_t v) { return (v + 63) & ~int64_t(63); }
@@ -61,6 +67,10 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
     bs = 32, bb = 18, meta = 2 * NR, quant = 16 * NR;
   } else if (type == "iq4_xs") {
     bs = 256, bb = 136, meta = 10 * NR, quant = 128 * NR;
+  } else if (type == "q2_k") {
+    bs = 256, bb = 84, meta = 36 * NR, quant = 64 * NR;
+  } else if (type == "q3_k") {
+    bs = 256, bb = 110, meta = 18 * NR, quant = 96 * NR;
   } else {
     error = "x86: no packed layout for " + type.str();
     return false;
@@ -147,6 +157,46 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
             uint8_t u[32];
             qblocks::smallValues(type, src, j, u);
             putBlock(q + j * (quant / 8), i, u, type == "q5_k");
+          }
+        } else if (type == "q2_k" || type == "q3_k") {
+          const bool three = type == "q3_k";
+          std::memcpy(m + 2 * i, src + (three ? 108 : 80), 2); // d
+          if (!three)
+            std::memcpy(m + 2 * NR + 2 * i, src + 82, 2); // dmin
+          for (int s16 = 0; s16 < 16; ++s16) {
+            if (three) {
+              const uint8_t *sc = src + 96;
+              const int lo = s16 < 8 ? sc[s16] & 0xf : sc[s16 - 8] >> 4;
+              const int v = lo | (((sc[8 + s16 % 4] >> (2 * (s16 / 4))) & 3) << 4);
+              m[2 * NR + s16 * NR + i] = (uint8_t)(int8_t)(v - 32);
+            } else {
+              m[4 * NR + s16 * NR + i] = src[s16] & 0xf;
+              m[20 * NR + s16 * NR + i] = src[s16] >> 4;
+            }
+          }
+          const uint8_t *qs = src + (three ? 32 : 16), *hm = src;
+          for (int blk = 0; blk < 8; ++blk) {
+            uint8_t low[32], high[32];
+            for (int l = 0; l < 32; ++l) {
+              const int e = 32 * blk + l;
+              low[l] = (uint8_t)((qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3);
+              high[l] = three ? (uint8_t)((hm[e % 32] >> (e / 32)) & 1) : 0;
+            }
+            uint8_t *qb = q + blk * (quant / 8);
+            for (int h = 0; h < 2; ++h)
+              for (int t = 0; t < 4; ++t) {
+                uint8_t v = 0;
+                for (int c = 0; c < 4; ++c)
+                  v |= (uint8_t)(low[16 * h + 4 * c + t] << (2 * c));
+                wordAt(qb, h, i)[t] = v;
+              }
+            if (three)
+              for (int t = 0; t < 4; ++t) {
+                uint8_t v = 0;
+                for (int c = 0; c < 4; ++c)
+                  v |= (uint8_t)(high[4 * c + t] << c | high[16 + 4 * c + t] << (4 + c));
+                wordAt(qb, 2, i)[t] = v;
+              }
           }
         } else { // q6_k
           const uint8_t *ql = src, *qh = src + 128, *sc = src + 192;
