@@ -4,9 +4,9 @@
     scripts/compare-llama-cpp.py BINDIR [--targets=x86,neon] [--only=NAME]
 
 For each fixture below (kiln-fixture: every supported architecture in F32,
-F16 and a Q4_K_M-style mix; phi3 with LongRoPE; gemma3 with sliding-window
+F16 and Q4_K_M- and Q5_K_M-style mixes; phi3 with LongRoPE; gemma3 with sliding-window
 layers shorter than the prompt; llama with linear RoPE scaling; llama in
-every other weight type and the Q5_K_M mix), runs `kiln-run --tokens=PROMPT --generate=32
+every other weight type), runs `kiln-run --tokens=PROMPT --generate=32
 --logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
 file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
 node-llama-cpp), then checks:
@@ -33,6 +33,7 @@ SHAPE = ["--width=128", "--heads=4", "--kv-heads=2", "--ffn=256",
          "--layers=2"]
 Q4_K_M = ["--type=q4_k", "--tensor-type=attn_v|ffn_down=q6_k",
           "--output-type=q6_k", "--width=256", "--ffn=512"]
+Q5_K_M = ["--type=q5_k"] + Q4_K_M[1:]
 FIXTURES = []
 for arch in ["llama", "qwen2", "qwen3", "phi3", "gemma3"]:
     extra = {"qwen3": ["--head-dim=64"], "phi3": ["--long-rope"],
@@ -42,18 +43,16 @@ for arch in ["llama", "qwen2", "qwen3", "phi3", "gemma3"]:
         (arch + "_f32", ["--arch=" + arch, "--type=f32"] + SHAPE + extra, 0.02, True),
         (arch + "_f16", ["--arch=" + arch, "--type=f16"] + SHAPE + extra, 0.02, True),
         (arch + "_q4_k_m", ["--arch=" + arch] + SHAPE + Q4_K_M + extra, 0.05, False),
+        (arch + "_q5_k_m", ["--arch=" + arch] + SHAPE + Q5_K_M + extra, 0.05, False),
     ]
 FIXTURES.append(("llama_ropelinear", ["--type=f32"] + SHAPE +
                  ["--add-key=llama.rope.scaling.factor:f32=4"], 0.02, True))
-# Every other weight type, alone (embedding and output too), and the Q5_K_M
-# mix; width 256 so the 256-element super-blocks fit.
+# Every other weight type, alone (embedding and output too); width 256 so the
+# 256-element super-blocks fit.
 for t in ["q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k",
           "q5_k", "q6_k", "iq4_nl", "iq4_xs", "bf16"]:
     FIXTURES.append(("llama_" + t, ["--type=" + t, "--embd-type=" + t] + SHAPE +
                      ["--width=256", "--ffn=512"], 0.05, False))
-FIXTURES.append(("llama_q5_k_m", SHAPE + ["--type=q5_k", "--tensor-type=attn_v|ffn_down=q6_k",
-                                          "--output-type=q6_k", "--width=256", "--ffn=512"],
-                 0.05, False))
 
 
 def parse(text):
