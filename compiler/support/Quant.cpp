@@ -471,7 +471,7 @@ void quantizeBlockQ4_0(const float *x, uint8_t *y) {
     const float x1 = x[kQK4_0 / 2 + j] * id;
     const int xi0 = minOf(15, truncToInt8(x0 + 8.5f));
     const int xi1 = minOf(15, truncToInt8(x1 + 8.5f));
-    y[2 + j] = static_cast<uint8_t>((xi0 & 0xFF) | (xi1 << 4));
+    y[2 + j] = static_cast<uint8_t>((xi0 & 0xFF) | ((xi1 & 0xF) << 4));
   }
 }
 
@@ -504,7 +504,7 @@ void quantizeBlockQ4_1(const float *x, uint8_t *y) {
     const float x1 = (x[kQK4_1 / 2 + j] - min) * id;
     const int xi0 = minOf(15, truncToInt8(x0 + 0.5f));
     const int xi1 = minOf(15, truncToInt8(x1 + 0.5f));
-    y[4 + j] = static_cast<uint8_t>((xi0 & 0xFF) | (xi1 << 4));
+    y[4 + j] = static_cast<uint8_t>((xi0 & 0xFF) | ((xi1 & 0xF) << 4));
   }
 }
 
@@ -841,7 +841,7 @@ void quantizeBlockQ2_K(const float *x, uint8_t *y) {
   if (maxMin > 0) {
     const float iscale = q4scale / maxMin;
     for (int j = 0; j < kQK_K / 16; ++j)
-      sc[j] |= static_cast<uint8_t>(nearestInt(iscale * mins[j]) << 4);
+      sc[j] |= static_cast<uint8_t>(static_cast<uint32_t>(nearestInt(iscale * mins[j])) << 4);
     store16(y + kQ2K_DMin, fp32ToFp16(maxMin / q4scale));
   } else {
     store16(y + kQ2K_DMin, fp32ToFp16(0.f));

@@ -619,9 +619,10 @@ TEST(QuantRobustness, NonFiniteInputsDoNotCrash) {
   x[3] = std::numeric_limits<float>::infinity();
   x[40] = std::numeric_limits<float>::quiet_NaN();
   x[77] = -std::numeric_limits<float>::infinity();
-  for (GGMLType t :
-       {GGMLType::F16, GGMLType::BF16, GGMLType::Q4_0, GGMLType::Q4_1,
-        GGMLType::Q8_0, GGMLType::Q4_K, GGMLType::Q6_K}) {
+  size_t count = 0;
+  const GGMLType *types = allTypes(count);
+  for (size_t i = 0; i < count; ++i) {
+    const GGMLType t = types[i];
     auto q = quantizeVec(t, x);
     auto y = dequantizeVec(t, q, x.size());
     EXPECT_EQ(y.size(), x.size());
