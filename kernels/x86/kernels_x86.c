@@ -146,7 +146,7 @@ KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
     p += b >= lim ? skip : 0;
     for (int o = 0; o < bytes; o += 64)
       _mm_prefetch(p + o, _MM_HINT_T0);
-    if (!((meta * b) & 63))
+    if (meta && !((meta * b) & 63))
       _mm_prefetch((const char *)grp + next + meta * b, _MM_HINT_T0);
   }
 }
@@ -785,17 +785,20 @@ KILN_X86_INLINE void kiln_x86_q3k_row(const kiln_x86_q3k_blk *s, const int8_t *q
   (void)as;
 }
 
-/* Q2_K: meta per super-block 8 fp16 d, 8 fp16 dmin, 16x8 u8 scales, 16x8
- * u8 mins; 64 bytes of quants per block; x = d*sc*u - dmin*m per 16. */
+/* Q2_K: per super-block a record of its metadata (8 fp16 d, 8 fp16 dmin,
+ * 16x8 u8 scales, 16x8 u8 mins: a third of its bytes, so it travels in the
+ * same stream as the quants) and its 8 blocks of 64 bytes of quants;
+ * x = d*sc*u - dmin*m per 16 elements. */
 typedef struct {
   __m256i lo[4], hi[4], sc0, sc1, mn0, mn1;
   __m256 d, dmin;
 } kiln_x86_q2k_blk;
 KILN_X86_INLINE void kiln_x86_q2k_decode(const uint8_t *grp, int64_t metaBytes, int b,
                                          kiln_x86_q2k_blk *s) {
-  const uint8_t *m = grp + 288 * (b / 8);
+  const uint8_t *m = grp + 800 * (int64_t)(b / 8); /* records [288 meta][512] */
   const int j = b % 8;
-  kiln_x86_split_u2_avx2(grp + metaBytes + 64 * (int64_t)b, 0, s->lo, s->hi);
+  kiln_x86_split_u2_avx2(m + 288 + 64 * j, 0, s->lo, s->hi);
+  (void)metaBytes;
   s->sc0 = kiln_x86_scale16_avx2(m + 32 + 16 * j);
   s->sc1 = kiln_x86_scale16_avx2(m + 40 + 16 * j);
   s->mn0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 160 + 16 * j)));
@@ -859,7 +862,7 @@ KILN_X86_INLINE void kiln_x86_q2k_row(const kiln_x86_q2k_blk *s, const int8_t *q
   }
 
 KILN_X86_STEP_KERNELS(q3k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q3k_blk, 96, 18)
-KILN_X86_STEP_KERNELS(q2k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q2k_blk, 64, 36)
+KILN_X86_STEP_KERNELS(q2k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q2k_blk, 100, 0)
 
 /* Q4_0 walks up to 4 groups at once, Q8_0 2: with 16 vector registers,
  * Q8_0's walk of 4 spills its accumulators; Q4_0's does not. */
@@ -887,7 +890,7 @@ KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
                 kiln_x86_tileg_iq4_nl_avx2)
 KILN_X86_MATMUL(matmul_q3_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 768,
                 kiln_x86_tile_q3k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q3k_avx2)
-KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 288, 512,
+KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 0, 800,
                 kiln_x86_tile_q2k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q2k_avx2)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
                 kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
@@ -1230,9 +1233,10 @@ KILN_X86_INLINE void kiln_x86_q3kv_row(const kiln_x86_k23_vnni_blk *s, const int
 }
 KILN_X86_INLINE void kiln_x86_q2kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
                                           kiln_x86_k23_vnni_blk *s) {
-  const uint8_t *m = grp + 576 * (b / 8);
+  const uint8_t *m = grp + 1600 * (int64_t)(b / 8); /* records [576 meta][1024] */
   const int j = b % 8;
-  kiln_x86_split_u2_vnni(grp + metaBytes + 128 * (int64_t)b, 0, s->lo, s->hi);
+  kiln_x86_split_u2_vnni(m + 576 + 128 * j, 0, s->lo, s->hi);
+  (void)metaBytes;
   s->sc0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 32 * j)));
   s->sc1 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 80 + 32 * j)));
   s->mn0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 320 + 32 * j)));
@@ -1258,7 +1262,7 @@ KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int
   (void)as;
 }
 KILN_X86_STEP_KERNELS(q3kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 192, 36)
-KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 128, 72)
+KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 200, 0)
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni)
@@ -1274,7 +1278,7 @@ KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni)
 KILN_X86_MATMUL(matmul_q3_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 1536,
                 kiln_x86_tile_q3kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q3kv_vnni)
-KILN_X86_MATMUL(matmul_q2_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 576, 1024,
+KILN_X86_MATMUL(matmul_q2_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 0, 1600,
                 kiln_x86_tile_q2kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q2kv_vnni)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
                 kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni)
