@@ -522,8 +522,13 @@ void dequantizeBlockQ4_1(const uint8_t *b, float *y) {
 // Q4_K byte offsets.
 constexpr int kQ4K_D = 0, kQ4K_DMin = 2, kQ4K_Scales = 4, kQ4K_Qs = 16;
 
-void quantizeBlockQ4_K(const float *x, uint8_t *y) {
-  uint8_t L[kQK_K];
+// The part Q4_K and Q5_K share (ggml's quantize_row_q4_K_ref and _q5_K_ref):
+// per sub-block of 32 a scale and min from makeQkx2Quants (levels 0..nmax,
+// its search from rmin in nstep steps), both quantized to 6 bits against the
+// super-block's d and dmin (written at y, y + 2, scales at y + 4), then the
+// levels L again against the quantized scales.
+void quantizeScalesMinsK(const float *x, int nmax, float rmin, int nstep,
+                         uint8_t *y, uint8_t L[kQK_K]) {
   uint8_t Laux[32];
   float weights[32];
   float mins[kQK_K / 32];
@@ -538,15 +543,15 @@ void quantizeBlockQ4_K(const float *x, uint8_t *y) {
     const float avX = std::sqrt(sumX2 / 32);
     for (int l = 0; l < 32; ++l)
       weights[l] = avX + std::fabs(x[32 * j + l]);
-    scales[j] = makeQkx2Quants(32, 15, x + 32 * j, weights, L + 32 * j,
-                               &mins[j], Laux, -1.f, 0.1f, 20, false);
+    scales[j] = makeQkx2Quants(32, nmax, x + 32 * j, weights, L + 32 * j,
+                               &mins[j], Laux, rmin, 0.1f, nstep, false);
     if (scales[j] > maxScale)
       maxScale = scales[j];
     if (mins[j] > maxMin)
       maxMin = mins[j];
   }
 
-  uint8_t *sc = y + kQ4K_Scales;
+  uint8_t *sc = y + 4;
   std::memset(sc, 0, kKScaleBytes);
   const float invScale = maxScale > 0 ? 63.f / maxScale : 0.f;
   const float invMin = maxMin > 0 ? 63.f / maxMin : 0.f;
@@ -567,8 +572,8 @@ void quantizeBlockQ4_K(const float *x, uint8_t *y) {
   }
   const uint16_t dBits = fp32ToFp16(maxScale / 63.f);
   const uint16_t dminBits = fp32ToFp16(maxMin / 63.f);
-  store16(y + kQ4K_D, dBits);
-  store16(y + kQ4K_DMin, dminBits);
+  store16(y, dBits);
+  store16(y + 2, dminBits);
 
   for (int j = 0; j < kQK_K / 32; ++j) {
     uint8_t s, m;
@@ -579,11 +584,15 @@ void quantizeBlockQ4_K(const float *x, uint8_t *y) {
     const float dm = fp16ToFp32(dminBits) * m;
     for (int ii = 0; ii < 32; ++ii) {
       int l = nearestInt((x[32 * j + ii] + dm) / d);
-      l = maxOf(0, minOf(15, l));
+      l = maxOf(0, minOf(nmax, l));
       L[32 * j + ii] = static_cast<uint8_t>(l);
     }
   }
+}
 
+void quantizeBlockQ4_K(const float *x, uint8_t *y) {
+  uint8_t L[kQK_K];
+  quantizeScalesMinsK(x, 15, -1.f, 20, y, L);
   uint8_t *q = y + kQ4K_Qs;
   for (int j = 0; j < kQK_K; j += 64) {
     for (int l = 0; l < 32; ++l)
@@ -1015,64 +1024,7 @@ constexpr int kQ5K_D = 0, kQ5K_DMin = 2, kQ5K_Scales = 4, kQ5K_Qh = 16,
 
 void quantizeBlockQ5_K(const float *x, uint8_t *y) {
   uint8_t L[kQK_K];
-  uint8_t Laux[32];
-  float weights[32];
-  float mins[kQK_K / 32];
-  float scales[kQK_K / 32];
-
-  float maxScale = 0;
-  float maxMin = 0;
-  for (int j = 0; j < kQK_K / 32; ++j) {
-    float sumX2 = 0;
-    for (int l = 0; l < 32; ++l)
-      sumX2 += x[32 * j + l] * x[32 * j + l];
-    const float avX = std::sqrt(sumX2 / 32);
-    for (int l = 0; l < 32; ++l)
-      weights[l] = avX + std::fabs(x[32 * j + l]);
-    scales[j] = makeQkx2Quants(32, 31, x + 32 * j, weights, L + 32 * j,
-                               &mins[j], Laux, -0.5f, 0.1f, 15, false);
-    if (scales[j] > maxScale)
-      maxScale = scales[j];
-    if (mins[j] > maxMin)
-      maxMin = mins[j];
-  }
-
-  uint8_t *sc = y + kQ5K_Scales;
-  std::memset(sc, 0, kKScaleBytes);
-  const float invScale = maxScale > 0 ? 63.f / maxScale : 0.f;
-  const float invMin = maxMin > 0 ? 63.f / maxMin : 0.f;
-  for (int j = 0; j < kQK_K / 32; ++j) {
-    uint8_t ls = static_cast<uint8_t>(nearestInt(invScale * scales[j]));
-    uint8_t lm = static_cast<uint8_t>(nearestInt(invMin * mins[j]));
-    ls = minOf<uint8_t>(63, ls);
-    lm = minOf<uint8_t>(63, lm);
-    if (j < 4) {
-      sc[j] = ls;
-      sc[j + 4] = lm;
-    } else {
-      sc[j + 4] = static_cast<uint8_t>((ls & 0xF) | ((lm & 0xF) << 4));
-      sc[j - 4] |= static_cast<uint8_t>((ls >> 4) << 6);
-      sc[j] |= static_cast<uint8_t>((lm >> 4) << 6);
-    }
-  }
-  const uint16_t dBits = fp32ToFp16(maxScale / 63.f);
-  const uint16_t dminBits = fp32ToFp16(maxMin / 63.f);
-  store16(y + kQ5K_D, dBits);
-  store16(y + kQ5K_DMin, dminBits);
-
-  for (int j = 0; j < kQK_K / 32; ++j) {
-    uint8_t s, m;
-    unpackScaleMinK4(j, sc, s, m);
-    const float d = fp16ToFp32(dBits) * s;
-    if (d == 0)
-      continue;
-    const float dm = fp16ToFp32(dminBits) * m;
-    for (int ii = 0; ii < 32; ++ii) {
-      const int l = nearestInt((x[32 * j + ii] + dm) / d);
-      L[32 * j + ii] = static_cast<uint8_t>(maxOf(0, minOf(31, l)));
-    }
-  }
-
+  quantizeScalesMinsK(x, 31, -0.5f, 15, y, L);
   uint8_t *qh = y + kQ5K_Qh;
   uint8_t *ql = y + kQ5K_Qs;
   std::memset(qh, 0, kQK_K / 8);
