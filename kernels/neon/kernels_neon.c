@@ -403,6 +403,33 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
   return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(p)));
 }
 
+/* The matmul over 4-row tiles of TILE_BYTES (an expression of K and nb)
+ * that calls kiln_neon_T_tile for up to 4 activation rows at a time. */
+#define KILN_NEON_TILES_DRIVER(T, TILE_BYTES)                                  \
+  static void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                         \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = TILE_BYTES;                                     \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_##T##_tile(t, nb, ar, 1, bj, yr + j, N, n); break;   \
+        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
+        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
+        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
 /* Per type: the block's quants in the tile (QUANTS), its decoding (DECODE),
  * and its per-row scale ds and min term mt (SCALES; mt multiplies the
  * activation block's sum). t is the tile, b the 32-element block. */
@@ -462,29 +489,7 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  static void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                         \
-      const float *x, int rows, int K, const uint8_t *w, int N,                \
-      const float *bias, float *y, void *scratch) {                            \
-    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
-    const int nb = K / 32;                                                     \
-    const int64_t tile_bytes = (int64_t)nb * (TILE_BYTES_PER_BLOCK);           \
-    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
-      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
-      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
-      float *yr = y + (int64_t)r0 * N;                                         \
-      for (int j = 0; j < N; j += 4) {                                         \
-        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
-        const float *bj = bias ? bias + j : 0;                                 \
-        const int n = N - j < 4 ? N - j : 4;                                   \
-        switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_tile(t, nb, ar, 1, bj, yr + j, N, n); break;   \
-        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
-        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
-        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
-  }
+  KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK))
 
 /* Tile bytes per 32-element block: q5_k 720 and iq4_xs 552 per 8 blocks. */
 KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0)
@@ -570,29 +575,7 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  static void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                         \
-      const float *x, int rows, int K, const uint8_t *w, int N,                \
-      const float *bias, float *y, void *scratch) {                            \
-    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
-    const int nb = K / 32;                                                     \
-    const int64_t tile_bytes = (int64_t)(K / 256) * (SB_BYTES);                \
-    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
-      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
-      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
-      float *yr = y + (int64_t)r0 * N;                                         \
-      for (int j = 0; j < N; j += 4) {                                         \
-        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
-        const float *bj = bias ? bias + j : 0;                                 \
-        const int n = N - j < 4 ? N - j : 4;                                   \
-        switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_tile(t, nb, ar, 1, bj, yr + j, N, n); break;   \
-        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
-        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
-        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
-  }
+  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * (SB_BYTES))
 
 KILN_NEON_K23_MATMUL(q3_k, 1, 456, 72)
 KILN_NEON_K23_MATMUL(q2_k, 0, 400, 144)
