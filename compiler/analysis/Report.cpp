@@ -406,9 +406,9 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
     j.attribute("arena_bytes", r.arenaBytes);
     j.attribute("activation_arena_bytes", r.activationArenaBytes);
     j.attributeObject("matmul_kernels", [&] {
-      for (const auto &[type, ks] : r.matmulKernels)
-        j.attributeArray(type, [&] {
-          for (const std::string &k : ks)
+      for (const auto &entry : r.matmulKernels)
+        j.attributeArray(entry.first, [&] {
+          for (const std::string &k : entry.second)
             j.value(k);
         });
     });

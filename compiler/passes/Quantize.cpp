@@ -44,25 +44,6 @@ std::string targetTypeList() {
   return out;
 }
 
-// llama.cpp's mixes: a base type plus q6_k where the error costs most.
-struct Mix {
-  const char *name, *base;
-};
-const Mix kMixes[] = {{"q4_k_m", "q4_k"}, {"q5_k_m", "q5_k"}};
-const Mix *findMix(const std::string &t) {
-  for (const Mix &m : kMixes)
-    if (t == m.name)
-      return &m;
-  return nullptr;
-}
-
-// llama.cpp's use_more_bits: the first and last eighth of the layers and
-// every third layer between.
-bool useMoreBits(int layer, int layers) {
-  return layer < layers / 8 || layer >= 7 * layers / 8 ||
-         (layer - layers / 8) % 3 == 2;
-}
-
 // "blk.N.NAME.weight" -> N, or -1.
 int layerOf(const std::string &name) {
   if (name.rfind("blk.", 0) != 0)
@@ -70,10 +51,6 @@ int layerOf(const std::string &name) {
   char *end = nullptr;
   long n = std::strtol(name.c_str() + 4, &end, 10);
   return end && *end == '.' && n >= 0 && n < (1 << 20) ? static_cast<int>(n) : -1;
-}
-
-bool hasRole(const std::string &name, const char *role) {
-  return name.find(std::string(".") + role + ".weight") != std::string::npos;
 }
 
 // llama.cpp's fallback for rows that a 256-element block does not divide.
@@ -108,7 +85,7 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
       signalPassFailure();
     };
     const std::string valid = " (valid: " + targetTypeList() + ", q4_k_m, q5_k_m)";
-    const Mix *mix = findMix(type);
+    const std::optional<gguf::GGMLType> mix = gguf::mixBaseType(type);
     if (!type.empty() && !mix && !isTargetType(type))
       return bad("unknown type '" + type + "'" + valid);
     std::regex excludeRe;
@@ -144,21 +121,14 @@ struct QuantizePass : kiln::impl::QuantizeBase<QuantizePass> {
     int layers = 0;
     for (WeightOp w : module.getOps<WeightOp>())
       layers = std::max(layers, layerOf(w.getSource().str()) + 1);
-    // The type a mix gives a tensor, as llama.cpp's llama_tensor_get_type
-    // does for a dense model.
+    // The type a mix gives a tensor (the embedding counts as the output
+    // matrix when a matmul reads it: tied).
     auto mixType = [&](WeightOp w) -> std::string {
       const std::string name = w.getSource().str();
       const bool output = name == "output.weight" ||
                           (name == "token_embd.weight" &&
                            multiplied.contains(w.getSymName()));
-      if (output)
-        return "q6_k";
-      const int layer = layerOf(name);
-      if (layer >= 0 && (hasRole(name, "attn_v") || hasRole(name, "attn_qkv") ||
-                         hasRole(name, "ffn_down")) &&
-          useMoreBits(layer, layers))
-        return "q6_k";
-      return mix->base;
+      return gguf::typeName(gguf::mixTensorType(*mix, name, output, layers));
     };
 
     bool failed = false;

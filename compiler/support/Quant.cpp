@@ -18,6 +18,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <cstdlib>
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -147,6 +148,34 @@ const char *ggmlTypeName(uint32_t type) {
   if (type >= sizeof(kNames) / sizeof(kNames[0]))
     return nullptr;
   return kNames[type];
+}
+
+std::optional<GGMLType> mixBaseType(const std::string &mix) {
+  if (mix == "q4_k_m")
+    return GGMLType::Q4_K;
+  if (mix == "q5_k_m")
+    return GGMLType::Q5_K;
+  return std::nullopt;
+}
+
+GGMLType mixTensorType(GGMLType base, const std::string &name, bool isOutput,
+                       int layers) {
+  if (isOutput)
+    return GGMLType::Q6_K;
+  // "blk.N.ROLE.weight"
+  if (name.rfind("blk.", 0) != 0)
+    return base;
+  char *end = nullptr;
+  const long layer = std::strtol(name.c_str() + 4, &end, 10);
+  if (!end || *end != '.' || layer < 0 || layer >= layers)
+    return base;
+  const std::string role(end);
+  const bool vOrDown = role == ".attn_v.weight" || role == ".attn_qkv.weight" ||
+                       role == ".ffn_down.weight";
+  const int i = static_cast<int>(layer);
+  const bool moreBits = i < layers / 8 || i >= 7 * layers / 8 ||
+                        (i - layers / 8) % 3 == 2;
+  return vOrDown && moreBits ? GGMLType::Q6_K : base;
 }
 
 size_t rowBytes(GGMLType type, int64_t n) {

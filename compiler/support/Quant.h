@@ -70,6 +70,17 @@ std::optional<GGMLType> typeFromName(const std::string &name);
 /// (e.g. 13 -> "q5_K"); nullptr if the id is not a known ggml type. Used to
 /// produce helpful diagnostics.
 const char *ggmlTypeName(uint32_t type);
+/// llama.cpp's Q4_K_M / Q5_K_M mixes ("q4_k_m" -> Q4_K, "q5_k_m" -> Q5_K):
+/// the base type of a mix name, or nullopt.
+std::optional<GGMLType> mixBaseType(const std::string &mix);
+/// The type a mix with base type `base` gives tensor `name` of a dense model
+/// of `layers` layers, as llama.cpp's llama_tensor_get_type does without an
+/// importance matrix: Q6_K for the output matrix (`isOutput`: output.weight,
+/// or token_embd.weight when it is tied) and for attn_v, attn_qkv and
+/// ffn_down in the first and last eighth of the layers and every third
+/// layer between (use_more_bits); `base` otherwise.
+GGMLType mixTensorType(GGMLType base, const std::string &name, bool isOutput,
+                       int layers);
 /// Every supported type, in type-id order.
 const GGMLType *allTypes(size_t &count);
 /// The supported type names, comma-separated ("f32, f16, ...").

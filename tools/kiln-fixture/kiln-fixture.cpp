@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -35,6 +36,7 @@ struct Config {
   std::vector<std::string> dropKeys, dropTensors;
   std::vector<std::string> addKeys, addTensors; // KEY:TYPE=VALUE, NAME:D0,D1
   std::vector<std::pair<std::regex, GGMLType>> tensorTypes; // --tensor-type
+  std::optional<GGMLType> recipe; // --recipe: a llama.cpp mix's base type
   std::string setArch;
   uint32_t version = 3;
   uint64_t seed = 1;
@@ -99,6 +101,10 @@ void usage() {
           "  --u64-keys             store hyperparameters as UINT64\n"
           "fault injection (for tests of error messages):\n"
           "  --drop-key=KEY --drop-tensor=NAME (repeatable) --set-arch=NAME\n"
+          "  --recipe=q4_k_m|q5_k_m llama.cpp's mix: q4_k / q5_k, q6_k for the output\n"
+          "                         matrix (the embedding if --tied) and for attn_v,\n"
+          "                         attn_qkv and ffn_down of the layers llama.cpp's\n"
+          "                         use_more_bits picks (overrides the types above)\n"
           "  --tensor-type=REGEX=TYPE   matmul weights whose name matches get TYPE\n"
           "                         (repeatable, first match wins; e.g. llama.cpp's\n"
           "                         Q4_K_M: --type=q4_k --tensor-type='attn_v|ffn_down=q6_k'\n"
@@ -171,6 +177,13 @@ int main(int argc, char **argv) {
     else if ((v = val("--pre="))) c.pre = v;
     else if ((v = val("--vocab-from="))) c.vocabFrom = v;
     else if ((v = val("--add-tensor="))) c.addTensors.push_back(v);
+    else if ((v = val("--recipe="))) {
+      c.recipe = mixBaseType(v);
+      if (!c.recipe) {
+        fprintf(stderr, "kiln-fixture: error: unknown --recipe '%s' (valid: q4_k_m, q5_k_m)\n", v);
+        return 2;
+      }
+    }
     else if ((v = val("--tensor-type="))) {
       std::string spec = v;
       size_t eq = spec.rfind('=');
@@ -399,7 +412,14 @@ int main(int argc, char **argv) {
   // widely: greedy decoding then has clear winners to compare.
   Rng rng{c.seed};
   droppedTensors = c.dropTensors;
+  if (c.recipe) {
+    c.type = *c.recipe;
+    c.embdType = c.tied ? GGMLType::Q6_K : *c.recipe;
+    c.outType = GGMLType::Q6_K;
+  }
   auto matmulType = [&](const std::string &name) {
+    if (c.recipe)
+      return mixTensorType(*c.recipe, name, false, (int)c.layers);
     for (const auto &[re, t] : c.tensorTypes)
       if (std::regex_search(name, re))
         return t;
