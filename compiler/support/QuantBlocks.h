@@ -83,6 +83,25 @@ inline bool smallValues(llvm::StringRef type, const uint8_t *src, int j,
   return true;
 }
 
+/// The 6-bit scale of Q3_K sub-block s16 (of 16) at src, minus 32.
+inline int q3kScale(const uint8_t *src, int s16) {
+  const uint8_t *sc = src + 96;
+  const int lo = s16 < 8 ? sc[s16] & 0xf : sc[s16 - 8] >> 4;
+  return (lo | (((sc[8 + s16 % 4] >> (2 * (s16 / 4))) & 3) << 4)) - 32;
+}
+
+/// The 32 two-bit values (low) and, for q3_k, third bits (high; 0 for q2_k)
+/// of 32-element block blk of a Q2_K / Q3_K super-block at src.
+inline void twoBitBlock(bool three, const uint8_t *src, int blk, uint8_t low[32],
+                        uint8_t high[32]) {
+  const uint8_t *qs = src + (three ? 32 : 16);
+  for (int l = 0; l < 32; ++l) {
+    const int e = 32 * blk + l;
+    low[l] = (uint8_t)((qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3);
+    high[l] = three ? (uint8_t)((src[e % 32] >> (e / 32)) & 1) : 0;
+  }
+}
+
 /// The 6-bit scale of IQ4_XS sub-block j, minus 32.
 inline int iq4xsScale(const uint8_t *src, int j) {
   const int sh = src[2] | src[3] << 8;

@@ -111,24 +111,19 @@ bool packK23(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
         std::memcpy(m + 8 + 2 * i, src + 82, 2); // dmin
       for (int s16 = 0; s16 < 16; ++s16) {
         if (three) {
-          const uint8_t *sc = src + 96;
-          const int lo = s16 < 8 ? sc[s16] & 0xf : sc[s16 - 8] >> 4;
-          const int v = lo | (((sc[8 + s16 % 4] >> (2 * (s16 / 4))) & 3) << 4);
-          m[8 + 4 * s16 + i] = (uint8_t)(int8_t)(v - 32);
+          m[8 + 4 * s16 + i] = (uint8_t)(int8_t)qblocks::q3kScale(src, s16);
         } else {
           m[16 + 4 * s16 + i] = src[s16] & 0xf;
           m[80 + 4 * s16 + i] = src[s16] >> 4;
         }
       }
-      const uint8_t *qs = src + (three ? 32 : 16), *hm = src;
       for (int blk = 0; blk < 8; ++blk) {
-        uint8_t *q = m + meta + blk * qb;
+        uint8_t *q = m + meta + blk * qb, low[32], high[32];
+        qblocks::twoBitBlock(three, src, blk, low, high);
         for (int l = 0; l < 32; ++l) {
-          const int e = 32 * blk + l;
-          const int low = (qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3;
           const int h = l / 16, c = (l % 16) / 4, t = l % 4;
-          q[16 * h + 4 * i + t] |= (uint8_t)(low << (2 * c));
-          if (three && ((hm[e % 32] >> (e / 32)) & 1))
+          q[16 * h + 4 * i + t] |= (uint8_t)(low[l] << (2 * c));
+          if (high[l])
             q[32 + 4 * i + t] |= (uint8_t)(1u << (4 * h + c));
         }
       }

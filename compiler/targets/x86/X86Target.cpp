@@ -175,23 +175,15 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
             std::memcpy(m + 2 * NR + 2 * i, src + 82, 2); // dmin
           for (int s16 = 0; s16 < 16; ++s16) {
             if (three) {
-              const uint8_t *sc = src + 96;
-              const int lo = s16 < 8 ? sc[s16] & 0xf : sc[s16 - 8] >> 4;
-              const int v = lo | (((sc[8 + s16 % 4] >> (2 * (s16 / 4))) & 3) << 4);
-              m[2 * NR + s16 * NR + i] = (uint8_t)(int8_t)(v - 32);
+              m[2 * NR + s16 * NR + i] = (uint8_t)(int8_t)qblocks::q3kScale(src, s16);
             } else {
               m[4 * NR + s16 * NR + i] = src[s16] & 0xf;
               m[20 * NR + s16 * NR + i] = src[s16] >> 4;
             }
           }
-          const uint8_t *qs = src + (three ? 32 : 16), *hm = src;
           for (int blk = 0; blk < 8; ++blk) {
             uint8_t low[32], high[32];
-            for (int l = 0; l < 32; ++l) {
-              const int e = 32 * blk + l;
-              low[l] = (uint8_t)((qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3);
-              high[l] = three ? (uint8_t)((hm[e % 32] >> (e / 32)) & 1) : 0;
-            }
+            qblocks::twoBitBlock(three, src, blk, low, high);
             uint8_t *qb = q + blk * (quant / 8);
             for (int h = 0; h < 2; ++h)
               for (int t = 0; t < 4; ++t) {
