@@ -126,15 +126,19 @@ static int kiln_x86_panel(int rows, int nb) {
 /* Prefetch for block b of the decode walk of G groups at once, starting at
  * group g0 (groups groupBytes apart; each metaBytes of metadata, `meta` bytes
  * per block, then its quants, `bytes` per block): each of the G quant
- * streams KILN_X86_PFG / G bytes ahead (4 KiB ahead in all), across group
- * ends. In a stream's last KILN_X86_PFG / G bytes the lines after its group
- * are the next stream's group, already being read; what this stream reads
- * next is group g + G, in the next call, so its quants are fetched instead,
- * and that group's metadata is fetched a line at a time across this walk,
- * so neither starts cold (docs/notes/benchmarks-history.md, "Decode
- * bandwidth: prefetch across groups"). Every walk below calls this once per
- * block. */
-#define KILN_X86_PFG 4096
+ * streams KILN_X86_PFG / G bytes ahead (8 KiB ahead in all), across group
+ * ends, into L2 (T1): a prefetch into L1 holds one of the core's few L1 miss
+ * buffers until its line arrives from DRAM, which caps the lines in flight
+ * below what the read bandwidth needs; L2 tracks many more, and the hardware
+ * moves the lines on to L1 as the loads reach them (docs/performance.md,
+ * "Weight types against llama.cpp"). In a stream's last KILN_X86_PFG / G
+ * bytes the lines after its group are the next stream's group, already being
+ * read; what this stream reads next is group g + G, in the next call, so its
+ * quants are fetched instead, and that group's metadata is fetched a line at
+ * a time across this walk, so neither starts cold
+ * (docs/notes/benchmarks-history.md, "Decode bandwidth: prefetch across
+ * groups"). Every walk below calls this once per block. */
+#define KILN_X86_PFG 8192
 KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
                                         int64_t metaBytes, int nb, int b, int G,
                                         int bytes, int meta) {
@@ -145,9 +149,9 @@ KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
     const char *p = (const char *)grp + metaBytes + bytes * (int64_t)b + dist;
     p += b >= lim ? skip : 0;
     for (int o = 0; o < bytes; o += 64)
-      _mm_prefetch(p + o, _MM_HINT_T0);
+      _mm_prefetch(p + o, _MM_HINT_T1);
     if (meta && !((meta * b) & 63))
-      _mm_prefetch((const char *)grp + next + meta * b, _MM_HINT_T0);
+      _mm_prefetch((const char *)grp + next + meta * b, _MM_HINT_T1);
   }
 }
 
