@@ -141,7 +141,6 @@ bool kiln::computeReport(ModuleOp module,
   // Weight bytes read once per forward call before / after last_token, and
   // per token (embedding rows).
   int64_t bodyBytes = 0, tailBytes = 0, perTokenBytes = 0;
-  int64_t kvWidth = 0;
   SymbolTable symbols(module);
   auto weightType = [&](StringRef sym) {
     auto w = symbols.lookup<WeightOp>(sym);
@@ -213,20 +212,27 @@ bool kiln::computeReport(ModuleOp module,
                     d = a.getHeadDim();
       r.layers = std::max<int64_t>(r.layers, a.getLayer() + 1);
       r.heads = h, r.kvHeads = kvh, r.headDim = d;
-      kvWidth = std::max(kvWidth, kvh * d);
       const int64_t kvRow = 2 * kvh * d * r.kvElementBytes;
       r.kvBytesPerToken += kvRow;
-      // Decode: the new token attends all N + 1 positions.
-      const double decode = 4.0 * (double)(h * d) * (double)(N + 1);
-      // Prefill: token i of the prompt attends i + 1 positions; average.
-      const double prefill = 4.0 * (double)(h * d) * (double)(N + 1) / 2.0;
+      // Decode: the new token attends all N + 1 positions, or the last w
+      // with a sliding window of w.
+      const int64_t w = a.getWindow() ? (int64_t)*a.getWindow() : N + 1;
+      const int64_t seen = std::min(N + 1, w);
+      r.swaWindow = std::max(r.swaWindow, a.getWindow() ? w : 0);
+      const double decode = 4.0 * (double)(h * d) * (double)seen;
+      // Prefill: token i (1-based) of the prompt attends min(i, w)
+      // positions; average.
+      const double attended =
+          N <= w ? (double)N * (double)(N + 1) / 2.0
+                 : (double)w * (double)(w + 1) / 2.0 + (double)(N - w) * (double)w;
+      const double prefill = 4.0 * (double)(h * d) * attended / (double)N;
       g.decodeFlops += decode;
       g.prefillFlops += prefill;
-      g.decodeBytes += (N + 1) * kvRow;
+      g.decodeBytes += seen * kvRow;
       g.precision = "f32";
       r.decodeAttentionFlops += decode;
       r.prefillAttentionFlops += prefill;
-      r.decodeKvReadBytes += (N + 1) * kvRow;
+      r.decodeKvReadBytes += seen * kvRow;
     } else if (isa<SiluMulOp, GeluMulOp>(op)) {
       r.ffn = widthOf(op.getResult(0));
     }
@@ -248,9 +254,19 @@ bool kiln::computeReport(ModuleOp module,
 
   // The whole arena, as the header's NAME_ARENA_BYTES states it: the same
   // layout the emitter fills in, sized by the runtime's own code.
-  const kiln_layout l = libraryLayout(opts, r.contextLength, r.layers, kvWidth,
-                                      r.activationArenaBytes);
+  const KvPlan kv = planKv(func, opts, r.contextLength);
+  const kiln_layout l =
+      libraryLayout(opts, r.contextLength, kv, r.activationArenaBytes);
   r.arenaBytes = (int64_t)kiln_arena_bytes(&l);
+  r.swaLayers = kv.swaLayers;
+  r.swaRing = kv.swaRing;
+  if (kv.swaLayers > 0) {
+    KvPlan blocksOnly = kv;
+    blocksOnly.swaLayers = blocksOnly.swaRing = 0;
+    const kiln_layout b = libraryLayout(opts, r.contextLength, blocksOnly,
+                                        r.activationArenaBytes);
+    r.swaSavedBytes = (int64_t)kiln_arena_bytes(&b) - r.arenaBytes;
+  }
   return true;
 }
 
@@ -323,6 +339,17 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << fmt(r.prefillAttentionFlops, 0) << ")\n"
      << "arena: " << r.arenaBytes << " bytes (activations "
      << r.activationArenaBytes << ", kiln.arena_bytes)\n";
+  if (r.swaLayers > 0)
+    os << "sliding-window layers: " << r.swaLayers << " of " << r.layers
+       << " keep a ring of " << r.swaRing
+       << " positions per sequence (window " << r.swaWindow
+       << " + prefill chunk - 1, in whole KV blocks) instead of the context "
+       << r.contextLength << ": the arena is " << r.swaSavedBytes
+       << " bytes smaller\n";
+  else if (r.swaWindow > 0)
+    os << "sliding-window layers: window " << r.swaWindow
+       << " + prefill chunk - 1 is not less than the context "
+       << r.contextLength << ": kept in KV blocks like the others\n";
   if (!r.matmulKernels.empty()) {
     os << "matmul kernels by weight type (portable: the scalar C kernels):\n";
     for (const auto &[type, ks] : r.matmulKernels) {
@@ -405,6 +432,12 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
     });
     j.attribute("arena_bytes", r.arenaBytes);
     j.attribute("activation_arena_bytes", r.activationArenaBytes);
+    j.attributeObject("sliding_window", [&] {
+      j.attribute("window", r.swaWindow);
+      j.attribute("ring_layers", r.swaLayers);
+      j.attribute("ring_positions", r.swaRing);
+      j.attribute("arena_bytes_saved", r.swaSavedBytes);
+    });
     j.attributeObject("matmul_kernels", [&] {
       for (const auto &entry : r.matmulKernels)
         j.attributeArray(entry.first, [&] {

@@ -48,6 +48,10 @@ struct ModelReport {
   double prefillMatmulFlops = 0, prefillAttentionFlops = 0;
   int64_t activationArenaBytes = 0; // kiln.arena_bytes (one forward call)
   int64_t arenaBytes = 0;           // NAME_ARENA_BYTES: with KV pool, tables
+  /// Sliding-window layers kept in rings of swaRing positions per sequence
+  /// (kiln_layout.swa_layers / swa_ring), their widest window, and the
+  /// arena bytes the rings save against keeping those layers in KV blocks.
+  int64_t swaLayers = 0, swaRing = 0, swaWindow = 0, swaSavedBytes = 0;
   std::vector<OpGroupCost> groups;
   /// Matmul weight type -> the kernels that multiply it (kiln.kernel; names
   /// ending in _generic are the portable C kernels).

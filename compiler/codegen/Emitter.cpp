@@ -38,7 +38,8 @@ class Emitter : public EmitContext {
 public:
   Emitter(ModuleOp module, func::FuncOp func, const WeightStore &store,
           const ModuleOptions &opts, const Target &target)
-      : module(module), func(func), store(store), opts(opts), target(target) {}
+      : module(module), func(func), store(store), opts(opts), target(target),
+        kv(planKv(func, opts, moduleInt("kiln.context_length"))) {}
 
   bool buildBlob(std::string &error);
   static std::string pieceKey(const std::string &key, size_t i, size_t n);
@@ -102,41 +103,27 @@ public:
     auto off = op->getAttrOfType<IntegerAttr>("kiln.scratch_offset");
     return "((float *)(act + " + std::to_string(off.getInt()) + "))";
   }
+  int64_t kvSlot(int64_t layer) const override { return kv.slot[layer]; }
 
 private:
   int64_t moduleInt(StringRef name) const {
     auto a = module->getAttrOfType<IntegerAttr>(name);
     return a ? a.getInt() : 0;
   }
-  int64_t layers() const;
-  int64_t kvWidth() const;
 
   mutable ModuleOp module;
   mutable func::FuncOp func;
   const WeightStore &store;
   const ModuleOptions &opts;
   const Target &target;
+  const KvPlan kv;
   WeightBlob blob;
   int taskCount = 0;
 };
 
-int64_t Emitter::layers() const {
-  int64_t n = 0;
-  func.walk([&](AttentionOp a) { n = std::max<int64_t>(n, a.getLayer() + 1); });
-  return n;
-}
-
-int64_t Emitter::kvWidth() const {
-  int64_t w = 0;
-  func.walk([&](AttentionOp a) {
-    w = std::max<int64_t>(w, a.getNumKvHeads() * a.getHeadDim());
-  });
-  return w;
-}
-
 kiln_layout Emitter::layout() const {
   return libraryLayout(
-      opts, moduleInt("kiln.context_length"), layers(), kvWidth(),
+      opts, moduleInt("kiln.context_length"), kv,
       func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt());
 }
 
@@ -397,6 +384,10 @@ std::string Emitter::generateHeader() {
      << "#define " << U << "_MAX_THREADS " << opts.threads << "\n"
      << "#define " << U << "_KV_BLOCK " << layout().kv_block << "\n"
      << "#define " << U << "_KV_BLOCKS " << layout().kv_blocks << "\n"
+     << "/* Sliding-window layers kept in a ring of SWA_RING positions per\n"
+     << "   sequence instead of KV blocks. */\n"
+     << "#define " << U << "_SWA_LAYERS " << layout().swa_layers << "\n"
+     << "#define " << U << "_SWA_RING " << layout().swa_ring << "\n"
      << "/* Element type of the KV cache (kilnc --kv-cache). */\n"
      << "#define " << U << "_KV_DTYPE "
      << (opts.kvF16 ? "KILN_KV_F16" : "KILN_KV_F32") << "\n"
@@ -496,7 +487,7 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << l.context << "u, " << l.max_seqs << "u, " << l.kv_block << "u, "
      << l.kv_blocks << "u, " << l.activation_bytes << "u, " << l.max_threads
      << "u, " << (l.kv_dtype == KILN_KV_F16 ? "KILN_KV_F16" : "KILN_KV_F32")
-     << "};\n\n"
+     << ", " << l.swa_layers << "u, " << l.swa_ring << "u};\n\n"
      << blobInitSource(N, blob, opts.externalWeights)
      << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
      << "    uint32_t threads) {\n"
@@ -653,11 +644,45 @@ kiln::ModuleOptions::ModuleOptions(ModuleOp module, const EmitOptions &emit)
     target = t.getIsa().str();
 }
 
+static int64_t kvBlockOf(const LayoutOptions &opts, int64_t context) {
+  return opts.kvBlock <= 0 ? context : std::min(opts.kvBlock, context);
+}
+
+kiln::KvPlan kiln::planKv(func::FuncOp forward, const LayoutOptions &opts,
+                          int64_t context) {
+  KvPlan p;
+  std::map<int64_t, int64_t> window; // layer -> window (0: full attention)
+  forward.walk([&](AttentionOp a) {
+    p.layers = std::max<int64_t>(p.layers, a.getLayer() + 1);
+    p.kvWidth = std::max<int64_t>(p.kvWidth, a.getNumKvHeads() * a.getHeadDim());
+    window[a.getLayer()] = a.getWindow() ? (int64_t)*a.getWindow() : 0;
+  });
+  // A query at position p reads p - window + 1 .. p; one call stores up to
+  // max_batch rows of a sequence before any of them reads, so a ring must
+  // hold window + max_batch - 1 positions, in whole blocks.
+  int64_t widest = 0;
+  for (auto [layer, w] : window)
+    widest = std::max(widest, w);
+  const int64_t block = kvBlockOf(opts, context);
+  const int64_t ring =
+      widest > 0 ? (widest + opts.maxBatch - 1 + block - 1) / block * block : 0;
+  const int64_t perSeq = (context + block - 1) / block * block;
+  const bool rings = ring > 0 && ring < perSeq;
+  p.slot.assign(p.layers, 0);
+  int64_t full = 0;
+  for (int64_t l = 0; l < p.layers; ++l)
+    if (!rings || !window.count(l) || window[l] == 0)
+      p.slot[l] = full++;
+  for (int64_t l = 0; l < p.layers; ++l)
+    if (rings && window.count(l) && window[l] > 0)
+      p.slot[l] = full + p.swaLayers++;
+  p.swaRing = rings ? ring : 0;
+  return p;
+}
+
 kiln_layout kiln::libraryLayout(const LayoutOptions &opts, int64_t context,
-                                int64_t layers, int64_t kvWidth,
-                                int64_t activationBytes) {
-  const int64_t block =
-      opts.kvBlock <= 0 ? context : std::min(opts.kvBlock, context);
+                                const KvPlan &kv, int64_t activationBytes) {
+  const int64_t block = kvBlockOf(opts, context);
   const int64_t perSeq = (context + block - 1) / block;
   const int64_t blocks = opts.kvPoolTokens > 0
                              ? (opts.kvPoolTokens + block - 1) / block
@@ -665,8 +690,8 @@ kiln_layout kiln::libraryLayout(const LayoutOptions &opts, int64_t context,
   kiln_layout l = {};
   l.abi_version = KILN_ABI_VERSION;
   l.struct_size = sizeof(kiln_layout);
-  l.n_layers = (uint32_t)layers;
-  l.kv_width = (uint32_t)kvWidth;
+  l.n_layers = (uint32_t)kv.layers;
+  l.kv_width = (uint32_t)kv.kvWidth;
   l.context = (uint32_t)context;
   l.max_seqs = (uint32_t)opts.maxSeqs;
   l.kv_block = (uint32_t)block;
@@ -674,6 +699,8 @@ kiln_layout kiln::libraryLayout(const LayoutOptions &opts, int64_t context,
   l.activation_bytes = (uint64_t)activationBytes;
   l.max_threads = (uint32_t)opts.threads;
   l.kv_dtype = opts.kvF16 ? KILN_KV_F16 : KILN_KV_F32;
+  l.swa_layers = (uint32_t)kv.swaLayers;
+  l.swa_ring = (uint32_t)kv.swaRing;
   return l;
 }
 

@@ -6,6 +6,7 @@
 #include "compiler/targets/Target.h"
 #include "kiln/kiln.h"
 #include "kiln/kiln_tokenizer.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <string>
 #include <vector>
@@ -46,13 +47,27 @@ struct LibrarySources {
   std::vector<std::string> cflags;  // flags for each unit besides -I<dir>
 };
 
+/// Where the KV cache of each attention layer lives. Full-attention layers
+/// take KV slots 0, 1, ... in the block pool; a sliding-window layer needs
+/// only its window plus one forward call's new rows, so when that many
+/// positions (in whole KV blocks) are fewer than the context, it takes a slot
+/// after them, in a ring per sequence.
+struct KvPlan {
+  int64_t layers = 0;    // attention layers
+  int64_t kvWidth = 0;   // widest K or V row, elements
+  int64_t swaLayers = 0; // layers kept in rings
+  int64_t swaRing = 0;   // positions per ring (0: none)
+  std::vector<int64_t> slot; // KV slot of each layer
+};
+KvPlan planKv(mlir::func::FuncOp forward, const LayoutOptions &opts,
+              int64_t context);
+
 /// The kiln_layout a library with layout `opts` states in its header: KV
 /// blocks and pool from --kv-block, --kv-pool-tokens and --max-seqs, the cache
-/// type from --kv-cache. The emitter writes it and kilnc --report sizes the
-/// arena with it, so the two cannot disagree.
+/// type from --kv-cache, the rings from `kv`. The emitter writes it and kilnc
+/// --report sizes the arena with it, so the two cannot disagree.
 kiln_layout libraryLayout(const LayoutOptions &opts, int64_t context,
-                          int64_t layers, int64_t kvWidth,
-                          int64_t activationBytes);
+                          const KvPlan &kv, int64_t activationBytes);
 
 /// Generates the model's C source, header, runtime and weight blob from a
 /// module that went through the whole pipeline.

@@ -61,7 +61,7 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
            ", " + num(width(result)) + ", " + num(r.getHeadDim()) +
            ", row_pos, " + ec.ropeTable(op) + ", " + ec.value(result) + ")";
   } else if (auto a = dyn_cast<AttentionOp>(op)) {
-    call = k + "(ctx, " + num(a.getLayer()) + "u, row_seq, row_pos, " +
+    call = k + "(ctx, " + num(ec.kvSlot(a.getLayer())) + "u, row_seq, row_pos, " +
            ec.value(a.getQuery()) + ", " + ec.value(a.getKey()) + ", " +
            ec.value(a.getValue()) + ", " + ec.rows(a.getQuery()) + ", " +
            num(a.getNumHeads()) + ", " + num(a.getNumKvHeads()) + ", " +

@@ -38,6 +38,8 @@ public:
   virtual std::string ropeTable(mlir::Operation *op) const = 0;
   /// C expression of type `float *` for an op's planned scratch space.
   virtual std::string scratch(mlir::Operation *op) const = 0;
+  /// The KV slot (kiln_kv_at's `layer`) of attention layer `layer`.
+  virtual int64_t kvSlot(int64_t layer) const { return layer; }
 };
 
 /// The Debian packages a target's toolchain comes from, so that a missing

@@ -38,13 +38,13 @@ int main(int argc, char **argv) {
   const double token_bytes = 2.0 * layers * width * sizeof(float);
   /* Contiguous: every sequence reserves its whole context. */
   kiln_layout contiguous = {KILN_ABI_VERSION, sizeof(kiln_layout), layers, width,
-                            context, seqs, context, seqs, 0, 1, 0};
+                            context, seqs, context, seqs, 0, 1, 0, 0, 0};
   /* Paged: a pool just large enough for this workload, found by filling it. */
   uint32_t need = 0;
   for (uint32_t s = 0; s < seqs; ++s)
     need += (len[s] + block - 1) / block;
   kiln_layout paged = {KILN_ABI_VERSION, sizeof(kiln_layout), layers, width,
-                       context, seqs, block, need, 0, 1, 0};
+                       context, seqs, block, need, 0, 1, 0, 0, 0};
   size_t pbytes = kiln_arena_bytes(&paged), cbytes = kiln_arena_bytes(&contiguous);
   void *arena = aligned_alloc(KILN_ARENA_ALIGN, pbytes);
   kiln_ctx ctx;

@@ -28,13 +28,23 @@ const char *kiln_status_string(kiln_status status) {
 }
 
 /* The arena, in order: sequence table, block tables, reference counts, free
- * stack, block pool, activations; each region aligned. */
+ * stack, block pool, sliding-window rings, thread pool, activations; each
+ * region aligned. */
 typedef struct regions {
-  size_t tables, refs, free_list, pool, threads, activations, end;
+  size_t tables, refs, free_list, pool, rings, threads, activations, end;
 } regions;
 
 static uint32_t blocks_per_seq(const kiln_layout *l) {
   return (l->context + l->kv_block - 1) / l->kv_block;
+}
+
+/* A ring is whole kv_block blocks, so a block-aligned run of positions is
+ * contiguous in it as in a pool block. */
+static int rings_ok(const kiln_layout *l) {
+  if (l->swa_layers == 0)
+    return l->swa_ring == 0;
+  return l->swa_layers <= l->n_layers && l->swa_ring > 0 &&
+         l->swa_ring % l->kv_block == 0;
 }
 
 static int layout_ok(const kiln_layout *l) {
@@ -42,11 +52,25 @@ static int layout_ok(const kiln_layout *l) {
          l->struct_size == sizeof(kiln_layout) && l->kv_block > 0 &&
          l->kv_block <= l->context && l->max_seqs > 0 && l->kv_blocks > 0 &&
          l->max_threads >= 1 && l->max_threads <= 256 &&
-         (l->kv_dtype == KILN_KV_F32 || l->kv_dtype == KILN_KV_F16);
+         (l->kv_dtype == KILN_KV_F32 || l->kv_dtype == KILN_KV_F16) &&
+         rings_ok(l);
 }
 
 size_t kiln_kv_elem_bytes(const kiln_layout *l) {
   return l && l->kv_dtype == KILN_KV_F16 ? 2u : 4u;
+}
+
+/* Bytes of one block: K and V rows of kv_block positions of every layer kept
+ * in blocks. */
+static size_t block_bytes(const kiln_layout *l) {
+  return (size_t)(l->n_layers - l->swa_layers) * 2u * l->kv_block *
+         l->kv_width * kiln_kv_elem_bytes(l);
+}
+
+/* Bytes of one sequence's rings: K and V of every sliding-window layer. */
+static size_t seq_ring_bytes(const kiln_layout *l) {
+  return (size_t)l->swa_layers * 2u * l->swa_ring * l->kv_width *
+         kiln_kv_elem_bytes(l);
 }
 
 static regions layout_regions(const kiln_layout *l) {
@@ -55,9 +79,8 @@ static regions layout_regions(const kiln_layout *l) {
   r.refs = r.tables + align_up((size_t)l->max_seqs * blocks_per_seq(l) * sizeof(int32_t));
   r.free_list = r.refs + align_up((size_t)l->kv_blocks * sizeof(uint32_t));
   r.pool = r.free_list + align_up((size_t)l->kv_blocks * sizeof(int32_t));
-  r.threads = r.pool + align_up((size_t)l->kv_blocks * l->n_layers * 2u *
-                                l->kv_block * l->kv_width *
-                                kiln_kv_elem_bytes(l));
+  r.rings = r.pool + align_up((size_t)l->kv_blocks * block_bytes(l));
+  r.threads = r.rings + align_up((size_t)l->max_seqs * seq_ring_bytes(l));
   r.activations = r.threads + (l->max_threads > 1
                                    ? align_up(KILN_POOL_BYTES_FIXED +
                                               (size_t)l->max_threads *
@@ -95,6 +118,7 @@ kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
   ctx->free_blocks = (int32_t *)(base + r.free_list);
   ctx->blocks_per_seq = blocks_per_seq(layout);
   ctx->kv = base + r.pool;
+  ctx->rings = base + r.rings;
   ctx->activations = base + r.activations;
   ctx->pool = layout->max_threads > 1 ? (void *)(base + r.threads) : 0;
   ctx->threads = 1;
@@ -163,6 +187,11 @@ kiln_status kiln_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child) {
     to[i] = from[i];
     ++ctx->block_refs[from[i]];
   }
+  const size_t ring = seq_ring_bytes(&ctx->layout);
+  const uint8_t *src = ctx->rings + (size_t)parent * ring;
+  uint8_t *dst = ctx->rings + (size_t)c * ring;
+  for (size_t i = 0; i < ring; ++i)
+    dst[i] = src[i];
   *child = c;
   return KILN_OK;
 }
@@ -209,12 +238,6 @@ kiln_status kiln_seq_reserve(const kiln_ctx *ctx, int32_t seq, size_t n) {
   return KILN_OK;
 }
 
-/* Bytes of one block: every layer's K and V rows of kv_block positions. */
-static size_t block_bytes(const kiln_layout *l) {
-  return (size_t)l->n_layers * 2u * l->kv_block * l->kv_width *
-         kiln_kv_elem_bytes(l);
-}
-
 static uint8_t *block_base(const kiln_ctx *ctx, int32_t block) {
   return ctx->kv + (size_t)block * block_bytes(&ctx->layout);
 }
@@ -252,6 +275,12 @@ uint32_t kiln_kv_free_blocks(const kiln_ctx *ctx) {
 void *kiln_kv_at(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
                  uint32_t which, uint32_t pos) {
   const kiln_layout *l = &ctx->layout;
+  const uint32_t full = l->n_layers - l->swa_layers;
+  if (layer >= full)
+    return ctx->rings + (size_t)seq * seq_ring_bytes(l) +
+           (((size_t)(layer - full) * 2u + which) * l->swa_ring +
+            pos % l->swa_ring) *
+               l->kv_width * kiln_kv_elem_bytes(l);
   int32_t block = table_of(ctx, seq)[pos / l->kv_block];
   return block_base(ctx, block) +
          (((size_t)layer * 2u + which) * l->kv_block + pos % l->kv_block) *

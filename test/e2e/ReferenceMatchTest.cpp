@@ -361,6 +361,33 @@ TEST_P(ChunkedPrefill, MatchesOneCall) {
   EXPECT_EQ(chunked.tokens, whole.tokens);
 }
 
+// Sliding-window layers keep a ring of window + max_batch - 1 positions (in
+// whole KV blocks) per sequence instead of KV blocks for the whole context.
+// With one token per call and blocks of 4, the window-8 fixture's ring is its
+// 8 positions exactly, rewritten every 8 of the run's 48 tokens; with 3 tokens
+// per call and blocks of 2, 10 positions (the window-12 fixture: 14). The
+// library must still match the reference evaluator, which keeps every
+// position, as closely as ReferenceMatch requires.
+class SlidingWindowRing : public ReferenceMatch {};
+
+TEST_P(SlidingWindowRing, MatchesTheReferenceWhileTheRingWraps) {
+  const std::string target = std::get<1>(GetParam()).name;
+  RunResult f32 = run("reference");
+  ASSERT_EQ(f32.tokens.size(), 32u);
+  RunResult q8 = target == "generic" ? f32 : run(target, {"--reference"});
+  const double tol = target == "generic" ? kGenericTol : kIsaTol;
+  for (const std::vector<std::string> &ring :
+       {std::vector<std::string>{"--max-batch=1", "--kv-block=4"},
+        std::vector<std::string>{"--max-batch=3", "--kv-block=2"}}) {
+    RunResult got = runTarget(ring);
+    ASSERT_EQ(got.tokens.size(), 32u) << ring[0] << " " << ring[1];
+    for (int step : {0, 16})
+      EXPECT_LE(relError(got, q8, step), tol)
+          << ring[0] << " " << ring[1] << ", step " << step;
+    EXPECT_EQ(got.tokens, q8.tokens) << ring[0] << " " << ring[1];
+  }
+}
+
 // Batched decode: S sequences with prompts of 1..S tokens advance together,
 // one call per step over each weight once; every sequence must get what it
 // gets decoded alone (the reference evaluator runs each alone).
@@ -483,6 +510,22 @@ INSTANTIATE_TEST_SUITE_P(
                                          TargetConfig{"sve", 256},
                                          TargetConfig{"rvv", 256},
                                          TargetConfig{"hvx", 0})),
+    testName);
+
+std::vector<Fixture> fixturesOf(const std::string &arch) {
+  std::vector<Fixture> out;
+  for (const Fixture &f : fixtures())
+    if (std::string(f.name).rfind(arch + "_", 0) == 0)
+      out.push_back(f);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gemma3, SlidingWindowRing,
+    ::testing::Combine(::testing::ValuesIn(fixturesOf("gemma3")),
+                       ::testing::Values(TargetConfig{"generic", 0},
+                                         TargetConfig{"x86", 0},
+                                         TargetConfig{"neon", 0})),
     testName);
 
 INSTANTIATE_TEST_SUITE_P(

@@ -39,7 +39,7 @@ protected:
   void SetUp() override {
     const Config &c = GetParam();
     layout = {KILN_ABI_VERSION, sizeof(kiln_layout), c.layers, c.width,
-              c.context, c.seqs, c.block, c.blocks, 64, 1, c.dtype};
+              c.context, c.seqs, c.block, c.blocks, 64, 1, c.dtype, 0, 0};
     size_t bytes = kiln_arena_bytes(&layout);
     ASSERT_GT(bytes, 0u);
     arena.assign(bytes + KILN_ARENA_ALIGN, 0);
@@ -313,7 +313,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, KvAllocator,
 // unknown type is refused.
 TEST(KvLayout, F16PoolIsHalfTheF32Pool) {
   kiln_layout l = {KILN_ABI_VERSION, sizeof(kiln_layout), 2, 64, 128, 2, 16, 16,
-                   64, 1, KILN_KV_F32};
+                   64, 1, KILN_KV_F32, 0, 0};
   const size_t f32 = kiln_arena_bytes(&l);
   EXPECT_EQ(kiln_kv_elem_bytes(&l), 4u);
   l.kv_dtype = KILN_KV_F16;
@@ -322,5 +322,108 @@ TEST(KvLayout, F16PoolIsHalfTheF32Pool) {
   EXPECT_EQ(kiln_arena_bytes(&l), f32 - pool16);
   l.kv_dtype = 2;
   EXPECT_EQ(kiln_arena_bytes(&l), 0u);
+}
+} // namespace
+
+namespace {
+// Sliding-window layers (the last swa_layers KV slots) live in one ring of
+// swa_ring positions per sequence instead of the block pool: the pool's
+// blocks shrink by those layers, the rings add max_seqs x layers x K,V x
+// ring rows; position p of a ring is row p % swa_ring, rows of a
+// block-aligned run are contiguous; a fork copies the parent's rings.
+kiln_layout ringLayout(uint32_t swaLayers, uint32_t ring) {
+  // 3 layers, width 2 f32, context 32, 2 sequences, 16 blocks of 4.
+  kiln_layout l = {KILN_ABI_VERSION, sizeof(kiln_layout), 3, 2, 32, 2, 4, 16,
+                   64, 1, KILN_KV_F32, swaLayers, ring};
+  return l;
+}
+
+struct RingCtx {
+  kiln_layout layout;
+  std::vector<uint8_t> arena;
+  kiln_ctx ctx;
+  explicit RingCtx(const kiln_layout &l) : layout(l) {
+    const size_t bytes = kiln_arena_bytes(&layout);
+    arena.assign(bytes + KILN_ARENA_ALIGN, 0);
+    uint8_t *base = arena.data() + (KILN_ARENA_ALIGN - (uintptr_t)arena.data() %
+                                                          KILN_ARENA_ALIGN) %
+                                       KILN_ARENA_ALIGN;
+    EXPECT_EQ(kiln_ctx_init(&ctx, &layout, base, bytes), KILN_OK);
+  }
+  float *at(int32_t seq, uint32_t slot, uint32_t which, uint32_t pos) {
+    return (float *)kiln_kv_at(&ctx, seq, slot, which, pos);
+  }
+};
+
+TEST(KvRings, ArenaTradesBlockRowsForRings) {
+  const kiln_layout none = ringLayout(0, 0), one = ringLayout(1, 8);
+  // Pool: 16 blocks x 1 layer x K,V x 4 rows x 2 x 4 bytes fewer; rings:
+  // 2 sequences x 1 layer x K,V x 8 rows x 2 x 4 bytes more (both multiples
+  // of the region alignment).
+  EXPECT_EQ(kiln_arena_bytes(&none) - kiln_arena_bytes(&one),
+            (size_t)16 * 2 * 4 * 2 * 4 - (size_t)2 * 2 * 8 * 2 * 4);
+  kiln_layout bad = ringLayout(1, 6); // not whole blocks
+  EXPECT_EQ(kiln_arena_bytes(&bad), 0u);
+  bad = ringLayout(4, 8); // more ring layers than layers
+  EXPECT_EQ(kiln_arena_bytes(&bad), 0u);
+  bad = ringLayout(0, 8); // a ring without layers
+  EXPECT_EQ(kiln_arena_bytes(&bad), 0u);
+  bad = ringLayout(1, 0);
+  EXPECT_EQ(kiln_arena_bytes(&bad), 0u);
+}
+
+TEST(KvRings, PositionsWrapAndSlotsStaySeparate) {
+  RingCtx r(ringLayout(1, 8));
+  int32_t a = -1, b = -1;
+  ASSERT_EQ(kiln_seq_open(&r.ctx, &a), KILN_OK);
+  ASSERT_EQ(kiln_seq_open(&r.ctx, &b), KILN_OK);
+  ASSERT_EQ(kiln_seq_reserve(&r.ctx, a, 32), KILN_OK);
+  kiln_seq_grow(&r.ctx, a, 32);
+  // Ring slot 2: position p and p + 8 share a row, K and V do not.
+  EXPECT_EQ(r.at(a, 2, 0, 3), r.at(a, 2, 0, 11));
+  EXPECT_EQ(r.at(a, 2, 1, 3), r.at(a, 2, 1, 27));
+  EXPECT_NE(r.at(a, 2, 0, 3), r.at(a, 2, 1, 3));
+  EXPECT_NE(r.at(a, 2, 0, 3), r.at(b, 2, 0, 3));
+  // A block-aligned run of kv_block positions is contiguous.
+  for (uint32_t p = 8; p < 12; ++p)
+    EXPECT_EQ(r.at(a, 2, 0, p), r.at(a, 2, 0, 8) + 2 * (p - 8));
+  // Mark every row of both sequences' rings and every block row of `a`;
+  // nothing overwrites anything else.
+  std::map<float *, float> marks;
+  float m = 1.0f;
+  for (int32_t s : {a, b})
+    for (uint32_t which = 0; which < 2; ++which)
+      for (uint32_t p = 0; p < 8; ++p)
+        for (int e = 0; e < 2; ++e)
+          marks[r.at(s, 2, which, p) + e] = m++;
+  for (uint32_t slot = 0; slot < 2; ++slot)
+    for (uint32_t which = 0; which < 2; ++which)
+      for (uint32_t p = 0; p < 32; ++p)
+        for (int e = 0; e < 2; ++e)
+          marks[r.at(a, slot, which, p) + e] = m++;
+  EXPECT_EQ(marks.size(), (size_t)(2 * 2 * 8 * 2 + 2 * 2 * 32 * 2));
+  for (auto [p, v] : marks)
+    *p = v;
+  for (auto [p, v] : marks)
+    EXPECT_EQ(*p, v);
+}
+
+TEST(KvRings, ForkCopiesTheRing) {
+  RingCtx r(ringLayout(2, 4));
+  int32_t parent = -1, child = -1;
+  ASSERT_EQ(kiln_seq_open(&r.ctx, &parent), KILN_OK);
+  ASSERT_EQ(kiln_seq_reserve(&r.ctx, parent, 6), KILN_OK);
+  kiln_seq_grow(&r.ctx, parent, 6);
+  for (uint32_t slot = 1; slot < 3; ++slot)
+    for (uint32_t p = 2; p < 6; ++p)
+      *r.at(parent, slot, 1, p) = (float)(10 * slot + p);
+  ASSERT_EQ(kiln_seq_fork(&r.ctx, parent, &child), KILN_OK);
+  for (uint32_t slot = 1; slot < 3; ++slot)
+    for (uint32_t p = 2; p < 6; ++p) {
+      EXPECT_EQ(*r.at(child, slot, 1, p), (float)(10 * slot + p));
+      EXPECT_NE(r.at(child, slot, 1, p), r.at(parent, slot, 1, p));
+    }
+  *r.at(child, 2, 1, 5) = -1.0f;
+  EXPECT_EQ(*r.at(parent, 2, 1, 5), 25.0f);
 }
 } // namespace

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define KILN_ABI_VERSION 1u
+#define KILN_ABI_VERSION 2u
 /* Arena and every region in it are aligned to this many bytes. */
 #define KILN_ARENA_ALIGN 64u
 
@@ -40,8 +40,14 @@ const char *kiln_status_string(kiln_status status);
 
 /* Shape of a model's KV cache and activations, filled in by generated code.
  * The KV cache is paged: a pool of kv_blocks blocks of kv_block tokens each
- * (all layers' K and V); every sequence maps its positions to blocks through
- * its block table. kv_block == context gives the contiguous layout. */
+ * (K and V of every full-attention layer); every sequence maps its positions
+ * to blocks through its block table. kv_block == context gives the contiguous
+ * layout. A sliding-window layer sees only its last positions, so it keeps
+ * no blocks: each sequence has a ring of swa_ring positions per such layer
+ * (position p at row p % swa_ring), enough for the window and one forward
+ * call's new rows.
+ * KV slots: generated code numbers the full-attention layers 0 ..
+ * n_layers - swa_layers - 1 and the sliding-window layers after them. */
 typedef struct kiln_layout {
   uint32_t abi_version;
   uint32_t struct_size;       /* sizeof(kiln_layout) */
@@ -56,8 +62,12 @@ typedef struct kiln_layout {
   uint32_t kv_dtype;          /* element type of the KV cache: KILN_KV_F32 or
                                  KILN_KV_F16 (IEEE binary16, rounded to
                                  nearest even when stored) */
+  uint32_t swa_layers;        /* of n_layers, those kept in rings (the last
+                                 KV slots); 0: every layer in blocks */
+  uint32_t swa_ring;          /* positions per ring, a multiple of kv_block
+                                 (0 without sliding-window layers) */
 } kiln_layout;
-_Static_assert(sizeof(kiln_layout) == 48, "kiln_layout ABI");
+_Static_assert(sizeof(kiln_layout) == 56, "kiln_layout ABI");
 
 /* kiln_layout.kv_dtype. f16 halves the bytes attention streams per cached
  * position (and the pool's size) at the cost of rounding K and V to 11
@@ -103,6 +113,8 @@ typedef struct kiln_ctx {
   uint32_t n_free;            /* entries on that stack */
   uint32_t blocks_per_seq;    /* ceil(context / kv_block) */
   uint8_t *kv;                /* the block pool, in the arena */
+  uint8_t *rings;             /* sliding-window rings, max_seqs x swa_layers
+                                 x K and V, in the arena */
   uint8_t *activations;       /* planned intermediates, in the arena */
   void *pool;                 /* thread pool state, in the arena; NULL: none */
   uint32_t threads;           /* threads working (1: the caller's only) */
@@ -111,14 +123,14 @@ typedef struct kiln_ctx {
 /* Bytes of arena a layout needs; 0 if the layout is invalid. */
 size_t kiln_arena_bytes(const kiln_layout *layout);
 /* Splits the arena into sequence table, block tables, the free list, the KV
- * block pool and activations. */
+ * block pool, the sliding-window rings and activations. */
 kiln_status kiln_ctx_init(kiln_ctx *ctx, const kiln_layout *layout,
                           void *arena, size_t arena_bytes);
 /* Opens an empty sequence (it holds no blocks until tokens arrive). */
 kiln_status kiln_seq_open(kiln_ctx *ctx, int32_t *seq);
 /* Opens `child` as a copy of `parent`: it shares all of parent's blocks by
  * reference count; whichever appends first to a shared, partly filled last
- * block gets its own copy (copy on write). */
+ * block gets its own copy (copy on write). Rings are copied. */
 kiln_status kiln_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child);
 /* Closes a sequence and returns the blocks no other sequence holds. */
 kiln_status kiln_seq_close(kiln_ctx *ctx, int32_t seq);
@@ -143,9 +155,11 @@ void kiln_threads_stop(kiln_ctx *ctx);
 
 /* Bytes of one KV cache element of a layout (4 for f32, 2 for f16). */
 size_t kiln_kv_elem_bytes(const kiln_layout *layout);
-/* Row `pos` of the K (which = 0) or V (which = 1) cache of `layer`, kv_width
- * elements of the layout's kv_dtype; the position must lie in a block the
- * sequence holds. Rows of one block are kv_width elements apart. */
+/* Row `pos` of the K (which = 0) or V (which = 1) cache of KV slot `layer`,
+ * kv_width elements of the layout's kv_dtype; the position must lie in a
+ * block the sequence holds (a ring slot: in the ring's last swa_ring
+ * positions). Rows of one block are kv_width elements apart; so are those of
+ * a kv_block-aligned block of a ring. */
 void *kiln_kv_at(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
                  uint32_t which, uint32_t pos);
 /* kiln_kv_at for an f32 cache (kv_dtype KILN_KV_F32). */
