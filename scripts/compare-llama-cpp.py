@@ -5,7 +5,7 @@
 
 For each fixture below (kiln-fixture: every supported architecture in F32,
 F16 and Q4_K_M- and Q5_K_M-style mixes; phi3 with LongRoPE; gemma3 with sliding-window
-layers shorter than the prompt; llama with linear RoPE scaling; llama in
+layers shorter than the prompt, once more with KV rings of exactly the window; llama with linear RoPE scaling; llama in
 every other weight type), runs `kiln-run --tokens=PROMPT --generate=32
 --logits-at=0..32` on each target and llama.cpp's greedy decoding on the same
 file (scripts/bench-llama-cpp.sh greedy: the prebuilt llama.cpp of
@@ -45,6 +45,11 @@ for arch in ["llama", "qwen2", "qwen3", "phi3", "gemma3"]:
         (arch + "_q4_k_m", ["--arch=" + arch] + SHAPE + Q4_K_M + extra, 0.05, False),
         (arch + "_q5_k_m", ["--arch=" + arch] + SHAPE + Q5_K_M + extra, 0.05, False),
     ]
+# gemma3 again with rings that wrap: one token per call and blocks of 4 keep
+# each sliding-window layer's K and V in a ring of exactly its 8 positions.
+FIXTURES.append(("gemma3_f32_ring8", ["--arch=gemma3", "--type=f32"] + SHAPE +
+                 ["--layers=3", "--rope-theta=1000000"], 0.02, True))
+KILN_FLAGS = {"gemma3_f32_ring8": ["--max-batch=1", "--kv-block=4"]}
 FIXTURES.append(("llama_ropelinear", ["--type=f32"] + SHAPE +
                  ["--add-key=llama.rope.scaling.factor:f32=4"], 0.02, True))
 # Every other weight type, alone (embedding and output too); width 256 so the
@@ -106,7 +111,8 @@ def main():
                      # LongRoPE picks its factors by it.
                      "--context=256",
                      "--tokens=" + prompt, "--generate=%d" % GENERATE,
-                     "--logits-at=" + ",".join(steps)]))
+                     "--logits-at=" + ",".join(steps)] +
+                    KILN_FLAGS.get(name, [])))
                 same = 0
                 while same < GENERATE and tokens[same] == ref_tokens[same]:
                     same += 1
