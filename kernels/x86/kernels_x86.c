@@ -1,6 +1,6 @@
 /* kernels_x86.c - x86 matmul microkernels: Q8_0 activations times Q8_0, Q4_0,
  * Q2_K, Q3_K, Q4_K, Q6_K, Q5_0, Q5_1, Q5_K, IQ4_NL and IQ4_XS weights, AVX2
- * (x86-64-v3) and (all but Q4_K and Q6_K) AVX-512 VNNI.
+ * (x86-64-v3) and AVX-512 VNNI.
  *
  * Weights arrive packed by X86Target::packWeight: groups of NR rows (8 for
  * AVX2, 16 for AVX-512), each group [metadata of all blocks, padded to 64
@@ -1076,6 +1076,14 @@ KILN_X86_INLINE void kiln_x86_vnni_u5(const uint8_t *p, __m512i u[8]) {
                                _mm512_and_si512(_mm512_srli_epi16(h, c), b4));
   }
 }
+KILN_X86_INLINE void kiln_x86_vnni_u4(const uint8_t *p, __m512i u[8]) {
+  const __m512i m4 = _mm512_set1_epi8(0x0f);
+  for (int c = 0; c < 4; ++c) {
+    const __m512i v = _mm512_load_si512((const void *)(p + 64 * c));
+    u[c] = _mm512_and_si512(v, m4);
+    u[c + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+  }
+}
 KILN_X86_INLINE void kiln_x86_vnni_iq4(const uint8_t *p, __m512i u[8]) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
   const __m512i lut = _mm512_broadcast_i32x4(_mm_setr_epi8(
@@ -1122,6 +1130,8 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_q5_k(const uint8_t *grp, int b,
                           _mm_loadu_si128((const __m128i *)(m + 192 + 16 * j)))));
   *mt = _mm512_sub_ps(_mm512_setzero_ps(), *mt);
 }
+/* Q4_K's metadata is laid out as Q5_K's. */
+#define kiln_x86_vnni_scales_q4_k kiln_x86_vnni_scales_q5_k
 KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
                                                  __m512 *ds, __m512 *mt) {
   const uint8_t *m = grp + 160 * (b / 8);
@@ -1185,6 +1195,7 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
 
 KILN_X86_VNNI_KERNELS(q5_0, 320, 32, kiln_x86_vnni_u5, 16, 0)
 KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
+KILN_X86_VNNI_KERNELS(q4_k, 256, 40, kiln_x86_vnni_u4, 0, 1)
 KILN_X86_VNNI_KERNELS(q5_k, 320, 40, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
 KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
@@ -1265,7 +1276,46 @@ KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int
   *acc = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mi), _mm512_mul_ps(s->dmin, dav), *acc);
   (void)as;
 }
+/* Q6_K: the AVX2 layout at 16 rows (metadata as Q3_K's); per 32-element
+ * block 4 nibble words and 2 words of high bit pairs per row, joined into
+ * u = q + 32 (0..63), with -32 x the half sums and the 16-element
+ * sub-block scales applied as exact 32-bit products. */
+KILN_X86_INLINE void kiln_x86_q6kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
+                                          kiln_x86_k23_vnni_blk *s) {
+  const uint8_t *m = grp + 288 * (b / 8);
+  const int j = b % 8;
+  const uint8_t *p = grp + metaBytes + 384 * (int64_t)b;
+  const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
+  const __m512i h0 = _mm512_load_si512((const void *)(p + 256)),
+                h1 = _mm512_load_si512((const void *)(p + 320));
+  for (int c = 0; c < 4; ++c) {
+    const __m512i v = _mm512_load_si512((const void *)(p + 64 * c));
+    /* bits 2c..2c+1 of each high byte to bits 4..5 */
+    const __m512i a0 = c < 3 ? _mm512_slli_epi16(h0, 4 - 2 * c) : _mm512_srli_epi16(h0, 2);
+    const __m512i a1 = c < 3 ? _mm512_slli_epi16(h1, 4 - 2 * c) : _mm512_srli_epi16(h1, 2);
+    s->lo[c] = _mm512_or_si512(_mm512_and_si512(v, m4), _mm512_and_si512(a0, m30));
+    s->hi[c] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), m4),
+                               _mm512_and_si512(a1, m30));
+  }
+  s->sc0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)));
+  s->sc1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 48 + 32 * j)));
+  s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
+}
+KILN_X86_INLINE void kiln_x86_q6kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
+                                       float da, int32_t as, __m512 *acc) {
+  int32_t h0, h1;
+  kiln_x86_half_sums(q, &h0, &h1);
+  __m512i s0 = _mm512_set1_epi32(-32 * h0), s1 = _mm512_set1_epi32(-32 * h1);
+  for (int c = 0; c < 4; ++c) {
+    s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
+    s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
+  }
+  const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
+  *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, _mm512_set1_ps(da)), *acc);
+  (void)as;
+}
 KILN_X86_STEP_KERNELS(q3kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 192, 36)
+KILN_X86_STEP_KERNELS(q6kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 384, 36)
 KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 200, 0)
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
@@ -1276,6 +1326,10 @@ KILN_X86_MATMUL(matmul_q5_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 320,
                 kiln_x86_tile_q5_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_0_vnni)
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni)
+KILN_X86_MATMUL(matmul_q4_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2048,
+                kiln_x86_tile_q4_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_k_vnni)
+KILN_X86_MATMUL(matmul_q6_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 3072,
+                kiln_x86_tile_q6kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q6kv_vnni)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
                 kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,

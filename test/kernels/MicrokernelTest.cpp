@@ -95,7 +95,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   const bool kquant = gguf::typeTraits(*type)->blockSize == 256;
   std::vector<Shape> shapes =
       kquant ? std::vector<Shape>{{1, 1, 256}, {1, 33, 512}, {3, 7, 256},
-                                  {5, 16, 256}, {2, 17, 512}, {4, 64, 256}}
+                                  {5, 16, 256}, {2, 17, 512}, {4, 64, 256},
+                                  {1, 117, 512}}
              : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 64},
                                   // Decode, one row over many groups: on x86

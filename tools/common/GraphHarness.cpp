@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
 /// (MODEL, then one path per input and output, one per line), the inputs and
 /// write the outputs; buffers are static, sized for the largest model.
 static std::string freestandingDriver(const std::vector<HarnessModel> &models) {
-  uint64_t arena = 64, in = 64, out = 64;
+  uint64_t in = 64, out = 64;
   for (const HarnessModel &m : models) {
     if (!m.built)
       continue;
