@@ -1,0 +1,267 @@
+"""The hostile-input corpus: crafted GGUF, ONNX and tokenizer files run
+through kilnc, kiln-run and kiln-tokenize, each of which must answer with
+exit status 1 and one error naming the file and what is wrong (the exact
+fragment below), leave no output behind, and do so under an address-space
+limit and a time limit: no crash, no hang, no allocation the file does not
+justify, no partial library.
+
+  hostile_corpus.py DIR           build the corpus in DIR and check every case
+  hostile_corpus.py DIR --print   print what each case produces instead
+
+The tools come from PATH (lit puts the build's bin directory first). The
+files are made here, from a tiny kiln-fixture model and the ONNX text form,
+so the corpus is the script: each case says how its file is broken.
+"""
+import os
+import resource
+import struct
+import subprocess
+import sys
+
+LIMIT_BYTES = 4 << 30   # address space of each run (RLIMIT_AS)
+LIMIT_SECONDS = 60
+
+
+# --- GGUF -------------------------------------------------------------------
+# Value types of GGUF metadata and their fixed sizes (string = 8, array = 9).
+SIZES = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+
+
+class Layout:
+    """Byte offsets of the fields of a GGUF v3 file the cases break."""
+
+    def __init__(self, data):
+        self.data = data
+        self.n_tensors_at, self.n_kv_at = 8, 16
+        n_tensors, n_kv = struct.unpack_from("<QQ", data, 8)
+        p = 24
+        self.keys = {}  # key -> (offset of its length, offset of its type)
+        for _ in range(n_kv):
+            key_at = p
+            (n,) = struct.unpack_from("<Q", data, p)
+            key = data[p + 8:p + 8 + n].decode()
+            p += 8 + n
+            self.keys[key] = (key_at, p)
+            (t,) = struct.unpack_from("<I", data, p)
+            p = self.skip(p + 4, t)
+        self.tensors = []  # (name, offset of n_dims, offset of the data offset)
+        for _ in range(n_tensors):
+            (n,) = struct.unpack_from("<Q", data, p)
+            name = data[p + 8:p + 8 + n].decode()
+            p += 8 + n
+            (dims,) = struct.unpack_from("<I", data, p)
+            self.tensors.append((name, p, p + 4 + 8 * dims + 4))
+            p += 4 + 8 * dims + 4 + 8
+        self.infos_end = p
+
+    def skip(self, p, t):
+        if t == 8:
+            (n,) = struct.unpack_from("<Q", self.data, p)
+            return p + 8 + n
+        if t == 9:
+            et, n = struct.unpack_from("<IQ", self.data, p)
+            p += 12
+            if et in SIZES:
+                return p + n * SIZES[et]
+            for _ in range(n):
+                p = self.skip(p, et)
+            return p
+        return p + SIZES[t]
+
+
+def patched(data, at, fmt, value):
+    out = bytearray(data)
+    struct.pack_into(fmt, out, at, value)
+    return bytes(out)
+
+
+def gguf_cases(base):
+    L = Layout(base)
+    name0, dims0_at, off0_at = L.tensors[0]
+    t0 = "tensor '%s'" % name0
+    arch_key_at, arch_type_at = L.keys["general.architecture"]
+    vocab_type_at = L.keys["tokenizer.ggml.tokens"][1]
+    return [
+        ("gguf-truncated-header", base[:20],
+         "at byte offset 16: unexpected end of file while reading metadata "
+         "key/value count (need 8 bytes, 4 available)"),
+        ("gguf-bad-magic", b"GGUX" + base[4:],
+         'at byte offset 0: expected magic "GGUF", found "GGUX"'),
+        ("gguf-version-99", patched(base, 4, "<I", 99),
+         "at byte offset 4: unsupported GGUF version 99 (supported versions: 2, 3)"),
+        # Entries are read one by one: the first read past the real ones fails.
+        ("gguf-tensor-count-2^62", patched(base, L.n_tensors_at, "<Q", 1 << 62),
+         "at byte offset %d: tensor '' has 0 dimensions (expected 1 to 4)" %
+         (L.infos_end + 8)),
+        # (the tensor infos after the real keys read as keys and values
+        # until a length cannot be)
+        ("gguf-kv-count-2^62", patched(base, L.n_kv_at, "<Q", 1 << 62),
+         ("metadata key #", "bytes remaining in the file")),
+        ("gguf-key-length-2^63", patched(base, arch_key_at, "<Q", 1 << 63),
+         "at byte offset %d: metadata key #0 length 9223372036854775808 "
+         "exceeds the" % arch_key_at),
+        ("gguf-value-type-99", patched(base, arch_type_at, "<I", 99),
+         "at byte offset %d: unknown metadata value type 99 for key "
+         "'general.architecture' (expected 0..12)" % arch_type_at),
+        ("gguf-array-length-2^61",
+         patched(base, vocab_type_at + 8, "<Q", 1 << 61),
+         "array count 2305843009213693952 for metadata key "
+         "'tokenizer.ggml.tokens' exceeds the"),
+        ("gguf-tensor-dims-5", patched(base, dims0_at, "<I", 5),
+         "at byte offset %d: %s has 5 dimensions (expected 1 to 4)" %
+         (dims0_at, t0)),
+        ("gguf-tensor-dim-2^62", patched(base, dims0_at + 4, "<Q", 1 << 62),
+         "%s element count overflows 64 bits at dimension 1" % t0),
+        ("gguf-tensor-offset-past-end", patched(base, off0_at, "<Q", 1 << 40),
+         "at byte offset %d: %s data offset 1099511627776" % (off0_at, t0)),
+        ("gguf-tensor-data-truncated", base[:L.infos_end + 64],
+         "unexpected end of file in the data of %s" % t0),
+    ]
+
+
+def vocab_cases(base):
+    """Vocabularies the model compiles with (kilnc and kiln-run take token
+    ids) but the tokenizer must refuse."""
+    byte_token = base.index(b"<0x0A>")
+    bos = Layout(base).keys["tokenizer.ggml.bos_token_id"][1]
+    return [
+        ("vocab-byte-token-<0x-1>",
+         base[:byte_token] + b"<0x-1>" + base[byte_token + 6:],
+         "byte token 13 '<0x-1>' is not of the form <0xNN>"),
+        ("vocab-bos-id-out-of-range", patched(base, bos + 4, "<I", 999999),
+         "tokenizer.ggml.bos_token_id"),
+    ]
+
+
+# --- ONNX -------------------------------------------------------------------
+ONNX_TEXT = {
+    "onnx-constantofshape-2^50": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1] x) => (float[1] y) {
+  s = Constant <value = int64[3] {1048576, 1048576, 1024}> ()
+  big = ConstantOfShape (s)
+  y = Identity (x)
+}""", "would take more than 2^40 bytes"),
+    "onnx-range-2^40": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1] x) => (int64[N] r) {
+  a = Constant <value = int64 {0}> ()
+  b = Constant <value = int64 {1099511627776}> ()
+  d = Constant <value = int64 {1}> ()
+  r = Range (a, b, d)
+}""", "would take more than 2^40 bytes"),
+    "onnx-tile-2^62": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] x) => (float[N,M] y) {
+  r = Constant <value = int64[2] {1073741824, 1073741824}> ()
+  y = Tile (x, r)
+}""", "would take more than 2^40 bytes"),
+    "onnx-input-2^70": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1099511627776,1073741824] x) => (float[1099511627776,1073741824] y) {
+  y = Relu (x)
+}""", "graph input 'x'"),
+    "onnx-reshape-wrap": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,2] x) => (float[N,M] y) {
+  s = Constant <value = int64[2] {4611686018427387904, 4}> ()
+  y = Reshape (x, s)
+}""", "Reshape"),
+    "onnx-unsupported-op": ("""
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[16] x) => (float[16] y) {
+  y = HannWindow (x)
+}""", "HannWindow"),
+}
+
+
+def onnx_cases():
+    import onnx
+    import onnx.parser
+    cases = []
+    for name, (text, want) in ONNX_TEXT.items():
+        cases.append((name, onnx.parser.parse_model(text).SerializeToString(), want))
+    cases.append(("onnx-not-protobuf", b"\xff\xff\xff\xff not a model", "parse"))
+    # An initializer whose external data lies outside the model's directory.
+    from onnx import TensorProto, helper
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, 2])
+    w.data_location = TensorProto.EXTERNAL
+    w.external_data.add(key="location", value="../../../../etc/passwd")
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    cases.append(("onnx-external-data-escapes", model.SerializeToString(),
+                  "etc/passwd"))
+    return cases
+
+
+# --- running ----------------------------------------------------------------
+def limits():
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def commands(path, out, kind):
+    """The tools a file goes through: a broken GGUF through all three, a
+    broken vocabulary through the tokenizer, an ONNX model through kilnc."""
+    compile_ = ["kilnc", path, "--target=generic", "-o", out, "-q"]
+    run = ["kiln-run", path, "--target=generic", "--tokens=1,2", "--generate=2"]
+    tokenize = ["kiln-tokenize", path, "--encode=hello"]
+    return {"gguf": [compile_, run, tokenize], "vocab": [tokenize],
+            "onnx": [compile_]}[kind]
+
+
+def main():
+    root = sys.argv[1]
+    show = "--print" in sys.argv
+    os.makedirs(root, exist_ok=True)
+    base = os.path.join(root, "base.gguf")
+    subprocess.run(["kiln-fixture", "-o", base, "--layers=1"], check=True)
+    with open(base, "rb") as f:
+        data = f.read()
+    cases = [(n, d, w, "gguf") for n, d, w in gguf_cases(data)]
+    cases += [(n, d, w, "vocab") for n, d, w in vocab_cases(data)]
+    cases += [(n, d, w, "onnx") for n, d, w in onnx_cases()]
+    failures = 0
+    for name, data, want, kind in cases:
+        path = os.path.join(root, name + (".onnx" if kind == "onnx" else ".gguf"))
+        with open(path, "wb") as f:
+            f.write(data)
+        for cmd in commands(path, os.path.join(root, name + ".out"), kind):
+            tool = cmd[0]
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True,
+                                   errors="replace", preexec_fn=limits,
+                                   timeout=LIMIT_SECONDS)
+                rc, out, err = r.returncode, r.stdout.strip(), r.stderr.strip()
+            except subprocess.TimeoutExpired:
+                rc, out, err = "a timeout", "", ""
+            left = [p for p in os.listdir(root) if p.startswith(name + ".out")]
+            problems = []
+            if rc != 1:
+                problems.append("exit status %s (want 1)" % rc)
+            if not err.startswith(tool + ": error: ") or path not in err:
+                problems.append("no '%s: error: ' naming the file" % tool)
+            for w in (want,) if isinstance(want, str) else want:
+                if w not in err:
+                    problems.append("no '%s' in the message" % w)
+            if err.count(tool + ": error: ") != 1:
+                problems.append("not exactly one error")
+            if out:
+                problems.append("output on stdout")
+            if left:
+                problems.append("left behind: %s" % ", ".join(left))
+            if show:
+                print("%-32s %-13s %s" % (name, tool, err.replace(root + "/", "")))
+            elif problems:
+                failures += 1
+                print("FAIL %s %s: %s\n  %s" % (name, tool, "; ".join(problems), err))
+            else:
+                print("ok   %s %s" % (name, tool))
+    print("%d of the corpus's runs failed" % failures)
+    sys.exit(1 if failures else 0)
+
+
+main()
