@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh 3600 onnx-import    one target for an hour
 #
 # Targets (built by the normal build into build/bin, ASan + UBSan):
-# gguf-reader, onnx-import, tokenizer. Each runs from its seed corpus in
+# gguf-reader, gguf-import, onnx-import, tokenizer. Each runs from its seed corpus in
 # test/fuzz/ with a working corpus in build/fuzz/TARGET; a finding (crash,
 # sanitizer report, timeout over 10 s, allocation over 1.5 GiB) is written
 # to build/fuzz/TARGET/findings/ and makes the script exit 1. Prints one line
@@ -17,7 +17,7 @@ BUILD="${KILN_BUILD_DIR:-$ROOT/build}"
 SECONDS_EACH=${1:?usage: fuzz.sh SECONDS [FUZZER...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(gguf-reader onnx-import tokenizer)
+[ ${#targets[@]} -gt 0 ] || targets=(gguf-reader gguf-import onnx-import tokenizer)
 status=0
 for t in "${targets[@]}"; do
   bin="$BUILD/bin/$t-fuzzer"
