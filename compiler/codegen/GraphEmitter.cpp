@@ -122,21 +122,8 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     return false;
   blob.finish();
 
-  auto value = [&](Value v) -> std::string {
-    if (auto arg = v.dyn_cast<BlockArgument>())
-      return "inputs[" + std::to_string(arg.getArgNumber()) + "]";
-    Operation *def = v.getDefiningOp();
-    if (auto c = dyn_cast<ConstantOp>(def))
-      return "(wts + " + std::to_string(constOffset[c.getSource().str()]) + ")";
-    int64_t off;
-    if (auto all = def->getAttrOfType<DenseI64ArrayAttr>("kiln.offsets"))
-      off = all[v.cast<OpResult>().getResultNumber()];
-    else
-      off = def->getAttrOfType<IntegerAttr>("kiln.offset").getInt();
-    return "(act + " + std::to_string(off) + ")";
-  };
-  // The same place as a table entry: kind << 60 | index or byte offset, kind
-  // 0 a graph input, 1 the weight blob, 2 the arena, 3 none.
+  // Where a value lives, as a table entry: kind << 60 | index or byte
+  // offset, kind 0 a graph input, 1 the weight blob, 2 the arena, 3 none.
   auto ref = [&](Value v) -> uint64_t {
     if (!v)
       return 3ull << 60;
@@ -148,6 +135,12 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     if (auto all = def->getAttrOfType<DenseI64ArrayAttr>("kiln.offsets"))
       return 2ull << 60 | (uint64_t)all[v.cast<OpResult>().getResultNumber()];
     return 2ull << 60 | (uint64_t)def->getAttrOfType<IntegerAttr>("kiln.offset").getInt();
+  };
+  // The same place as a C expression in run().
+  auto value = [&](Value v) -> std::string {
+    const uint64_t r = ref(v), at = r & ((1ull << 60) - 1);
+    const char *base[] = {"inputs[", "(wts + ", "(act + "};
+    return base[r >> 60] + std::to_string(at) + ((r >> 60) ? ")" : "]");
   };
 
   // The graph is a table of steps that run() walks: one row per kernel call

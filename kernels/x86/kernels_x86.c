@@ -1224,26 +1224,38 @@ typedef struct {
   __m512i lo[4], hi[4], sc0, sc1, mn0, mn1;
   __m512 d, dmin;
 } kiln_x86_k23_vnni_blk;
-KILN_X86_INLINE void kiln_x86_q3kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
-                                          kiln_x86_k23_vnni_blk *s) {
+/* Q3_K and Q6_K share their metadata (per super-block: 16 fp16 d, then the
+ * int8 scales of its 16-element sub-blocks, 16 rows each) and their row
+ * step: unsigned values u = q + OFF, -OFF x the activation half sums, the
+ * two halves' exact sums times their scales. */
+KILN_X86_INLINE void kiln_x86_k16_scales_vnni(const uint8_t *grp, int b,
+                                              kiln_x86_k23_vnni_blk *s) {
   const uint8_t *m = grp + 288 * (b / 8);
   const int j = b % 8;
-  kiln_x86_split_u2_vnni(grp + metaBytes + 192 * (int64_t)b, 1, s->lo, s->hi);
   s->sc0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)));
   s->sc1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 48 + 32 * j)));
   s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
 }
-KILN_X86_INLINE void kiln_x86_q3kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
-                                       float da, int32_t as, __m512 *acc) {
+KILN_X86_INLINE void kiln_x86_k16_row_vnni(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
+                                           float da, int32_t off, __m512 *acc) {
   int32_t h0, h1;
   kiln_x86_half_sums(q, &h0, &h1);
-  __m512i s0 = _mm512_set1_epi32(-4 * h0), s1 = _mm512_set1_epi32(-4 * h1);
+  __m512i s0 = _mm512_set1_epi32(-off * h0), s1 = _mm512_set1_epi32(-off * h1);
   for (int c = 0; c < 4; ++c) {
     s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
     s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
   }
   const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
   *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, _mm512_set1_ps(da)), *acc);
+}
+KILN_X86_INLINE void kiln_x86_q3kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
+                                          kiln_x86_k23_vnni_blk *s) {
+  kiln_x86_split_u2_vnni(grp + metaBytes + 192 * (int64_t)b, 1, s->lo, s->hi);
+  kiln_x86_k16_scales_vnni(grp, b, s);
+}
+KILN_X86_INLINE void kiln_x86_q3kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
+                                       float da, int32_t as, __m512 *acc) {
+  kiln_x86_k16_row_vnni(s, q, da, 4, acc);
   (void)as;
 }
 KILN_X86_INLINE void kiln_x86_q2kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
@@ -1278,12 +1290,9 @@ KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int
 }
 /* Q6_K: the AVX2 layout at 16 rows (metadata as Q3_K's); per 32-element
  * block 4 nibble words and 2 words of high bit pairs per row, joined into
- * u = q + 32 (0..63), with -32 x the half sums and the 16-element
- * sub-block scales applied as exact 32-bit products. */
+ * u = q + 32 (0..63); the row step is Q3_K's with offset 32. */
 KILN_X86_INLINE void kiln_x86_q6kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
                                           kiln_x86_k23_vnni_blk *s) {
-  const uint8_t *m = grp + 288 * (b / 8);
-  const int j = b % 8;
   const uint8_t *p = grp + metaBytes + 384 * (int64_t)b;
   const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
   const __m512i h0 = _mm512_load_si512((const void *)(p + 256)),
@@ -1297,21 +1306,11 @@ KILN_X86_INLINE void kiln_x86_q6kv_decode(const uint8_t *grp, int64_t metaBytes,
     s->hi[c] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), m4),
                                _mm512_and_si512(a1, m30));
   }
-  s->sc0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)));
-  s->sc1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 48 + 32 * j)));
-  s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
+  kiln_x86_k16_scales_vnni(grp, b, s);
 }
 KILN_X86_INLINE void kiln_x86_q6kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
                                        float da, int32_t as, __m512 *acc) {
-  int32_t h0, h1;
-  kiln_x86_half_sums(q, &h0, &h1);
-  __m512i s0 = _mm512_set1_epi32(-32 * h0), s1 = _mm512_set1_epi32(-32 * h1);
-  for (int c = 0; c < 4; ++c) {
-    s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
-    s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
-  }
-  const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
-  *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, _mm512_set1_ps(da)), *acc);
+  kiln_x86_k16_row_vnni(s, q, da, 32, acc);
   (void)as;
 }
 KILN_X86_STEP_KERNELS(q3kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 192, 36)
