@@ -265,6 +265,13 @@ bool Importer::readHyper() {
       !requireUInt(p + "feed_forward_length", h.ffn) ||
       !requireUInt(p + "attention.head_count", h.heads))
     return false;
+  // Each layer has at least its norm and matrices as tensors, so a count
+  // beyond the file's tensors is malformed, and walking it would take
+  // minutes before the first missing tensor is named.
+  if ((size_t)h.layers > file.tensors().size())
+    return fail("key '" + p + "block_count' is " + std::to_string(h.layers) +
+                " but the file has only " +
+                std::to_string(file.tensors().size()) + " tensors");
   h.kvHeads = h.heads;
   if (file.find(p + "attention.head_count_kv") &&
       !requireUInt(p + "attention.head_count_kv", h.kvHeads))
@@ -435,7 +442,7 @@ OwningOpRef<ModuleOp> Importer::run() {
     FlatSymbolRefAttr attnPost, ffnPost;   // gemma3's post norms
   };
   std::vector<Layer> layers(h.layers);
-  for (int64_t i = 0; i < h.layers; ++i) {
+  for (int64_t i = 0; i < h.layers && !hasError; ++i) {
     std::string b = "blk." + std::to_string(i) + ".";
     Layer &l = layers[i];
     l.attnNorm = need(b + "attn_norm.weight", {D});

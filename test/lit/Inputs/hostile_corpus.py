@@ -133,6 +133,25 @@ def vocab_cases(base):
     ]
 
 
+def model_cases(base):
+    """Hyperparameters the reader accepts but the importer must refuse
+    before it walks or allocates by them."""
+    L = Layout(base)
+    cases = []
+    for key, value, want in [
+            ("llama.block_count", 1 << 31,
+             "key 'llama.block_count' is 2147483648 but the file has only"),
+            ("llama.feed_forward_length", 1 << 31,
+             "tensor 'blk.0.ffn_gate.weight' has shape"),
+            ("llama.attention.head_count", 1 << 31, "attention.head_count")]:
+        type_at = L.keys[key][1]
+        (t,) = struct.unpack_from("<I", base, type_at)
+        fmt = {4: "<I", 10: "<Q"}[t]
+        cases.append(("gguf-%s-2^31" % key.split(".", 1)[1].replace(".", "-"),
+                      patched(base, type_at + 4, fmt, value), want))
+    return cases
+
+
 # --- ONNX -------------------------------------------------------------------
 ONNX_TEXT = {
     "onnx-constantofshape-2^50": ("""
@@ -205,12 +224,13 @@ def limits():
 
 def commands(path, out, kind):
     """The tools a file goes through: a broken GGUF through all three, a
-    broken vocabulary through the tokenizer, an ONNX model through kilnc."""
+    broken vocabulary through the tokenizer, broken hyperparameters through
+    the compiler and the runner, an ONNX model through kilnc."""
     compile_ = ["kilnc", path, "--target=generic", "-o", out, "-q"]
     run = ["kiln-run", path, "--target=generic", "--tokens=1,2", "--generate=2"]
     tokenize = ["kiln-tokenize", path, "--encode=hello"]
     return {"gguf": [compile_, run, tokenize], "vocab": [tokenize],
-            "onnx": [compile_]}[kind]
+            "model": [compile_, run], "onnx": [compile_]}[kind]
 
 
 def main():
@@ -223,6 +243,7 @@ def main():
         data = f.read()
     cases = [(n, d, w, "gguf") for n, d, w in gguf_cases(data)]
     cases += [(n, d, w, "vocab") for n, d, w in vocab_cases(data)]
+    cases += [(n, d, w, "model") for n, d, w in model_cases(data)]
     cases += [(n, d, w, "onnx") for n, d, w in onnx_cases()]
     failures = 0
     for name, data, want, kind in cases:
