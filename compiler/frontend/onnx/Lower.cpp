@@ -117,10 +117,13 @@ bool checkTensorSize(const std::vector<int64_t> &shape, int32_t dtype,
 }
 
 int64_t product(const std::vector<int64_t> &v, size_t from, size_t to) {
-  int64_t p = 1;
+  CheckedInt p = 1;
   for (size_t i = from; i < std::min(to, v.size()); ++i)
-    p *= v[i];
-  return p;
+    p = p * v[i];
+  // Only a shape that output()/temp() already refused can overflow; its node
+  // fails when the converter returns, and 0 keeps the converter's remaining
+  // size arithmetic in range until then.
+  return p.ok() ? p.value() : 0;
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {

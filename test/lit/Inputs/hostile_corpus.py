@@ -186,6 +186,45 @@ g (float[2,2] x) => (float[N,M] y) {
   s = Constant <value = int64[2] {4611686018427387904, 4}> ()
   y = Reshape (x, s)
 }""", "Reshape"),
+    "onnx-conv-pads-2^62": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,4,4] x, float[1,1,2,2] w) => (float[A,B,C,D] y) {
+  y = Conv <pads = [4611686018427387904, 0, 4611686018427387904, 0]> (x, w)
+}""", "overflows 64-bit sizes"),
+    "onnx-maxpool-kernel-2^63": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,4,4] x) => (float[A,B,C,D] y) {
+  y = MaxPool <kernel_shape = [9223372036854775807, 2], dilations = [2, 1]> (x)
+}""", "overflows 64-bit sizes"),
+    "onnx-convtranspose-strides-2^62": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,4,4] x, float[1,1,2,2] w) => (float[A,B,C,D] y) {
+  y = ConvTranspose <strides = [4611686018427387904, 1]> (x, w)
+}""", "overflows 64-bit sizes"),
+    "onnx-depthtospace-2^62": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4,2,2] x) => (float[A,B,C,D] y) {
+  y = DepthToSpace <blocksize = 4611686018427387904> (x)
+}""", "blocksize 4611686018427387904 overflows 64-bit sizes"),
+    "onnx-pad-crop-2^63": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,2] x) => (float[N,M] y) {
+  p = Constant <value = int64[4] {-9223372036854775807, 0, -9223372036854775807, 0}> ()
+  y = Pad (x, p)
+}""", "overflow 64-bit sizes"),
+    "onnx-resize-scale-1e30": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,4,4] x) => (float[A,B,C,D] y) {
+  r = Constant <value = float[0] {}> ()
+  s = Constant <value = float[4] {1.0, 1.0, 1e30, 1.0}> ()
+  y = Resize (x, r, s)
+}""", "makes axis 2 longer than 2^40 elements"),
+    "onnx-split-sizes-2^63": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,4] x) => (float[A,B] y, float[C,D] z) {
+  s = Constant <value = int64[2] {9223372036854775807, 9223372036854775807}> ()
+  y, z = Split (x, s)
+}""", "do not add up to 4"),
     "onnx-unsupported-op": ("""
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[16] x) => (float[16] y) {

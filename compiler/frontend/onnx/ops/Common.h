@@ -8,6 +8,7 @@
 #define KILN_FRONTEND_ONNX_OPS_COMMON_H
 
 #include "compiler/frontend/onnx/Graph.h"
+#include "compiler/support/CheckedInt.h"
 
 #include <algorithm>
 #include <cstring>

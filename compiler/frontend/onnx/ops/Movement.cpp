@@ -316,6 +316,9 @@ RegisterConverter sliceOp({"Slice"}, [](NodeContext &c) {
     if (step == 0)
       return c.fail("steps must not be 0");
     int64_t dim = x->shape[a], s = starts[i], e = ends[i];
+    // A step past the axis selects at most one element, whichever its size:
+    // bounding it keeps the length and stride arithmetic in range.
+    step = std::clamp<int64_t>(step, -(dim + 1), dim + 1);
     if (s < 0)
       s += dim;
     if (e < 0)
@@ -394,6 +397,11 @@ RegisterConverter depthSpaceOps({"DepthToSpace", "SpaceToDepth"},
   if (b <= 0)
     return c.fail("blocksize must be positive");
   int64_t n = x->shape[0], ch = x->shape[1], h = x->shape[2], w = x->shape[3];
+  const CheckedInt bb = CheckedInt(b) * b;
+  if (!(CheckedInt(ch) * bb).ok() || !(CheckedInt(h) * b).ok() ||
+      !(CheckedInt(w) * b).ok())
+    return c.fail("blocksize " + std::to_string(b) +
+                  " overflows 64-bit sizes for input " + shapeString(x->shape));
   if (c.opType() == "SpaceToDepth") {
     if (h % b || w % b)
       return c.fail("height and width must be multiples of blocksize");
@@ -487,13 +495,13 @@ RegisterConverter splitOp({"Split"}, [](NodeContext &c) {
   if (sizes.size() != n)
     return c.fail("split has " + std::to_string(sizes.size()) +
                   " entries for " + std::to_string(n) + " outputs");
-  int64_t total = 0;
+  CheckedInt total = 0;
   for (int64_t s : sizes) {
     if (s < 0)
       return c.fail("split sizes must not be negative");
-    total += s;
+    total = total + s;
   }
-  if (total != dim)
+  if (!total.ok() || total.value() != dim)
     return c.fail("split sizes " + shapeString(sizes) + " do not add up to " +
                   std::to_string(dim));
   std::vector<int64_t> p = {(int64_t)n, product(x->shape, 0, axis)};
@@ -747,6 +755,9 @@ RegisterConverter triluOp({"Trilu"}, [](NodeContext &c) {
     k = kv[0];
   }
   int64_t rows = x->shape[x->rank() - 2], cols = x->shape.back();
+  // Diagonals past the matrix keep all or nothing, as the bounds do; the
+  // clamp keeps the kernel's row + k in range.
+  k = std::clamp<int64_t>(k, -rows, cols);
   Tensor &out = c.output(0, x->dtype, x->shape);
   c.call("trilu",
          {(int64_t)dtypeSize(x->dtype), product(x->shape, 0, x->rank() - 2),
@@ -825,7 +836,9 @@ RegisterConverter eyeLikeOp({"EyeLike"}, [](NodeContext &c) {
   case F16: { uint16_t t = 0x3C00; memcpy(one, &t, 2); break; }
   default: one[0] = 1; // integers and bool, little-endian
   }
-  int64_t k = c.getInt("k", 0), rows = x->shape[0], cols = x->shape[1];
+  int64_t rows = x->shape[0], cols = x->shape[1];
+  // A diagonal past the matrix has no element (the clamp keeps i + k in range).
+  int64_t k = std::clamp<int64_t>(c.getInt("k", 0), -rows, cols);
   size_t es = dtypeSize(v.dtype);
   for (int64_t i = 0; i < rows; ++i)
     if (i + k >= 0 && i + k < cols)

@@ -16,12 +16,6 @@ constexpr int64_t kColumnBudget = 1 << 20;
 /// Scratch bytes kiln_sgemm packs B panels into (KILN_SGEMM_PACK_FLOATS).
 constexpr int64_t kPackBytes = 4096 * 4;
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
-
 std::string listString(const std::vector<int64_t> &v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i)
@@ -81,13 +75,22 @@ bool readWindow(NodeContext &c, const std::vector<int64_t> &in,
   w.padBegin.assign(n, 0);
   w.padEnd.assign(n, 0);
   w.out.assign(n, 0);
+  auto overflow = [&] {
+    return c.fail("the window (kernel " + listString(k) + ", dilations " +
+                  listString(w.dil) + ", strides " + listString(w.stride) +
+                  ", pads " + listString(pads) + ") overflows 64-bit sizes");
+  };
   for (size_t d = 0; d < n; ++d) {
-    int64_t span = (k[d] - 1) * w.dil[d] + 1, s = w.stride[d];
+    const CheckedInt span = (CheckedInt(k[d]) - 1) * w.dil[d] + 1;
+    const int64_t s = w.stride[d];
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      w.out[d] = ceilDiv(in[d], s);
-      int64_t total = std::max<int64_t>(0, (w.out[d] - 1) * s + span - in[d]);
-      w.padBegin[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.padEnd[d] = total - w.padBegin[d];
+      w.out[d] = ceilDiv(CheckedInt(in[d]), s).value();
+      CheckedInt total = (CheckedInt(w.out[d]) - 1) * s + span - in[d];
+      if (!total.ok())
+        return overflow();
+      int64_t t = std::max<int64_t>(0, total.value());
+      w.padBegin[d] = autoPad == "SAME_UPPER" ? t / 2 : t - t / 2;
+      w.padEnd[d] = t - w.padBegin[d];
       continue;
     }
     if (autoPad == "NOTSET") {
@@ -96,14 +99,22 @@ bool readWindow(NodeContext &c, const std::vector<int64_t> &in,
     } else if (autoPad != "VALID") {
       return c.unsupportedAttr("auto_pad", autoPad);
     }
-    int64_t avail = in[d] + w.padBegin[d] + w.padEnd[d] - span;
-    if (avail < 0)
+    const CheckedInt avail =
+        CheckedInt(in[d]) + w.padBegin[d] + w.padEnd[d] - span;
+    if (!avail.ok())
+      return overflow();
+    if (avail.value() < 0)
       return c.fail("the window (kernel " + listString(k) + ", dilations " +
                     listString(w.dil) + ") is larger than the padded input " +
                     listString(in));
-    w.out[d] = (ceilMode ? ceilDiv(avail, s) : avail / s) + 1;
-    // With ceil_mode, a window must start inside the input or left padding.
-    if (ceilMode && (w.out[d] - 1) * s >= in[d] + w.padBegin[d])
+    const CheckedInt o = (ceilMode ? ceilDiv(avail, s) : avail / s) + 1;
+    if (!o.ok())
+      return overflow();
+    w.out[d] = o.value();
+    // With ceil_mode, a window must start inside the input or left padding
+    // (in + padBegin is in range: avail summed it first).
+    CheckedInt start = (CheckedInt(w.out[d]) - 1) * s;
+    if (ceilMode && (!start.ok() || start.value() >= in[d] + w.padBegin[d]))
       --w.out[d];
   }
   return true;
@@ -331,17 +342,28 @@ RegisterConverter convTransposeOp({"ConvTranspose"}, [](NodeContext &c) {
   std::vector<int64_t> out(n), padBegin(n);
   for (size_t d = 0; d < n; ++d) {
     // The extent the kernel covers before any padding is taken away.
-    int64_t full = stride[d] * (in[d] - 1) + outPad[d] + (k[d] - 1) * dil[d] + 1;
+    const CheckedInt full = CheckedInt(stride[d]) * (CheckedInt(in[d]) - 1) +
+                            outPad[d] + (CheckedInt(k[d]) - 1) * dil[d] + 1;
+    CheckedInt o, begin;
     if (!outShape.empty() || same) {
-      out[d] = !outShape.empty() ? outShape[d] : in[d] * stride[d];
-      int64_t total = full - out[d];
-      padBegin[d] = autoPad == "SAME_UPPER" ? floorDiv(total, 2)
-                                            : total - floorDiv(total, 2);
+      o = !outShape.empty() ? CheckedInt(outShape[d])
+                            : CheckedInt(in[d]) * stride[d];
+      CheckedInt total = full - o;
+      begin = autoPad == "SAME_UPPER" ? floorDiv(total, 2)
+                                      : total - floorDiv(total, 2);
     } else {
       if (autoPad == "NOTSET")
-        padBegin[d] = pads[d];
-      out[d] = full - (autoPad == "NOTSET" ? pads[d] + pads[n + d] : 0);
+        begin = pads[d];
+      o = full - (autoPad == "NOTSET" ? CheckedInt(pads[d]) + pads[n + d]
+                                      : CheckedInt(0));
     }
+    if (!o.ok() || !begin.ok())
+      return c.fail("the geometry (strides " + listString(stride) +
+                    ", dilations " + listString(dil) + ", pads " +
+                    listString(pads) + ", output_padding " +
+                    listString(outPad) + ") overflows 64-bit sizes");
+    out[d] = o.value();
+    padBegin[d] = begin.value();
     if (out[d] < 1)
       return c.fail("the output would be empty along spatial dimension " +
                     std::to_string(d));

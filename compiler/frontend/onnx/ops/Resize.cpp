@@ -259,7 +259,12 @@ bool lowerResize(NodeContext &c) {
         return c.fail("scales[" + std::to_string(i) + "] = " +
                       std::to_string(sf) + " must be positive");
       scale[d] = sf;
-      outShape[d] = (int64_t)std::floor((double)sf * (double)x->shape[d]);
+      double o = std::floor((double)sf * (double)x->shape[d]);
+      if (!(o <= (double)kMaxTensorBytes))
+        return c.fail("scales[" + std::to_string(i) + "] = " +
+                      std::to_string(sf) + " makes axis " + std::to_string(d) +
+                      " longer than 2^40 elements");
+      outShape[d] = (int64_t)o;
       // The reference multiplies in float32.
       outW[d] = (double)(sf * (float)x->shape[d]);
     }
@@ -397,7 +402,10 @@ RegisterConverter padOp({"Pad"}, [](NodeContext &c) {
   }
   std::vector<int64_t> outShape(rank);
   for (int64_t d = 0; d < rank; ++d) {
-    outShape[d] = x->shape[d] + begin[d] + end[d];
+    CheckedInt o = CheckedInt(x->shape[d]) + begin[d] + end[d];
+    if (!o.ok())
+      return c.fail("pads " + shapeString(pads) + " overflow 64-bit sizes");
+    outShape[d] = o.value();
     if (outShape[d] < 0)
       return c.fail("pads crop more than the " + std::to_string(x->shape[d]) +
                     " elements of axis " + std::to_string(d));
