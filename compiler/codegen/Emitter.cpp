@@ -488,98 +488,49 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
      << l.kv_blocks << "u, " << l.activation_bytes << "u, " << l.max_threads
      << "u, " << (l.kv_dtype == KILN_KV_F16 ? "KILN_KV_F16" : "KILN_KV_F32")
      << ", " << l.swa_layers << "u, " << l.swa_ring << "u};\n\n"
-     << blobInitSource(N, blob, opts.externalWeights)
-     << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
-     << "    uint32_t threads) {\n"
-     << "  kiln_status s = " << N << "_init(ctx, arena, arena_bytes);\n"
-     << "  return s == KILN_OK ? kiln_threads_start(ctx, threads) : s;\n}\n\n"
-     << "void " << N << "_shutdown(kiln_ctx *ctx) { kiln_threads_stop(ctx); }\n\n";
-  if (opts.externalWeights)
-    os << setWeightsSource(N);
-  else
-    // A plain byte loop would do, but memcpy streams at the read bandwidth;
-    // freestanding targets get it from kiln_freestanding.c.
-    os << "kiln_status " << N << "_copy_weights(kiln_ctx *ctx, void *dst, size_t bytes) {\n"
-       << "  if (!ctx || !dst) return KILN_ERR_INVALID_ARGUMENT;\n"
-       << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
-       << "  if ((uintptr_t)dst % KILN_ARENA_ALIGN != 0) return KILN_ERR_ARENA_MISALIGNED;\n"
-       << "  if (bytes < " << blob.bytes.size() << "u) return KILN_ERR_ARENA_TOO_SMALL;\n"
-       << "  __builtin_memcpy(dst, " << N << "_weights_blob, " << blob.bytes.size() << "u);\n"
-       << "  if (!" << N << "_check_blob((const uint8_t *)dst, " << blob.bytes.size()
-       << "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
-       << "  ctx->weights = (const uint8_t *)dst + " << kBlobHeader << ";\n"
-       << "  return KILN_OK;\n}\n\n";
-  os << "kiln_status " << N << "_seq_open(kiln_ctx *ctx, int32_t *seq) {\n"
-     << "  return kiln_seq_open(ctx, seq);\n}\n\n"
-     << "kiln_status " << N << "_seq_fork(kiln_ctx *ctx, int32_t parent, int32_t *child) {\n"
-     << "  return kiln_seq_fork(ctx, parent, child);\n}\n\n"
-     << "kiln_status " << N << "_seq_close(kiln_ctx *ctx, int32_t seq) {\n"
-     << "  return kiln_seq_close(ctx, seq);\n}\n\n"
-     << "uint32_t " << N << "_kv_free_blocks(const kiln_ctx *ctx) {\n"
-     << "  return kiln_kv_free_blocks(ctx);\n}\n\n"
-     << "/* One forward call over n <= " << opts.maxBatch << " rows: row r is token\n"
-     << "   tokens[r] of sequence row_seq[r] at position row_pos[r]; the logits of\n"
-     << "   rows out_rows[0..n_out) go to logits (n_out x vocab). */\n"
+     << "/* One forward call (kiln_forward_fn) over n <= " << opts.maxBatch
+     << " rows. */\n"
      << "static void " << N << "_forward(kiln_ctx *ctx, const int32_t *tokens,\n"
      << "    const int32_t *row_seq, const uint32_t *row_pos, int n,\n"
      << "    const int32_t *out_rows, int n_out, float *logits) {\n"
      << "  uint8_t *const act = ctx->activations;\n"
      << "  const uint8_t *const wts = ctx->weights;\n"
-     << body
-     << "  for (int r = 0; r < n; ++r)\n"
-     << "    ++ctx->seqs[row_seq[r]].length;\n}\n\n"
-     << "kiln_status " << N << "_prefill(kiln_ctx *ctx, int32_t seq, const int32_t *tokens,\n"
-     << "    size_t n, float *logits) {\n"
-     << "  if (!ctx || (!tokens && n)) return KILN_ERR_INVALID_ARGUMENT;\n"
-     << "  if (n == 0) return KILN_ERR_INVALID_ARGUMENT;\n"
-     << "  kiln_status s = kiln_seq_reserve(ctx, seq, n);\n"
-     << "  if (s != KILN_OK) return s;\n"
-     << "  if (!ctx->weights) return KILN_ERR_WEIGHTS_MISSING;\n"
-     << "  for (size_t i = 0; i < n; ++i)\n"
-     << "    if (tokens[i] < 0 || tokens[i] >= " << vocab << ")\n"
-     << "      return KILN_ERR_TOKEN_OUT_OF_RANGE;\n"
-     << "  kiln_seq_grow(ctx, seq, n);\n"
-     << "  int32_t row_seq[" << opts.maxBatch << "];\n"
-     << "  uint32_t row_pos[" << opts.maxBatch << "];\n"
-     << "  for (size_t i = 0; i < n; i += " << opts.maxBatch << ") {\n"
-     << "    size_t c = n - i < " << opts.maxBatch << " ? n - i : " << opts.maxBatch << ";\n"
-     << "    for (size_t r = 0; r < c; ++r) {\n"
-     << "      row_seq[r] = seq;\n"
-     << "      row_pos[r] = ctx->seqs[seq].length + (uint32_t)r;\n"
-     << "    }\n"
-     << "    const int32_t last = (int32_t)c - 1;\n"
-     << "    " << N << "_forward(ctx, tokens + i, row_seq, row_pos, (int)c, &last,\n"
-     << "        i + c == n ? 1 : 0, i + c == n ? logits : 0);\n"
-     << "  }\n  return KILN_OK;\n}\n\n"
-     << "kiln_status " << N << "_decode(kiln_ctx *ctx, int32_t seq, int32_t token, float *logits) {\n"
-     << "  return " << N << "_prefill(ctx, seq, &token, 1, logits);\n}\n\n"
-     << "kiln_status " << N << "_decode_batch(kiln_ctx *ctx, const int32_t *seqs,\n"
-     << "    const int32_t *tokens, size_t n, float *logits) {\n"
-     << "  if (!ctx || !seqs || !tokens || n == 0 || n > " << opts.maxBatch << ")\n"
-     << "    return KILN_ERR_INVALID_ARGUMENT;\n"
-     << "  /* Admission: every sequence open, distinct, with room for its token,\n"
-     << "     and the pool able to hold all of them at once. */\n"
-     << "  uint32_t blocks = 0;\n"
-     << "  for (size_t i = 0; i < n; ++i) {\n"
-     << "    for (size_t j = 0; j < i; ++j)\n"
-     << "      if (seqs[j] == seqs[i]) return KILN_ERR_INVALID_ARGUMENT;\n"
-     << "    kiln_status s = kiln_seq_reserve(ctx, seqs[i], 1);\n"
-     << "    if (s != KILN_OK) return s;\n"
-     << "    blocks += kiln_seq_blocks_needed(ctx, seqs[i], 1);\n"
-     << "    if (tokens[i] < 0 || tokens[i] >= " << vocab << ")\n"
-     << "      return KILN_ERR_TOKEN_OUT_OF_RANGE;\n"
-     << "  }\n"
-     << "  if (blocks > kiln_kv_free_blocks(ctx)) return KILN_ERR_KV_POOL_EXHAUSTED;\n"
-     << "  if (!ctx->weights) return KILN_ERR_WEIGHTS_MISSING;\n"
-     << "  int32_t out_rows[" << opts.maxBatch << "];\n"
-     << "  uint32_t row_pos[" << opts.maxBatch << "];\n"
-     << "  for (size_t i = 0; i < n; ++i) {\n"
-     << "    kiln_seq_grow(ctx, seqs[i], 1);\n"
-     << "    row_pos[i] = ctx->seqs[seqs[i]].length;\n"
-     << "    out_rows[i] = (int32_t)i;\n"
-     << "  }\n"
-     << "  " << N << "_forward(ctx, tokens, seqs, row_pos, (int)n, out_rows, (int)n, logits);\n"
-     << "  return KILN_OK;\n}\n";
+     << body << "}\n\n"
+     << modelSource(N, blob, opts.externalWeights,
+                    N + "_forward, " + std::to_string(vocab) + "u, " +
+                        std::to_string(opts.maxBatch) + "u");
+  // The API: each function hands the descriptor to the runtime.
+  auto api = [&](const std::string &ret, const std::string &name,
+                 const std::string &params, const std::string &call) {
+    os << ret << " " << N << "_" << name << "(" << params << ") {\n  return "
+       << call << ";\n}\n\n";
+  };
+  const std::string M = "&" + N + "_model";
+  api("kiln_status", "init_threads",
+      "kiln_ctx *ctx, void *arena, size_t arena_bytes, uint32_t threads",
+      "kiln_model_init_threads(" + M + ", ctx, arena, arena_bytes, threads)");
+  os << "void " << N << "_shutdown(kiln_ctx *ctx) { kiln_threads_stop(ctx); }\n\n";
+  if (!opts.externalWeights)
+    api("kiln_status", "copy_weights", "kiln_ctx *ctx, void *dst, size_t bytes",
+        "kiln_model_copy_weights(" + M + ", ctx, dst, bytes)");
+  api("kiln_status", "seq_open", "kiln_ctx *ctx, int32_t *seq",
+      "kiln_seq_open(ctx, seq)");
+  api("kiln_status", "seq_fork", "kiln_ctx *ctx, int32_t parent, int32_t *child",
+      "kiln_seq_fork(ctx, parent, child)");
+  api("kiln_status", "seq_close", "kiln_ctx *ctx, int32_t seq",
+      "kiln_seq_close(ctx, seq)");
+  api("uint32_t", "kv_free_blocks", "const kiln_ctx *ctx",
+      "kiln_kv_free_blocks(ctx)");
+  api("kiln_status", "prefill",
+      "kiln_ctx *ctx, int32_t seq, const int32_t *tokens, size_t n, float *logits",
+      "kiln_model_prefill(" + M + ", ctx, seq, tokens, n, logits)");
+  api("kiln_status", "decode",
+      "kiln_ctx *ctx, int32_t seq, int32_t token, float *logits",
+      "kiln_model_prefill(" + M + ", ctx, seq, &token, 1, logits)");
+  api("kiln_status", "decode_batch",
+      "kiln_ctx *ctx, const int32_t *seqs, const int32_t *tokens, size_t n, "
+      "float *logits",
+      "kiln_model_decode_batch(" + M + ", ctx, seqs, tokens, n, logits)");
   source = std::move(s);
   return true;
 }

@@ -337,9 +337,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   os << "static const kiln_layout " << N << "_layout = {KILN_ABI_VERSION, "
      << "sizeof(kiln_layout), 0u, 0u, 1u, 1u, 1u, 1u, " << l.activation_bytes
      << "u, 1u, 0u};\n\n"
-     << blobInitSource(N, blob, opts.externalWeights);
-  if (opts.externalWeights)
-    os << setWeightsSource(N);
+     << modelSource(N, blob, opts.externalWeights);
   os << parts;
   os << "kiln_status " << N << "_run(kiln_ctx *ctx, const void *const *inputs,\n"
      << "    void *const *outputs) {\n"

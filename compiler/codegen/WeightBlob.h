@@ -2,6 +2,8 @@
 #ifndef KILN_CODEGEN_WEIGHTBLOB_H
 #define KILN_CODEGEN_WEIGHTBLOB_H
 
+#include "kiln/kiln.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -10,7 +12,7 @@
 #include <vector>
 
 namespace kiln {
-constexpr uint64_t kBlobHeader = 64, kBlobAlign = 64;
+constexpr uint64_t kBlobHeader = KILN_BLOB_HEADER, kBlobAlign = 64;
 constexpr char kBlobMagic[8] = {'K', 'I', 'L', 'N', 'W', 'T', '0', '1'};
 
 inline uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -50,46 +52,27 @@ inline std::string hex(uint64_t v) {
   return buf;
 }
 
-/// C source of NAME_check_blob (magic, size and fingerprint of `blob`) and
-/// NAME_init (the arena laid out by NAME_layout; embedded weights attached
-/// from NAME_weights_blob), shared by language and graph models.
-inline std::string blobInitSource(const std::string &N, const WeightBlob &blob,
-                                  bool external) {
+/// C source of NAME_model, the runtime's descriptor of the library (layout
+/// NAME_layout, the blob's size and fingerprint, the embedded
+/// NAME_weights_blob unless `external`, then `lmFields`: a language model's
+/// forward function, vocabulary and batch), followed by NAME_init and, when
+/// `external`, NAME_set_weights; the runtime (kiln_model_*) does the work.
+inline std::string modelSource(const std::string &N, const WeightBlob &blob,
+                               bool external,
+                               const std::string &lmFields = "0, 0u, 0u") {
   std::string s =
-      "static int " + N + "_check_blob(const uint8_t *b, size_t bytes) {\n"
-      "  static const uint8_t magic[8] = {'K','I','L','N','W','T','0','1'};\n"
-      "  uint64_t payload = 0, print = 0;\n"
-      "  if (bytes != " + std::to_string(blob.bytes.size()) + "u) return 0;\n"
-      "  for (int i = 0; i < 8; ++i) {\n"
-      "    if (b[i] != magic[i]) return 0;\n"
-      "    payload |= (uint64_t)b[8 + i] << (8 * i);\n"
-      "    print |= (uint64_t)b[16 + i] << (8 * i);\n  }\n"
-      "  return payload == " + std::to_string(blob.bytes.size() - kBlobHeader) +
-      "u && print == " + hex(blob.fingerprint) + ";\n}\n\n"
+      "static const kiln_model " + N + "_model = {&" + N + "_layout, " +
+      (external ? std::string("0") : N + "_weights_blob") + ", " +
+      std::to_string(blob.bytes.size()) + "u, " + hex(blob.fingerprint) +
+      ", " + lmFields + "};\n\n"
       "kiln_status " + N + "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes) {\n"
-      "  kiln_status s = kiln_ctx_init(ctx, &" + N + "_layout, arena, arena_bytes);\n"
-      "  if (s != KILN_OK) return s;\n";
-  if (!external)
-    s += "  if (!" + N + "_check_blob(" + N + "_weights_blob, " +
-         std::to_string(blob.bytes.size()) +
-         "u)) return KILN_ERR_WEIGHTS_MISMATCH;\n"
-         "  ctx->weights = " + N + "_weights_blob + " +
-         std::to_string(kBlobHeader) + ";\n";
-  return s + "  return KILN_OK;\n}\n\n";
-}
-
-/// C source of NAME_set_weights (--weights=external): checks and attaches
-/// a blob the caller loaded.
-inline std::string setWeightsSource(const std::string &N) {
-  return "kiln_status " + N +
+      "  return kiln_model_init(&" + N + "_model, ctx, arena, arena_bytes);\n}\n\n";
+  if (external)
+    s += "kiln_status " + N +
          "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes) {\n"
-         "  if (!ctx || !weights) return KILN_ERR_INVALID_ARGUMENT;\n"
-         "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
-         "  if ((uintptr_t)weights % KILN_ARENA_ALIGN != 0 || !" + N +
-         "_check_blob((const uint8_t *)weights, bytes)) return "
-         "KILN_ERR_WEIGHTS_MISMATCH;\n"
-         "  ctx->weights = (const uint8_t *)weights + " +
-         std::to_string(kBlobHeader) + ";\n  return KILN_OK;\n}\n\n";
+         "  return kiln_model_set_weights(&" + N +
+         "_model, ctx, weights, bytes);\n}\n\n";
+  return s;
 }
 
 } // namespace kiln

@@ -292,6 +292,149 @@ float *kiln_kv_row(const kiln_ctx *ctx, int32_t seq, uint32_t layer,
   return (float *)kiln_kv_at(ctx, seq, layer, which, pos);
 }
 
+/* ---- the generated API, driven by the model's descriptor ---- */
+
+static uint64_t load_u64(const uint8_t *b) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= (uint64_t)b[i] << (8 * i);
+  return v;
+}
+
+/* A blob belongs to the model when its size, magic, payload size and
+ * fingerprint are the ones the model was compiled with. */
+static int blob_ok(const kiln_model *m, const uint8_t *b, size_t bytes) {
+  static const uint8_t magic[8] = {'K', 'I', 'L', 'N', 'W', 'T', '0', '1'};
+  if (bytes != m->blob_bytes || bytes < KILN_BLOB_HEADER)
+    return 0;
+  for (int i = 0; i < 8; ++i)
+    if (b[i] != magic[i])
+      return 0;
+  return load_u64(b + 8) == bytes - KILN_BLOB_HEADER &&
+         load_u64(b + 16) == m->fingerprint;
+}
+
+kiln_status kiln_model_init(const kiln_model *m, kiln_ctx *ctx, void *arena,
+                            size_t arena_bytes) {
+  kiln_status s = kiln_ctx_init(ctx, m->layout, arena, arena_bytes);
+  if (s != KILN_OK)
+    return s;
+  if (m->blob) {
+    if (!blob_ok(m, m->blob, m->blob_bytes))
+      return KILN_ERR_WEIGHTS_MISMATCH;
+    ctx->weights = m->blob + KILN_BLOB_HEADER;
+  }
+  return KILN_OK;
+}
+
+kiln_status kiln_model_init_threads(const kiln_model *m, kiln_ctx *ctx,
+                                    void *arena, size_t arena_bytes,
+                                    uint32_t threads) {
+  kiln_status s = kiln_model_init(m, ctx, arena, arena_bytes);
+  return s == KILN_OK ? kiln_threads_start(ctx, threads) : s;
+}
+
+kiln_status kiln_model_set_weights(const kiln_model *m, kiln_ctx *ctx,
+                                   const void *weights, size_t bytes) {
+  if (!ctx || !weights)
+    return KILN_ERR_INVALID_ARGUMENT;
+  if (!ctx_ok(ctx))
+    return KILN_ERR_NOT_INITIALIZED;
+  if ((uintptr_t)weights % KILN_ARENA_ALIGN != 0 ||
+      !blob_ok(m, (const uint8_t *)weights, bytes))
+    return KILN_ERR_WEIGHTS_MISMATCH;
+  ctx->weights = (const uint8_t *)weights + KILN_BLOB_HEADER;
+  return KILN_OK;
+}
+
+kiln_status kiln_model_copy_weights(const kiln_model *m, kiln_ctx *ctx,
+                                    void *dst, size_t bytes) {
+  if (!ctx || !dst)
+    return KILN_ERR_INVALID_ARGUMENT;
+  if (!ctx_ok(ctx))
+    return KILN_ERR_NOT_INITIALIZED;
+  if ((uintptr_t)dst % KILN_ARENA_ALIGN != 0)
+    return KILN_ERR_ARENA_MISALIGNED;
+  if (bytes < m->blob_bytes)
+    return KILN_ERR_ARENA_TOO_SMALL;
+  /* A byte loop would do, but memcpy streams at the read bandwidth;
+     freestanding targets get it from kiln_freestanding.c. */
+  __builtin_memcpy(dst, m->blob, (size_t)m->blob_bytes);
+  if (!blob_ok(m, (const uint8_t *)dst, (size_t)m->blob_bytes))
+    return KILN_ERR_WEIGHTS_MISMATCH;
+  ctx->weights = (const uint8_t *)dst + KILN_BLOB_HEADER;
+  return KILN_OK;
+}
+
+kiln_status kiln_model_prefill(const kiln_model *m, kiln_ctx *ctx, int32_t seq,
+                               const int32_t *tokens, size_t n,
+                               float *logits) {
+  if (!ctx || !tokens || n == 0)
+    return KILN_ERR_INVALID_ARGUMENT;
+  kiln_status s = kiln_seq_reserve(ctx, seq, n);
+  if (s != KILN_OK)
+    return s;
+  if (!ctx->weights)
+    return KILN_ERR_WEIGHTS_MISSING;
+  for (size_t i = 0; i < n; ++i)
+    if (tokens[i] < 0 || (uint32_t)tokens[i] >= m->vocab)
+      return KILN_ERR_TOKEN_OUT_OF_RANGE;
+  kiln_seq_grow(ctx, seq, n);
+  const size_t batch = m->max_batch;
+  int32_t row_seq[batch]; /* max_batch <= 4096: kilnc's limit */
+  uint32_t row_pos[batch];
+  for (size_t i = 0; i < n; i += batch) {
+    size_t c = n - i < batch ? n - i : batch;
+    for (size_t r = 0; r < c; ++r) {
+      row_seq[r] = seq;
+      row_pos[r] = ctx->seqs[seq].length + (uint32_t)r;
+    }
+    const int32_t last = (int32_t)c - 1;
+    const int final = i + c == n;
+    m->forward(ctx, tokens + i, row_seq, row_pos, (int)c, &last, final,
+               final ? logits : 0);
+    for (size_t r = 0; r < c; ++r)
+      ++ctx->seqs[seq].length;
+  }
+  return KILN_OK;
+}
+
+kiln_status kiln_model_decode_batch(const kiln_model *m, kiln_ctx *ctx,
+                                    const int32_t *seqs, const int32_t *tokens,
+                                    size_t n, float *logits) {
+  if (!ctx || !seqs || !tokens || n == 0 || n > m->max_batch)
+    return KILN_ERR_INVALID_ARGUMENT;
+  /* Admission: every sequence open, distinct, with room for its token, and
+     the pool able to hold all of them at once. */
+  uint32_t blocks = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if (seqs[j] == seqs[i])
+        return KILN_ERR_INVALID_ARGUMENT;
+    kiln_status s = kiln_seq_reserve(ctx, seqs[i], 1);
+    if (s != KILN_OK)
+      return s;
+    blocks += kiln_seq_blocks_needed(ctx, seqs[i], 1);
+    if (tokens[i] < 0 || (uint32_t)tokens[i] >= m->vocab)
+      return KILN_ERR_TOKEN_OUT_OF_RANGE;
+  }
+  if (blocks > kiln_kv_free_blocks(ctx))
+    return KILN_ERR_KV_POOL_EXHAUSTED;
+  if (!ctx->weights)
+    return KILN_ERR_WEIGHTS_MISSING;
+  int32_t out_rows[n];
+  uint32_t row_pos[n];
+  for (size_t i = 0; i < n; ++i) {
+    kiln_seq_grow(ctx, seqs[i], 1);
+    row_pos[i] = ctx->seqs[seqs[i]].length;
+    out_rows[i] = (int32_t)i;
+  }
+  m->forward(ctx, tokens, seqs, row_pos, (int)n, out_rows, (int)n, logits);
+  for (size_t i = 0; i < n; ++i)
+    ++ctx->seqs[seqs[i]].length;
+  return KILN_OK;
+}
+
 /* Without a pool (one thread, or a freestanding target) work runs inline. */
 #if !defined(KILN_THREADS)
 void kiln_parallel_for(kiln_ctx *ctx, void (*fn)(void *, int), void *arg,

@@ -120,6 +120,58 @@ typedef struct kiln_ctx {
   uint32_t threads;           /* threads working (1: the caller's only) */
 } kiln_ctx;
 
+/* A weight blob starts with this many header bytes: the magic "KILNWT01",
+ * the payload's size and the model's fingerprint (little-endian uint64
+ * each), then zeros. The payload follows, aligned to KILN_ARENA_ALIGN. */
+#define KILN_BLOB_HEADER 64u
+
+/* One forward pass of a language model over n rows: row r is token
+ * tokens[r] of sequence row_seq[r] at position row_pos[r]; the logits of
+ * rows out_rows[0..n_out) go to `logits` (n_out x vocab) unless NULL. */
+typedef void (*kiln_forward_fn)(kiln_ctx *ctx, const int32_t *tokens,
+                                const int32_t *row_seq, const uint32_t *row_pos,
+                                int n, const int32_t *out_rows, int n_out,
+                                float *logits);
+
+/* What the runtime knows of one compiled model; the generated library
+ * defines one (static const) and its NAME_* functions hand it to the
+ * kiln_model_* functions below. */
+typedef struct kiln_model {
+  const kiln_layout *layout;
+  const uint8_t *blob;        /* the embedded weight blob; NULL when the
+                                 caller supplies it (--weights=external) */
+  uint64_t blob_bytes;        /* the blob's size, header included */
+  uint64_t fingerprint;       /* what the blob's header must carry */
+  /* Language models only (NULL / 0 for graphs): */
+  kiln_forward_fn forward;
+  uint32_t vocab;             /* logits per row */
+  uint32_t max_batch;         /* rows of one forward call (<= 4096) */
+} kiln_model;
+
+/* NAME_init: lays out the arena and attaches the embedded weights. */
+kiln_status kiln_model_init(const kiln_model *model, kiln_ctx *ctx,
+                            void *arena, size_t arena_bytes);
+/* NAME_init_threads: kiln_model_init, then kiln_threads_start. */
+kiln_status kiln_model_init_threads(const kiln_model *model, kiln_ctx *ctx,
+                                    void *arena, size_t arena_bytes,
+                                    uint32_t threads);
+/* NAME_set_weights (--weights=external): checks and attaches a blob. */
+kiln_status kiln_model_set_weights(const kiln_model *model, kiln_ctx *ctx,
+                                   const void *weights, size_t bytes);
+/* NAME_copy_weights: copies the embedded blob to dst and reads it there. */
+kiln_status kiln_model_copy_weights(const kiln_model *model, kiln_ctx *ctx,
+                                    void *dst, size_t bytes);
+/* NAME_prefill: appends n tokens to seq in forward calls of at most
+ * max_batch rows; the last token's logits go to `logits` unless NULL. */
+kiln_status kiln_model_prefill(const kiln_model *model, kiln_ctx *ctx,
+                               int32_t seq, const int32_t *tokens, size_t n,
+                               float *logits);
+/* NAME_decode_batch: appends tokens[i] to seqs[i] in one forward call; all
+ * or nothing. */
+kiln_status kiln_model_decode_batch(const kiln_model *model, kiln_ctx *ctx,
+                                    const int32_t *seqs, const int32_t *tokens,
+                                    size_t n, float *logits);
+
 /* Bytes of arena a layout needs; 0 if the layout is invalid. */
 size_t kiln_arena_bytes(const kiln_layout *layout);
 /* Splits the arena into sequence table, block tables, the free list, the KV
