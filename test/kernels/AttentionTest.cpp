@@ -1,7 +1,8 @@
 //===- AttentionTest.cpp - ISA attention kernels against the generic one --===//
 //
 // For every target with its own attention kernel (x86 at AVX2 and, when the
-// host has it, AVX-512; NEON and SVE under qemu-aarch64): one program, built
+// host has it, AVX-512; NEON and SVE under qemu-aarch64; RVV under
+// qemu-riscv64 at VLEN 128 and 512): one program, built
 // with the target's flags and
 // the runtime (paged KV cache, thread pool), runs kiln_attention_f32_generic
 // and the target's kernel on the same random queries, keys and values, and
@@ -36,12 +37,20 @@ using namespace kiln;
 namespace {
 struct Param {
   std::string target, cpu;
+  int64_t vectorBits = 0; // of qemu's CPU (0: the target's default)
 };
 
-void PrintTo(const Param &p, std::ostream *os) { *os << p.target << ":" << p.cpu; }
+void PrintTo(const Param &p, std::ostream *os) {
+  *os << p.target << ":" << p.cpu << ":" << p.vectorBits;
+}
 
 std::vector<Param> params() {
-  std::vector<Param> list = {{"x86", "avx2"}, {"neon", "dotprod"}, {"sve", ""}};
+  // RVV at the smallest and the largest VLEN the e2e tests run: the kernel's
+  // fixed-width vectors span several registers at 128 bits, part of one at
+  // 512.
+  std::vector<Param> list = {{"x86", "avx2"},     {"neon", "dotprod"},
+                             {"sve", ""},         {"rvv", "rv64gv", 128},
+                             {"rvv", "rv64gv", 512}};
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512vnni"))
     list.push_back({"x86", "avx512vnni"});
@@ -245,6 +254,11 @@ TEST_P(AttentionKernel, MatchesGenericKernel) {
     std::vector<std::string> cc = {KILN_DEFAULT_CC};
     for (const auto &f : target->cflags())
       cc.push_back(f);
+    // The program's reference conversions are binary16 hardware ones; RVV
+    // has them with Zfh (the kernels use integer bit operations for f16, so
+    // the extension changes nothing else).
+    if (p.target == "rvv")
+      cc.push_back("-march=rv64gv_zfh");
     cc.insert(cc.end(), {"-DKILN_THREADS", "-I.", "-c", std::string(src) + ".c",
                          "-o", std::string(src) + ".o"});
     ASSERT_EQ(runProgram(cc, dir, out), 0) << joinCommand(cc) << "\n" << out;
@@ -253,7 +267,11 @@ TEST_P(AttentionKernel, MatchesGenericKernel) {
   auto link = target->linkCommand(objects, "check");
   link.push_back("-lpthread");
   ASSERT_EQ(runProgram(link, dir, out), 0) << joinCommand(link) << "\n" << out;
-  std::vector<std::string> run = target->runPrefix(0);
+  std::vector<std::string> run = target->runPrefix(p.vectorBits);
+  if (p.target == "rvv")
+    for (std::string &arg : run)
+      if (arg.rfind("rv64,", 0) == 0)
+        arg += ",Zfh=true";
   run.push_back(dir + "/check");
   const int rc = runProgram(run, dir, out);
   EXPECT_EQ(rc, 0) << out;
@@ -268,8 +286,10 @@ TEST_P(AttentionKernel, MatchesGenericKernel) {
 
 INSTANTIATE_TEST_SUITE_P(Isa, AttentionKernel, ::testing::ValuesIn(params()),
                          [](const auto &info) {
-                           return info.param.target +
-                                  (info.param.cpu.empty() ? "" : "_" + info.param.cpu);
+                           const Param &p = info.param;
+                           return p.target + (p.cpu.empty() ? "" : "_" + p.cpu) +
+                                  (p.vectorBits ? "_" + std::to_string(p.vectorBits)
+                                                : "");
                          });
 } // namespace
 

@@ -73,7 +73,7 @@ public:
 
 protected:
   std::string isaKernelSource() const override {
-    return embeddedSource("kernels_rvv.c");
+    return withTiledAttention("kernels_rvv.c");
   }
 
 private:

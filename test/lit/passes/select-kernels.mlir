@@ -1,8 +1,9 @@
 // RUN: kiln-opt %s -split-input-file --kiln-set-target --kiln-select-kernels | FileCheck %s
-// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=x86 --kiln-select-kernels | FileCheck %s --check-prefix=X86
-// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=neon --kiln-select-kernels | FileCheck %s --check-prefix=ARM
-// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=sve --kiln-select-kernels | FileCheck %s --check-prefix=ARM
-// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=rvv --kiln-select-kernels | FileCheck %s --check-prefix=GENERICATT
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=x86 --kiln-select-kernels | FileCheck %s --check-prefix=TILED
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=neon --kiln-select-kernels | FileCheck %s --check-prefix=TILED
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=sve --kiln-select-kernels | FileCheck %s --check-prefix=TILED
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=rvv --kiln-select-kernels | FileCheck %s --check-prefix=TILED
+// RUN: kiln-opt %s -split-input-file --kiln-set-target=target=hvx --kiln-select-kernels | FileCheck %s --check-prefix=GENERICATT
 // RUN: not kiln-opt %s --kiln-set-target=target=hexagon-v99 --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // BADTARGET: unknown target 'hexagon-v99' (supported: generic, x86, neon, sve, rvv, hvx)
@@ -35,8 +36,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<1x64xf32> {
   // CHECK: kiln.rope {{.*}}kiln.kernel = "rope_neox_f32_generic"
   %r2 = kiln.rope %h {head_dim = 16 : i64, theta = 1.0e4 : f32, style = "neox"} : tensor<?x64xf32>
   // CHECK: kiln.attention {{.*}}kiln.kernel = "attention_f32_generic"
-  // X86: kiln.attention {{.*}}kiln.kernel = "attention_f32_tiled"
-  // ARM: kiln.attention {{.*}}kiln.kernel = "attention_f32_tiled"
+  // TILED: kiln.attention {{.*}}kiln.kernel = "attention_f32_tiled"
   // GENERICATT: kiln.attention {{.*}}kiln.kernel = "attention_f32_generic"
   %a = kiln.attention %r, %r2, %q {layer = 0 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, head_dim = 16 : i64} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x64xf32>
   // CHECK: kiln.silu_mul {{.*}}kiln.kernel = "silu_mul_f32_generic"
