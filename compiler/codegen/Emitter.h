@@ -2,7 +2,7 @@
 #ifndef KILN_CODEGEN_EMITTER_H
 #define KILN_CODEGEN_EMITTER_H
 
-#include "compiler/frontend/WeightStore.h"
+#include "compiler/weights/WeightStore.h"
 #include "compiler/targets/Target.h"
 #include "kiln/kiln.h"
 #include "kiln/kiln_tokenizer.h"

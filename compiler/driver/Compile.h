@@ -2,7 +2,7 @@
 #ifndef KILN_DRIVER_COMPILE_H
 #define KILN_DRIVER_COMPILE_H
 
-#include "compiler/frontend/WeightStore.h"
+#include "compiler/weights/WeightStore.h"
 #include "compiler/frontend/gguf/GGUF.h"
 #include "compiler/frontend/onnx/Model.h"
 #include "compiler/codegen/Emitter.h"

@@ -7,7 +7,7 @@
 #ifndef KILN_REFERENCE_EVALUATOR_H
 #define KILN_REFERENCE_EVALUATOR_H
 
-#include "compiler/frontend/WeightStore.h"
+#include "compiler/weights/WeightStore.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"

@@ -2,7 +2,7 @@
 #ifndef KILN_TOOLS_KILN_RUN_RUNNER_H
 #define KILN_TOOLS_KILN_RUN_RUNNER_H
 
-#include "compiler/frontend/WeightStore.h"
+#include "compiler/weights/WeightStore.h"
 #include "compiler/codegen/Emitter.h"
 
 #include <cstdint>

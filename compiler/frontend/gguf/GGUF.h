@@ -29,6 +29,7 @@
 #define KILN_COMPILER_FRONTEND_GGUF_GGUF_H
 
 #include "compiler/support/Quant.h"
+#include "compiler/support/TensorSource.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -76,17 +77,6 @@ struct Value {
 };
 
 /// Describes one tensor of a parsed file.
-struct TensorInfo {
-  std::string name;
-  std::vector<uint64_t> dims; // GGUF order: dims[0] is innermost (contiguous)
-  GGMLType type = GGMLType::F32;
-  uint64_t offset = 0;     // relative to the start of the data section
-  uint64_t fileOffset = 0; // absolute
-  uint64_t numElements = 0, numBytes = 0;
-  const uint8_t *data =
-      nullptr; // points into the mapped file / caller's buffer
-};
-
 /// Structural limits enforced by the reader.
 constexpr uint32_t kMaxArrayNesting = 8; // array-of-array depth
 constexpr uint32_t kMaxDims = 4;         // tensor rank
@@ -96,7 +86,7 @@ constexpr uint32_t kMaxDims = 4;         // tensor rank
 constexpr uint64_t kMaxMetadataElements = uint64_t(1) << 23;
 constexpr uint64_t kDefaultAlignment = 32;
 
-class File {
+class File : public TensorSource {
 public:
   /// Maps the file read-only (mmap) - zero copy. On failure returns nullptr
   /// and sets `error`.
@@ -107,11 +97,11 @@ public:
   static std::unique_ptr<File> fromBuffer(const uint8_t *data, size_t size,
                                           const std::string &name,
                                           std::string &error);
-  ~File();
+  ~File() override;
   File(const File &) = delete;
   File &operator=(const File &) = delete;
 
-  const std::string &path() const { return path_; }
+  const std::string &path() const override { return path_; }
   uint32_t version() const { return version_; }
   uint64_t alignment() const { return alignment_; }
   /// Absolute offset of the data section.
@@ -135,7 +125,7 @@ public:
   /// Tensors in file (tensor-info) order.
   const std::vector<TensorInfo> &tensors() const { return tensors_; }
   /// nullptr if there is no tensor with that name.
-  const TensorInfo *tensor(const std::string &name) const;
+  const TensorInfo *tensor(const std::string &name) const override;
 
   /// Size in bytes of the underlying file / buffer.
   size_t size() const { return size_; }

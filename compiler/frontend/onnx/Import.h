@@ -2,7 +2,7 @@
 #ifndef KILN_FRONTEND_ONNX_IMPORT_H
 #define KILN_FRONTEND_ONNX_IMPORT_H
 
-#include "compiler/frontend/WeightStore.h"
+#include "compiler/weights/WeightStore.h"
 #include "compiler/frontend/onnx/Graph.h"
 
 #include "mlir/IR/BuiltinOps.h"

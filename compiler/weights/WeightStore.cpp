@@ -5,7 +5,7 @@
 // columns scaled by a vector); those are materialized once, here, from the
 // file's tensors, and cached for the life of the store.
 //
-#include "compiler/frontend/WeightStore.h"
+#include "compiler/weights/WeightStore.h"
 
 using namespace kiln;
 

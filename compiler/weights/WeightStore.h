@@ -1,13 +1,16 @@
 //===- WeightStore.h - the bytes behind kiln.weight symbols ---------------===//
 //
 // The IR names weights; the store maps each kiln.weight back to its bytes in
-// the mapped model file, checked against the type the IR declares.
+// the model file (any TensorSource), checked against the type the IR
+// declares, and carries out what the weight op describes (a new element
+// type, concatenated rows, scaled columns). The frontend fills it; the
+// emitters and the reference evaluator read it.
 //
-#ifndef KILN_FRONTEND_WEIGHTSTORE_H
-#define KILN_FRONTEND_WEIGHTSTORE_H
+#ifndef KILN_WEIGHTS_WEIGHTSTORE_H
+#define KILN_WEIGHTS_WEIGHTSTORE_H
 
 #include "compiler/dialect/KilnDialect.h"
-#include "compiler/frontend/gguf/GGUF.h"
+#include "compiler/support/TensorSource.h"
 
 #include <map>
 #include <string>
@@ -16,7 +19,7 @@
 namespace kiln {
 class WeightStore {
 public:
-  explicit WeightStore(const gguf::File &file) : file(&file) {}
+  explicit WeightStore(const TensorSource &file) : file(&file) {}
   /// A store of a graph model (ONNX): no weight file, only constants.
   WeightStore() = default;
 
@@ -40,7 +43,7 @@ public:
                    std::string &error) const;
 
 private:
-  const gguf::File *file = nullptr; // null for graph models
+  const TensorSource *file = nullptr; // null for graph models
   std::map<std::string, std::vector<uint8_t>> constants;
   mutable std::map<std::string, std::vector<uint8_t>> converted;
 };
