@@ -56,8 +56,7 @@ static int kiln_x86_panel(int rows, int nb) {
  * Decode (a panel of one row) may instead walk G = 4 or 2 groups at once with
  * TILEG(group, groupBytes, metaBytes, nb, activations, da, as, G, acc[G]):
  * G independent weight streams in flight (HASG = the most groups a kernel
- * walks, 2 or 4; HASG = 0 and KILN_X86_NOTILEG where a kernel has none). */
-#define KILN_X86_NOTILEG(...) ((void)0)
+ * walks, 2 or 4). */
 #define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
                         TILEG)                                                 \
   static void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w,   \
@@ -690,6 +689,57 @@ KILN_X86_INLINE void kiln_x86_step_q5_k_avx2(const uint8_t *grp, int64_t metaByt
 }
 KILN_X86_TILEG_OF(q5_k, 160, 20)
 
+KILN_X86_INLINE void kiln_x86_step_q4_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int b, const int8_t *q, float da,
+                                             int32_t as, __m256 *acc) {
+  const uint8_t *m = grp + 160 * (b / 8);
+  const int j = b % 8;
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u4_avx2(grp + metaBytes + 128 * (int64_t)b, lo, hi);
+  const __m256 ds = _mm256_mul_ps(
+      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
+      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
+  const __m256 dm = _mm256_mul_ps(
+      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))),
+      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
+  const __m256i s = _mm256_madd_epi16(kiln_x86_dot_u4_avx2(lo, hi, q), _mm256_set1_epi16(1));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
+  *acc = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da * (float)as), *acc);
+}
+KILN_X86_TILEG_OF(q4_k, 128, 20)
+
+KILN_X86_INLINE void kiln_x86_step_q6_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int b, const int8_t *q, float da,
+                                             int32_t as, __m256 *acc) {
+  const uint8_t *m = grp + 144 * (b / 8), *qp = grp + metaBytes + 192 * (int64_t)b;
+  const int j = b % 8;
+  const __m256i m4 = _mm256_set1_epi8(0x0f), k32 = _mm256_set1_epi8(32);
+  const __m256i h0 = _mm256_load_si256((const __m256i *)(qp + 128));
+  const __m256i h1 = _mm256_load_si256((const __m256i *)(qp + 160));
+  __m256i p0 = _mm256_setzero_si256(), p1 = _mm256_setzero_si256();
+  for (int c = 0; c < 4; ++c) {
+    const __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
+    const __m256i w0 = _mm256_sub_epi8(
+        _mm256_or_si256(_mm256_and_si256(v, m4), kiln_x86_hbits_avx2(h0, c)), k32);
+    const __m256i w1 = _mm256_sub_epi8(
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
+                        kiln_x86_hbits_avx2(h1, c)),
+        k32);
+    /* |w| <= 32: four int16 pair sums stay <= 4*2*32*127 */
+    p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(
+        _mm256_abs_epi8(w0), _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), w0)));
+    p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(
+        _mm256_abs_epi8(w1), _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), w1)));
+  }
+  const __m256i s = _mm256_add_epi32(
+      _mm256_madd_epi16(p0, kiln_x86_scale16_avx2(m + 16 + 16 * j)),
+      _mm256_madd_epi16(p1, kiln_x86_scale16_avx2(m + 24 + 16 * j)));
+  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(d, _mm256_set1_ps(da)), *acc);
+  (void)as;
+}
+KILN_X86_TILEG_OF(q6_k, 192, 18)
+
 KILN_X86_INLINE void kiln_x86_step_iq4_nl_avx2(const uint8_t *grp, int64_t metaBytes,
                                                int b, const int8_t *q, float da,
                                                int32_t as, __m256 *acc) {
@@ -877,9 +927,11 @@ KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
                 kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 2,
                 kiln_x86_tileg_q8_0_avx2)
 KILN_X86_MATMUL(matmul_q4_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1024,
-                kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILEG)
+                kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_q4_k_avx2)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
-                kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 0, KILN_X86_NOTILEG)
+                kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 4,
+                kiln_x86_tileg_q6_k_avx2)
 KILN_X86_MATMUL(matmul_q5_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 160,
                 kiln_x86_tile_q5_0_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_q5_0_avx2)
