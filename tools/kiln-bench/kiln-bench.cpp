@@ -138,6 +138,7 @@ struct Sample {
   std::map<int64_t, double> ttft; // prompt length -> seconds
   double decodeTokS = 0, coldStart = 0, rssBytes = 0;
   double readBandwidthGBs = 0; // the probe's, run just before this round
+  double int8PeakGops = 0;     // the probe's one-core int8 rate, likewise
 };
 
 /// Forks and runs argv, timing from just before the fork; parses the
@@ -365,11 +366,12 @@ int main(int argc, char **argv) {
   std::string probe;
   if (!buildHostProbe("", opts.emit.outDir, probe, error))
     return fail(error);
-  auto probeNow = [&](double &gbs) {
+  auto probeNow = [&](double &gbs, double &int8Gops) {
     DeviceProfile host;
     if (!runHostProbe(probe, host, error))
       return false;
     gbs = host.readBandwidthGBs;
+    int8Gops = host.peakGflopsPerCore["int8"];
     return true;
   };
 
@@ -390,14 +392,16 @@ int main(int argc, char **argv) {
   if (!runOnce(kilnArgv, s, error) || (vs && !runOnce(llamaArgv, s, error)))
     return fail(error);
   std::vector<Sample> kiln, llama;
-  std::vector<double> bandwidths;
+  std::vector<double> bandwidths, int8Peaks;
   for (int64_t i = 0; i < runs; ++i) {
     Sample k, l;
-    double bwNow = 0;
-    if (!probeNow(bwNow))
+    double bwNow = 0, int8Now = 0;
+    if (!probeNow(bwNow, int8Now))
       return fail(error);
     bandwidths.push_back(bwNow);
+    int8Peaks.push_back(int8Now);
     k.readBandwidthGBs = l.readBandwidthGBs = bwNow;
+    k.int8PeakGops = l.int8PeakGops = int8Now;
     if (!runOnce(kilnArgv, k, error))
       return fail(error);
     kiln.push_back(k);
@@ -414,10 +418,29 @@ int main(int argc, char **argv) {
   const double bytes = wbytes + kvRead;
   const Stat bwStat = summarize(bandwidths);
   const double bw = bwStat.median;
+  // Prefill arithmetic: the int8 operations (2 per multiply-add) of the
+  // matmuls over the prompt, as the report counts them, per second of time
+  // to first token, and that rate against the probe's int8 rate (an int8
+  // dot-product tile in L1 on one core, times the threads).
+  const double int8OpsPerToken = report.flopsByPrecision(false)["int8"];
+  const Stat int8PeakStat = summarize(int8Peaks);
   std::vector<Metric> metrics;
   for (int64_t p : prompts)
     metrics.push_back({"ttft_" + std::to_string(p) + "_s", "s",
                        [p](const Sample &s) { return s.ttft.at(p); }, false});
+  for (int64_t p : prompts) {
+    auto gops = [p, int8OpsPerToken](const Sample &s) {
+      return int8OpsPerToken * (double)p / s.ttft.at(p) / 1e9;
+    };
+    metrics.push_back({"prefill_" + std::to_string(p) + "_int8_gops", "GOP/s",
+                       gops, true});
+    metrics.push_back({"prefill_" + std::to_string(p) + "_int8_peak_fraction",
+                       "",
+                       [gops, t = (double)threads](const Sample &s) {
+                         return gops(s) / (s.int8PeakGops * t);
+                       },
+                       true});
+  }
   metrics.push_back({"decode_tokens_per_s", "tok/s",
                      [](const Sample &s) { return s.decodeTokS; }, true});
   metrics.push_back({"cold_start_s", "s",
@@ -442,7 +465,8 @@ int main(int argc, char **argv) {
   // Figures of Kiln's own bytes, not compared with llama.cpp's.
   auto ownOnly = [](const std::string &key) {
     return key == "bandwidth_fraction" || key == "weight_bandwidth_fraction" ||
-           key == "effective_bandwidth_gbs";
+           key == "effective_bandwidth_gbs" ||
+           StringRef(key).startswith("prefill_");
   };
   auto collect = [](const std::vector<Sample> &v, const Metric &m) {
     std::vector<double> x;
@@ -491,6 +515,8 @@ int main(int argc, char **argv) {
       j.attribute("kv_read_bytes_per_token", kvRead);
       j.attribute("bytes_per_token", bytes);
       j.attribute("read_bandwidth_gbs", bw);
+      j.attribute("int8_ops_per_prompt_token", int8OpsPerToken);
+      j.attribute("int8_peak_gops_per_core", int8PeakStat.median);
       j.attributeObject("read_bandwidth_runs_gbs", [&] {
         j.attribute("median", bwStat.median);
         j.attribute("min", bwStat.min);
@@ -541,9 +567,12 @@ int main(int argc, char **argv) {
          << report.decodeWeightBytes << " + KV read " << fmt(kvRead)
          << ", mean over the decode), one-thread read bandwidth " << fmt(bw) << " GB/s (median of "
          << runs << " probes, one before each round: " << fmt(bwStat.min)
-         << "-" << fmt(bwStat.max) << ")\n";
+         << "-" << fmt(bwStat.max) << ")\n"
+         << "int8 operations per prompt token " << fmt(int8OpsPerToken)
+         << ", one-core int8 rate " << fmt(int8PeakStat.median)
+         << " GOP/s (the probe's L1 dot-product tile, median)\n";
   char line[256];
-  snprintf(line, sizeof line, "%-26s %10s %10s %10s", "metric (median min max)",
+  snprintf(line, sizeof line, "%-34s %10s %10s %10s", "metric (median min max)",
            "kiln", "min", "max");
   outs() << line;
   if (vs) {
@@ -555,7 +584,7 @@ int main(int argc, char **argv) {
   for (const Metric &m : metrics) {
     Stat k = summarize(collect(kiln, m));
     std::string label = m.key + (m.unit.empty() ? "" : " (" + m.unit + ")");
-    snprintf(line, sizeof line, "%-26s %10s %10s %10s", label.c_str(),
+    snprintf(line, sizeof line, "%-34s %10s %10s %10s", label.c_str(),
              fmt(k.median).c_str(), fmt(k.min).c_str(), fmt(k.max).c_str());
     outs() << line;
     if (vs && !ownOnly(m.key)) {

@@ -20,7 +20,9 @@ for k, want in [("model", str), ("target", str), ("cpu", str), ("threads", int),
                 ("weights_memory", str), ("kv_cache", str),
                 ("kv_bytes_per_position", int),
                 ("kv_read_bytes_per_token", (int, float)),
-                ("bytes_per_token", (int, float))]:
+                ("bytes_per_token", (int, float)),
+                ("int8_ops_per_prompt_token", (int, float)),
+                ("int8_peak_gops_per_core", (int, float))]:
     if not isinstance(r.get(k), want):
         errors.append(f"{k}: {r.get(k)!r} is not {want}")
 if r.get("prompt_lengths") != prompts:
@@ -42,7 +44,10 @@ if len(sys.argv) > 3:
     for k, v in want.items():
         if abs(r.get(k, -1) - v) > 1e-6 * v:
             errors.append(f"{k}: {r.get(k)!r}, computed by hand {v}")
+if not r.get("int8_ops_per_prompt_token", 0) > 0 or not r.get("int8_peak_gops_per_core", 0) > 0:
+    errors.append("int8_ops_per_prompt_token and int8_peak_gops_per_core must be positive")
 metrics = [f"ttft_{p}_s" for p in prompts] + [
+    f"prefill_{p}_int8_{k}" for p in prompts for k in ("gops", "peak_fraction")] + [
     "decode_tokens_per_s", "cold_start_s", "peak_rss_bytes",
     "effective_bandwidth_gbs", "bandwidth_fraction", "weight_bandwidth_fraction"]
 engine = r.get("kiln", {})
@@ -67,6 +72,17 @@ if r.get("runs") == 1 and all(isinstance(engine.get(m), dict) for m in metrics):
     ratio = r.get("weight_bytes_per_token", 0) / r.get("bytes_per_token", 1)
     if abs(wfrac - frac * ratio) > 1e-9 * frac:
         errors.append(f"weight_bandwidth_fraction {wfrac} != bandwidth_fraction x weights / bytes")
+    # Prefill: the prompt's int8 operations over its time to first token, and
+    # that rate over the probe's one-core rate times the threads.
+    for p in prompts:
+        gops = engine[f"prefill_{p}_int8_gops"]["median"]
+        want = r["int8_ops_per_prompt_token"] * p / engine[f"ttft_{p}_s"]["median"] / 1e9
+        if abs(gops - want) > 1e-9 * want:
+            errors.append(f"prefill_{p}_int8_gops {gops} != ops x {p} / ttft = {want}")
+        frac = engine[f"prefill_{p}_int8_peak_fraction"]["median"]
+        want = gops / (r["int8_peak_gops_per_core"] * r["threads"])
+        if abs(frac - want) > 1e-9 * want:
+            errors.append(f"prefill_{p}_int8_peak_fraction {frac} != gops / (peak x threads) = {want}")
 if set(engine) != set(metrics):
     errors.append(f"kiln has unexpected fields {sorted(set(engine) - set(metrics))}")
 if errors:
