@@ -219,6 +219,22 @@ g (float[1,1,4,4] x) => (float[A,B,C,D] y) {
   s = Constant <value = float[4] {1.0, 1.0, 1e30, 1.0}> ()
   y = Resize (x, r, s)
 }""", "makes axis 2 longer than 2^40 elements"),
+    "onnx-resize-sizes-2^55": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,4,4] x) => (float[A,B,C,D] y) {
+  r = Constant <value = float[0] {}> ()
+  s = Constant <value = float[0] {}> ()
+  z = Constant <value = int64[4] {1, 1, 36028797018963968, 4}> ()
+  y = Resize (x, r, s, z)
+}""", "would take more than 2^40 bytes"),
+    "onnx-resize-taps-2^23": ("""
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,4,4] x) => (float[A,B,C,D] y) {
+  r = Constant <value = float[0] {}> ()
+  s = Constant <value = float[0] {}> ()
+  z = Constant <value = int64[4] {1, 1, 4, 8388608}> ()
+  y = Resize <mode = "linear"> (x, r, s, z)
+}""", "resizing axis 3 to 8388608 positions needs 2 taps each"),
     "onnx-split-sizes-2^63": ("""
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[4,4] x) => (float[A,B] y, float[C,D] z) {

@@ -82,6 +82,10 @@ bool sourceCoord(const ResizeParams &rp, double x, int64_t in, double scale,
   return true;
 }
 
+/// The most taps (source index and weight) one axis's table may hold: the
+/// tables are parameters of the library's call, built at compile time.
+constexpr int64_t kMaxResizeTaps = int64_t(1) << 22;
+
 AxisTaps axisTaps(const ResizeParams &rp, int64_t in, int64_t out,
                   double scale, double outW, double roiStart, double roiEnd) {
   AxisTaps t;
@@ -304,11 +308,23 @@ bool lowerResize(NodeContext &c) {
   }
 
   Tensor &out = c.output(0, x->dtype, outShape);
+  // The tap tables below take time and memory per output position: an
+  // output refused for its size must not build them first.
+  if (!c.sizeError().empty())
+    return c.fail(c.sizeError());
   if (out.numel() == 0)
     return true;
   for (int64_t d = 0; d < rank; ++d)
     if (x->shape[d] == 0)
       return c.fail("cannot resize an empty input");
+  const int64_t taps = rp.mode == "nearest" ? 1 : rp.mode == "linear" ? 2 : 4;
+  for (int64_t d = 0; d < rank; ++d)
+    if (outShape[d] > kMaxResizeTaps / taps)
+      return c.fail("resizing axis " + std::to_string(d) + " to " +
+                    std::to_string(outShape[d]) + " positions needs " +
+                    std::to_string(taps) + " taps each, more than Kiln's " +
+                    "limit of " + std::to_string(kMaxResizeTaps) +
+                    " taps per axis");
 
   // One call per resized axis, innermost first (the reference's order).
   std::vector<std::pair<int64_t, AxisTaps>> steps;
