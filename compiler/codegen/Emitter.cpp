@@ -49,6 +49,7 @@ public:
   std::string generateHeader();
   const WeightBlob &weightBlob() const { return blob; }
   std::vector<uint8_t> takeBlobBytes() { return std::move(blob.bytes); }
+  uint64_t blobBytes() const { return blob.bytes.size(); }
   uint64_t arenaBytes() const;
   kiln_layout layout() const;
 
@@ -685,6 +686,12 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
   Emitter emitter(module, func, store, opts, *target);
   std::string source;
   if (!emitter.buildBlob(error) || !emitter.generateSource(source, error))
+    return false;
+  const uint64_t maxBytes = target->maxObjectBytes();
+  if (!fitsTarget(maxBytes, opts.target, "the arena (KV cache and activations)",
+                  emitter.arenaBytes(), error) ||
+      !fitsTarget(maxBytes, opts.target, "the weight blob",
+                  emitter.blobBytes(), error))
     return false;
   const std::string &N = opts.name;
   out = LibrarySources();

@@ -281,6 +281,22 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
       (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
   l.max_threads = 1;
   const uint64_t arena = kiln_arena_bytes(&l);
+  const uint64_t maxBytes = target.maxObjectBytes();
+  if (!fitsTarget(maxBytes, opts.target, "the arena", arena, error) ||
+      !fitsTarget(maxBytes, opts.target, "the weight blob", blob.bytes.size(),
+                  error))
+    return false;
+  for (auto [kind, types, nameOf] :
+       {std::make_tuple("input", fnType.getInputs(),
+                        std::function<StringRef(unsigned)>(argName)),
+        std::make_tuple("output", fnType.getResults(),
+                        std::function<StringRef(unsigned)>(resName))})
+    for (size_t i = 0; i < types.size(); ++i)
+      if (!fitsTarget(maxBytes, opts.target,
+                      std::string("graph ") + kind + " '" +
+                          nameOf((unsigned)i).str() + "'",
+                      byteSize(types[i].cast<RankedTensorType>()), error))
+        return false;
 
   // --- header ---
   std::string header;

@@ -52,6 +52,19 @@ inline std::string hex(uint64_t v) {
   return buf;
 }
 
+/// Checks that an object of `bytes` bytes fits target `target` (its
+/// maxObjectBytes); otherwise `error` names the object and the limit.
+inline bool fitsTarget(uint64_t maxBytes, const std::string &target,
+                       const std::string &what, uint64_t bytes,
+                       std::string &error) {
+  if (bytes <= maxBytes)
+    return true;
+  error = what + " needs " + std::to_string(bytes) + " bytes, more than the " +
+          std::to_string(maxBytes) + " one object can take on target " +
+          target + (maxBytes <= UINT32_MAX ? " (32-bit size_t)" : "");
+  return false;
+}
+
 /// C source of NAME_model, the runtime's descriptor of the library (layout
 /// NAME_layout, the blob's size and fingerprint, the embedded
 /// NAME_weights_blob unless `external`, then `lmFields`: a language model's

@@ -89,6 +89,10 @@ public:
   virtual std::vector<int64_t> testVectorBits() const { return {0}; }
   /// False for freestanding targets (no C library: Hexagon).
   virtual bool hosted() const { return true; }
+  /// The most bytes one object (arena, weight blob, graph input or output)
+  /// may take on the target: PTRDIFF_MAX of its C ABI (2^31 - 1 on 32-bit
+  /// Hexagon), so no size the generated code holds in a size_t wraps.
+  virtual uint64_t maxObjectBytes() const { return INT64_MAX; }
   /// Where the programs and the C library above come from. The default is
   /// the host's: clang-16 compiling and linking against Debian's libc6-dev.
   virtual ToolchainPackages packages() const;

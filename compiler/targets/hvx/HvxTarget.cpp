@@ -34,6 +34,7 @@ public:
     return {"qemu-hexagon"};
   }
   bool hosted() const override { return false; }
+  uint64_t maxObjectBytes() const override { return INT32_MAX; } // ILP32
   ToolchainPackages packages() const override {
     return {"", {{"clang-16", "clang-16"}, {"ld.lld", "lld-16"},
                  {"qemu-hexagon", "qemu-user"}}};
