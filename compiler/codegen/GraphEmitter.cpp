@@ -282,6 +282,13 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   l.max_threads = 1;
   const uint64_t arena = kiln_arena_bytes(&l);
   const uint64_t maxBytes = target.maxObjectBytes();
+  const uint64_t ceiling = (uint64_t)moduleLayout(module).maxTensorBytes;
+  if (blob.bytes.size() > ceiling) {
+    error = "the weight blob (the graph's constants) needs " +
+            std::to_string(blob.bytes.size()) + " bytes, more than " +
+            std::to_string(ceiling) + " (--max-tensor-bytes)";
+    return false;
+  }
   if (!fitsTarget(maxBytes, opts.target, "the arena", arena, error) ||
       !fitsTarget(maxBytes, opts.target, "the weight blob", blob.bytes.size(),
                   error))

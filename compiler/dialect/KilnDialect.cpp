@@ -33,6 +33,9 @@ void kiln::recordLayout(ModuleOp module, const LayoutOptions &l) {
   module->setAttr("kiln.kv_cache", b.getStringAttr(l.kvF16 ? "f16" : "f32"));
   module->setAttr("kiln.weights",
                   b.getStringAttr(l.externalWeights ? "external" : "embedded"));
+  if (l.maxTensorBytes != LayoutOptions().maxTensorBytes)
+    module->setAttr("kiln.max_tensor_bytes",
+                    b.getI64IntegerAttr(l.maxTensorBytes));
 }
 
 LayoutOptions kiln::moduleLayout(ModuleOp module) {
@@ -47,6 +50,7 @@ LayoutOptions kiln::moduleLayout(ModuleOp module) {
   num("kiln.threads", l.threads);
   num("kiln.kv_block", l.kvBlock);
   num("kiln.kv_pool_tokens", l.kvPoolTokens);
+  num("kiln.max_tensor_bytes", l.maxTensorBytes);
   if (auto a = module->getAttrOfType<StringAttr>("kiln.kv_cache"))
     l.kvF16 = a.getValue() == "f16";
   if (auto a = module->getAttrOfType<StringAttr>("kiln.weights"))

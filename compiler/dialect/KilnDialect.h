@@ -39,6 +39,9 @@ struct LayoutOptions {
   int64_t kvPoolTokens = 0;  // KV pool size; 0: every sequence full
   bool kvF16 = false;        // KV cache in binary16 (--kv-cache=f16)
   bool externalWeights = false; // NAME.weights instead of embedded weights
+  /// The most bytes one tensor or the activation arena may take
+  /// (--max-tensor-bytes); recorded as kiln.max_tensor_bytes when not 2^40.
+  int64_t maxTensorBytes = int64_t(1) << 40;
 };
 /// Writes `layout` into the module's attributes; `context` only when it is
 /// positive (the importer records the model's own).

@@ -31,11 +31,13 @@ bool kiln::isGraphModule(ModuleOp module) {
 bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
                      LoadedModel &model, std::string &error,
                      const onnx::InputShapes &inputShapes,
-                     const std::map<std::string, onnx::Tensor> &frozenInputs) {
+                     const std::map<std::string, onnx::Tensor> &frozenInputs,
+                     uint64_t maxTensorBytes) {
   if (llvm::StringRef(path).endswith(".onnx")) {
     auto m = onnx::loadModel(path, error);
     if (!m)
       return false;
+    m->maxTensorBytes = maxTensorBytes;
     onnx::LoweredGraph graph;
     for (const auto &[name, value] : frozenInputs) {
       bool found = false;

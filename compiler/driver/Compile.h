@@ -39,10 +39,12 @@ std::string defaultModelName(const std::string &path);
 /// input dimensions fixed by `inputShapes` (--input-shape).
 /// `frozenInputs` (ONNX, --freeze-input) become constants with those values,
 /// e.g. a Reshape's shape that the graph takes as an input.
+/// `maxTensorBytes` (--max-tensor-bytes) bounds every ONNX tensor.
 bool loadModel(mlir::MLIRContext &ctx, const std::string &path,
                LoadedModel &model, std::string &error,
                const onnx::InputShapes &inputShapes = {},
-               const std::map<std::string, onnx::Tensor> &frozenInputs = {});
+               const std::map<std::string, onnx::Tensor> &frozenInputs = {},
+               uint64_t maxTensorBytes = onnx::kMaxTensorBytes);
 /// True for a module imported from an ONNX graph (entry point @run).
 bool isGraphModule(mlir::ModuleOp module);
 /// Records the target and the layout in the module and runs kilnc's

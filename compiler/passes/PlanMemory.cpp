@@ -184,11 +184,15 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
         op->setAttr("kiln.offsets", builder.getDenseI64ArrayAttr(offsets));
       }
     }
-    // The ceiling every tensor of the ONNX path is held to, for the arena
-    // the header states and a caller allocates.
-    if ((uint64_t)summary.arena > (uint64_t(1) << 40)) {
+    // The ceiling every tensor of the ONNX path is held to (the module's
+    // kiln.max_tensor_bytes, 2^40 by default), for the arena the header
+    // states and a caller allocates.
+    const int64_t limit =
+        moduleLayout(func->getParentOfType<ModuleOp>()).maxTensorBytes;
+    if (summary.arena > limit) {
       func.emitError() << "the activation arena would take " << summary.arena
-                       << " bytes, more than 2^40 (Kiln's limit)";
+                       << " bytes, more than " << limit
+                       << " (kiln.max_tensor_bytes, kilnc --max-tensor-bytes)";
       return signalPassFailure();
     }
     func->setAttr("kiln.arena_bytes", builder.getI64IntegerAttr(summary.arena));

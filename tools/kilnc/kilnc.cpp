@@ -91,6 +91,12 @@ static cl::opt<int64_t> kvPoolTokens(
     cl::desc("Tokens the KV block pool holds, shared by all sequences "
              "(default: max-seqs x context)"),
     cl::init(0), cl::cat(cat));
+static cl::opt<int64_t> maxTensorBytes(
+    "max-tensor-bytes",
+    cl::desc("ONNX: the most bytes one tensor (input, output, initializer, "
+             "intermediate) or the activation arena may take; larger is an "
+             "error naming it (default 1099511627776 = 2^40, at most 2^62)"),
+    cl::init(int64_t(1) << 40), cl::cat(cat));
 static cl::opt<std::string> kvCache(
     "kv-cache",
     cl::desc("Element type of the KV cache: f32 (default) or f16 (half the "
@@ -306,6 +312,10 @@ int main(int argc, char **argv) {
   if (kvPoolTokens < 0)
     return fail("--kv-pool-tokens must be positive");
   opts.layout.kvPoolTokens = kvPoolTokens;
+  if (maxTensorBytes < 1 || maxTensorBytes > (int64_t(1) << 62))
+    return fail("--max-tensor-bytes=" + std::to_string(maxTensorBytes) +
+                ": expected 1 to 2^62");
+  opts.layout.maxTensorBytes = maxTensorBytes;
   if (!parseKvCacheOption(kvCache, opts.layout.kvF16, error))
     return fail(error);
   const bool wantReport = report.getNumOccurrences() > 0;
@@ -347,7 +357,8 @@ int main(int argc, char **argv) {
   for (const std::string &spec : freezeInput)
     if (!kiln::onnx::parseTensorBinding(spec, "--freeze-input", frozen, error))
       return fail(error);
-  if (!loadModel(ctx, modelPath, model, error, shapes, frozen))
+  if (!loadModel(ctx, modelPath, model, error, shapes, frozen,
+                 opts.layout.maxTensorBytes))
     return progress.finish(), fail(error);
   Tokenizer tokenizer;
   if (tokenizerMode == "embed") {

@@ -71,6 +71,11 @@ struct Call {
 
 /// An ONNX graph after lowering: tensors, the kernel calls that remain after
 /// folding, and the graph's inputs and outputs.
+/// The most bytes one tensor may take by default (1 TiB; kilnc
+/// --max-tensor-bytes): larger shapes are an error before anything is
+/// allocated or a byte count can wrap.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40;
+
 struct LoweredGraph {
   std::string name;
   int64_t opset = 0;
@@ -79,6 +84,8 @@ struct LoweredGraph {
   std::vector<int> inputs, outputs;
   /// Number of calls that were folded at compile time.
   int64_t folded = 0;
+  /// The most bytes one tensor may take (Model::maxTensorBytes).
+  uint64_t maxTensorBytes = kMaxTensorBytes;
 
   Tensor &newTensor(const std::string &name);
 };
@@ -149,6 +156,8 @@ public:
   /// would write it are neither folded nor kept; the graph walk fails the
   /// node with it.
   const std::string &sizeError() const { return tooBig; }
+  /// The most bytes one tensor of this graph may take.
+  uint64_t maxTensorBytes() const { return graph.maxTensorBytes; }
 
 private:
   std::string tooBig;
@@ -184,20 +193,19 @@ std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape);
 bool normalizeAxis(int64_t &axis, int64_t rank);
 int64_t product(const std::vector<int64_t> &v, size_t from = 0,
                 size_t to = SIZE_MAX);
-/// The most bytes one tensor may take (1 TiB): larger shapes are an error
-/// before anything is allocated or a byte count can wrap.
-constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40;
 /// The most bytes a call folded at compile time may write (64 MiB: shape
 /// computations and small constants; weights are initializers, not folded);
 /// larger calls on constants run in the library instead, so compile-time
 /// memory and time stay bounded.
 constexpr uint64_t kMaxFoldBytes = uint64_t(1) << 26;
-/// Checks that a tensor of `shape` and `dtype` takes at most
-/// kMaxTensorBytes, with every partial product of its dimensions in range
-/// (so product() and strides cannot overflow); otherwise `error` names the
-/// shape and what it would take.
+/// Checks that a tensor of `shape` and `dtype` takes at most `maxBytes`,
+/// with every partial product of its dimensions in range (so product() and
+/// strides cannot overflow); otherwise `error` names the shape and what it
+/// would take.
 bool checkTensorSize(const std::vector<int64_t> &shape, int32_t dtype,
-                     std::string &error);
+                     std::string &error, uint64_t maxBytes = kMaxTensorBytes);
+/// "2^40" for a power of two, else the decimal number.
+std::string bytesLimitString(uint64_t bytes);
 std::string shapeString(const std::vector<int64_t> &shape);
 } // namespace kiln::onnx
 

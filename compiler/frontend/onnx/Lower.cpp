@@ -92,8 +92,14 @@ Tensor &LoweredGraph::newTensor(const std::string &name) {
 
 // --- shapes ------------------------------------------------------------------
 
+std::string bytesLimitString(uint64_t bytes) {
+  if (bytes && (bytes & (bytes - 1)) == 0)
+    return "2^" + std::to_string(__builtin_ctzll(bytes));
+  return std::to_string(bytes);
+}
+
 bool checkTensorSize(const std::vector<int64_t> &shape, int32_t dtype,
-                     std::string &error) {
+                     std::string &error, uint64_t maxBytes) {
   // Zero dimensions make the tensor empty, but the others still size strides:
   // their product must be in range too.
   const uint64_t elem = std::max<uint64_t>(1, dtypeSize(dtype));
@@ -105,10 +111,10 @@ bool checkTensorSize(const std::vector<int64_t> &shape, int32_t dtype,
     }
     if (d == 0)
       continue;
-    if ((uint64_t)d > kMaxTensorBytes / bytes) {
+    if ((uint64_t)d > maxBytes / bytes) {
       error = "of shape " + shapeString(shape) + " (" + dtypeName(dtype) +
-              ") would take more than 2^40 bytes, Kiln's limit for one "
-              "tensor";
+              ") would take more than " + bytesLimitString(maxBytes) +
+              " bytes, the limit for one tensor (--max-tensor-bytes)";
       return false;
     }
     bytes *= (uint64_t)d;
@@ -297,14 +303,16 @@ bool NodeContext::getTensor(const std::string &name, Tensor &out) {
   if (!a || !a->has_t())
     return false;
   std::string err;
-  if (!readTensor(a->t(), ".", "attribute " + name, out, err))
+  if (!readTensor(a->t(), ".", "attribute " + name, out, err,
+                  graph.maxTensorBytes))
     return fail(err);
   return true;
 }
 
 void NodeContext::checkSize(const Tensor &t) {
   std::string why;
-  if (tooBig.empty() && !checkTensorSize(t.shape, t.dtype, why))
+  if (tooBig.empty() &&
+      !checkTensorSize(t.shape, t.dtype, why, graph.maxTensorBytes))
     tooBig = "output '" + t.name + "' " + why;
 }
 
@@ -344,7 +352,8 @@ static uint8_t *hostPointer(std::vector<uint8_t> &data) {
 void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
                        std::vector<float> f, std::vector<Tensor *> inputs,
                        std::vector<Tensor *> outputs, int64_t scratch) {
-  if (!tooBig.empty() || scratch < 0 || (uint64_t)scratch > kMaxTensorBytes) {
+  if (!tooBig.empty() || scratch < 0 ||
+      (uint64_t)scratch > graph.maxTensorBytes) {
     if (tooBig.empty())
       tooBig = "needs " + std::to_string(scratch) + " bytes of scratch";
     return; // the walk fails this node: nothing is allocated for it
@@ -395,8 +404,8 @@ void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
 // --- the graph walk ------------------------------------------------------------
 
 static bool readValueInfo(const ::onnx::ValueInfoProto &v,
-                          const InputShapes &shapes, Tensor &t,
-                          std::string &error) {
+                          const InputShapes &shapes, uint64_t maxBytes,
+                          Tensor &t, std::string &error) {
   const std::string what = "graph input '" + v.name() + "'";
   if (!v.type().has_tensor_type()) {
     error = what + ": only tensor inputs are supported (sequences, maps and "
@@ -447,7 +456,7 @@ static bool readValueInfo(const ::onnx::ValueInfoProto &v,
     }
   }
   std::string why;
-  if (!checkTensorSize(t.shape, t.dtype, why)) {
+  if (!checkTensorSize(t.shape, t.dtype, why, maxBytes)) {
     error = what + " " + why;
     return false;
   }
@@ -465,12 +474,13 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
   const ::onnx::GraphProto &graph = model.proto->graph();
   g.name = graph.name();
   g.opset = model.opset;
+  g.maxTensorBytes = model.maxTensorBytes;
   std::map<std::string, Tensor *> values;
 
   for (const auto &init : graph.initializer()) {
     Tensor &t = g.newTensor(init.name());
     if (!readTensor(init, model.dir, "initializer '" + init.name() + "'", t,
-                    error))
+                    error, g.maxTensorBytes))
       return false;
     values[init.name()] = &t;
   }
@@ -487,7 +497,7 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
     if (values.count(in.name()))
       continue; // an initializer: a constant with a default value
     Tensor &t = g.newTensor(in.name());
-    if (!readValueInfo(in, shapes, t, error))
+    if (!readValueInfo(in, shapes, g.maxTensorBytes, t, error))
       return false;
     values[in.name()] = &t;
     if (inputValues && inputValues->count(in.name())) {

@@ -137,7 +137,8 @@ static void copyField(const Field &field, std::vector<uint8_t> &data) {
 }
 
 bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
-                const std::string &what, Tensor &out, std::string &error) {
+                const std::string &what, Tensor &out, std::string &error,
+                uint64_t maxBytes) {
   out.dtype = t.data_type();
   out.shape.assign(t.dims().begin(), t.dims().end());
   for (int64_t d : out.shape)
@@ -153,7 +154,7 @@ bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
     return false;
   }
   std::string why;
-  if (!checkTensorSize(out.shape, out.dtype, why)) {
+  if (!checkTensorSize(out.shape, out.dtype, why, maxBytes)) {
     error = what + " " + why;
     return false;
   }

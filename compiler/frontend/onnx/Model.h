@@ -36,6 +36,9 @@ struct Model {
   std::string path, dir;
   std::shared_ptr<::onnx::ModelProto> proto;
   int64_t opset = 0;
+  /// The most bytes one tensor (initializer, input, output, temporary) may
+  /// take when the model is lowered (kilnc --max-tensor-bytes).
+  uint64_t maxTensorBytes = kMaxTensorBytes;
 };
 
 /// Reads and validates the protobuf of `path`.
@@ -50,7 +53,8 @@ std::unique_ptr<Model> loadModelFromBuffer(const void *data, size_t size,
 /// input_N.pb) into `out`, with external data resolved against `dir`.
 /// `what` names it in messages ("initializer 'W'").
 bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
-                const std::string &what, Tensor &out, std::string &error);
+                const std::string &what, Tensor &out, std::string &error,
+                uint64_t maxBytes = kMaxTensorBytes);
 /// Reads a serialized TensorProto file.
 bool readTensorFile(const std::string &path, Tensor &out, std::string &error);
 /// Writes `t` as a serialized TensorProto file (raw_data).

@@ -19,9 +19,21 @@ module attributes {kiln.max_batch = 1 : i64} {
 
 // An arena beyond 2^40 bytes (4096 rows of 2^28 floats) is refused.
 module attributes {kiln.max_batch = 4096 : i64} {
-  // expected-error @below {{the activation arena would take 4398046511104 bytes, more than 2^40 (Kiln's limit)}}
+  // expected-error @below {{the activation arena would take 4398046511104 bytes, more than 1099511627776 (kiln.max_tensor_bytes, kilnc --max-tensor-bytes)}}
   func.func @huge(%x: tensor<?x268435456xf32>) -> tensor<?x268435456xf32> {
     %y = kiln.add %x, %x : tensor<?x268435456xf32>
     return %y : tensor<?x268435456xf32>
+  }
+}
+
+// -----
+
+// The module's kiln.max_tensor_bytes (kilnc --max-tensor-bytes) lowers the
+// ceiling: 4 rows of 256 floats take 4096 bytes.
+module attributes {kiln.max_batch = 4 : i64, kiln.max_tensor_bytes = 4000 : i64} {
+  // expected-error @below {{the activation arena would take 4096 bytes, more than 4000 (kiln.max_tensor_bytes, kilnc --max-tensor-bytes)}}
+  func.func @small(%x: tensor<?x256xf32>) -> tensor<?x256xf32> {
+    %y = kiln.add %x, %x : tensor<?x256xf32>
+    return %y : tensor<?x256xf32>
   }
 }

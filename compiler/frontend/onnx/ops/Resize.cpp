@@ -264,10 +264,11 @@ bool lowerResize(NodeContext &c) {
                       std::to_string(sf) + " must be positive");
       scale[d] = sf;
       double o = std::floor((double)sf * (double)x->shape[d]);
-      if (!(o <= (double)kMaxTensorBytes))
+      if (!(o <= (double)c.maxTensorBytes()))
         return c.fail("scales[" + std::to_string(i) + "] = " +
                       std::to_string(sf) + " makes axis " + std::to_string(d) +
-                      " longer than 2^40 elements");
+                      " longer than " + bytesLimitString(c.maxTensorBytes()) +
+                      " elements");
       outShape[d] = (int64_t)o;
       // The reference multiplies in float32.
       outW[d] = (double)(sf * (float)x->shape[d]);
