@@ -293,17 +293,18 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
       !fitsTarget(maxBytes, opts.target, "the weight blob", blob.bytes.size(),
                   error))
     return false;
-  for (auto [kind, types, nameOf] :
-       {std::make_tuple("input", fnType.getInputs(),
-                        std::function<StringRef(unsigned)>(argName)),
-        std::make_tuple("output", fnType.getResults(),
-                        std::function<StringRef(unsigned)>(resName))})
-    for (size_t i = 0; i < types.size(); ++i)
+  auto fitAll = [&](const char *kind, ArrayRef<Type> types,
+                    llvm::function_ref<StringRef(unsigned)> nameOf) {
+    for (unsigned i = 0; i < types.size(); ++i)
       if (!fitsTarget(maxBytes, opts.target,
-                      std::string("graph ") + kind + " '" +
-                          nameOf((unsigned)i).str() + "'",
+                      std::string("graph ") + kind + " '" + nameOf(i).str() + "'",
                       byteSize(types[i].cast<RankedTensorType>()), error))
         return false;
+    return true;
+  };
+  if (!fitAll("input", fnType.getInputs(), argName) ||
+      !fitAll("output", fnType.getResults(), resName))
+    return false;
 
   // --- header ---
   std::string header;

@@ -670,41 +670,40 @@ KILN_X86_INLINE void kiln_x86_step_q5_1_avx2(const uint8_t *grp, int64_t metaByt
 }
 KILN_X86_TILEG_OF(q5_1, 160, 32)
 
-KILN_X86_INLINE void kiln_x86_step_q5_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int b, const int8_t *q, float da,
-                                             int32_t as, __m256 *acc) {
-  const uint8_t *m = grp + 160 * (b / 8);
-  const int j = b % 8;
-  __m256i lo[4], hi[4];
-  kiln_x86_split_u5_avx2(grp + metaBytes + 160 * (int64_t)b, lo, hi);
+/* Q4_K and Q5_K share their metadata (per super-block 8 d, 8 dmin (fp16),
+ * 8x8 u8 scales, 8x8 u8 mins) and the float step of block j: the exact
+ * sum s times d*sc, minus dmin*m times the activation sum. */
+KILN_X86_INLINE void kiln_x86_kmin_acc_avx2(const uint8_t *m, int j, __m256i s,
+                                            float da, int32_t as, __m256 *acc) {
   const __m256 ds = _mm256_mul_ps(
       _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
   const __m256 dm = _mm256_mul_ps(
       _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))),
       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
-  const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, q);
   *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
   *acc = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da * (float)as), *acc);
+}
+
+KILN_X86_INLINE void kiln_x86_step_q5_k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int b, const int8_t *q, float da,
+                                             int32_t as, __m256 *acc) {
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u5_avx2(grp + metaBytes + 160 * (int64_t)b, lo, hi);
+  kiln_x86_kmin_acc_avx2(grp + 160 * (b / 8), b % 8, kiln_x86_dot_u5_avx2(lo, hi, q),
+                         da, as, acc);
 }
 KILN_X86_TILEG_OF(q5_k, 160, 20)
 
 KILN_X86_INLINE void kiln_x86_step_q4_k_avx2(const uint8_t *grp, int64_t metaBytes,
                                              int b, const int8_t *q, float da,
                                              int32_t as, __m256 *acc) {
-  const uint8_t *m = grp + 160 * (b / 8);
-  const int j = b % 8;
   __m256i lo[4], hi[4];
   kiln_x86_split_u4_avx2(grp + metaBytes + 128 * (int64_t)b, lo, hi);
-  const __m256 ds = _mm256_mul_ps(
-      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
-      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
-  const __m256 dm = _mm256_mul_ps(
-      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))),
-      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
-  const __m256i s = _mm256_madd_epi16(kiln_x86_dot_u4_avx2(lo, hi, q), _mm256_set1_epi16(1));
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
-  *acc = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da * (float)as), *acc);
+  kiln_x86_kmin_acc_avx2(grp + 160 * (b / 8), b % 8,
+                         _mm256_madd_epi16(kiln_x86_dot_u4_avx2(lo, hi, q),
+                                           _mm256_set1_epi16(1)),
+                         da, as, acc);
 }
 KILN_X86_TILEG_OF(q4_k, 128, 20)
 

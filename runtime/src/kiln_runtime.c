@@ -393,8 +393,7 @@ kiln_status kiln_model_prefill(const kiln_model *m, kiln_ctx *ctx, int32_t seq,
     const int final = i + c == n;
     m->forward(ctx, tokens + i, row_seq, row_pos, (int)c, &last, final,
                final ? logits : 0);
-    for (size_t r = 0; r < c; ++r)
-      ++ctx->seqs[seq].length;
+    ctx->seqs[seq].length += (uint32_t)c;
   }
   return KILN_OK;
 }
