@@ -12,3 +12,20 @@ std::string kiln::embeddedSource(const std::string &name) {
           name.c_str());
   abort();
 }
+
+std::string kiln::kernelUnit(const std::vector<std::string> &files) {
+  static const std::string include = "#include \"kiln_kernels.h\"\n";
+  std::string unit = embeddedSource("kiln_kernels.h");
+  for (const std::string &f : files) {
+    std::string text = embeddedSource(f);
+    size_t at = text.find(include);
+    if (at == std::string::npos) {
+      fprintf(stderr, "kiln internal error: %s does not include kiln_kernels.h\n",
+              f.c_str());
+      abort();
+    }
+    text.replace(at, include.size(), "/* " + f + " */\n");
+    unit += "\n" + text;
+  }
+  return unit;
+}

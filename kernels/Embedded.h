@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace kiln {
 struct EmbeddedFile {
@@ -24,6 +25,9 @@ extern const size_t kTensorKernelSources_count;
 
 /// The text of embedded file `name`; aborts if it does not exist (a build bug).
 std::string embeddedSource(const std::string &name);
+/// Kernel sources `files` as one C unit: kiln_kernels.h, then each file
+/// without its include of that header (kernels/common/kiln_kernels.h).
+std::string kernelUnit(const std::vector<std::string> &files);
 } // namespace kiln
 
 #endif

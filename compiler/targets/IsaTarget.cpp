@@ -1,6 +1,5 @@
 //===- IsaTarget.cpp - what the ISA targets share -------------------------===//
 #include "compiler/targets/IsaTarget.h"
-#include "kernels/Embedded.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -18,14 +17,11 @@ bool IsaTarget::packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
   return pack(*k, N, K, ggml, bytes, out, error);
 }
 
-std::string IsaTarget::kernelSource() const {
-  return embeddedSource("kernels_generic.c") + "\n" +
-         embeddedSource("kernels_q8.c") + "\n" + isaKernelSource();
-}
-
-std::string IsaTarget::withTiledAttention(const char *isaKernelFile) {
-  return embeddedSource(isaKernelFile) + "\n" +
-         embeddedSource("attention_tiled.c");
+std::vector<std::string> IsaTarget::kernelFiles() const {
+  std::vector<std::string> files = {"kernels_generic.c", "kernels_q8.c"};
+  for (std::string &f : isaKernelFiles())
+    files.push_back(std::move(f));
+  return files;
 }
 
 std::vector<std::string>

@@ -13,7 +13,8 @@
 namespace kiln {
 class IsaTarget : public Target {
 public:
-  std::string kernelSource() const override;
+  /// The portable kernels, then the ISA's.
+  std::vector<std::string> kernelFiles() const override;
   /// Packs for the kernel's table row: its packer's layout, or the GGML
   /// layout as it is ("ggml", and kernels outside the table).
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
@@ -26,11 +27,9 @@ protected:
   virtual bool pack(const kernels::MatMulKernel &k, int64_t N, int64_t K,
                     const uint8_t *ggml, size_t bytes,
                     std::vector<uint8_t> &out, std::string &error) const = 0;
-  /// Source of the ISA's microkernels (after the portable kernels).
-  virtual std::string isaKernelSource() const { return ""; }
-  /// The ISA's own kernel file followed by attention_tiled.c, for the ISAs
-  /// the table gives the tiled attention (x86, NEON, SVE).
-  static std::string withTiledAttention(const char *isaKernelFile);
+  /// The ISA's microkernel files (after the portable kernels); the ISAs the
+  /// table gives the tiled attention add attention_tiled.c.
+  virtual std::vector<std::string> isaKernelFiles() const = 0;
 };
 
 std::unique_ptr<Target> createX86Target(const TargetOptions &);

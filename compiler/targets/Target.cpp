@@ -1,6 +1,7 @@
 //===- Target.cpp - shared emission of kernel calls, the target registry --===//
 #include "compiler/targets/Target.h"
 #include "compiler/targets/IsaTarget.h"
+#include "kernels/Embedded.h"
 #include "kernels/KernelTable.h"
 
 #include <cmath>
@@ -8,6 +9,10 @@
 
 using namespace mlir;
 using namespace kiln;
+
+std::string Target::kernelSource() const {
+  return kernelUnit(kernelFiles());
+}
 
 namespace {
 std::string num(int64_t v) { return std::to_string(v); }

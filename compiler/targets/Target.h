@@ -59,8 +59,12 @@ public:
   virtual std::string name() const = 0;
 
   // --- Kernels (which op runs which kernel: kernels/kernels.def) ----------
-  /// Kernel definitions pasted into the generated source.
-  virtual std::string kernelSource() const = 0;
+  /// The kernel sources of the target's libraries (kernels/), in dependency
+  /// order; each is a translation unit of its own.
+  virtual std::vector<std::string> kernelFiles() const = 0;
+  /// Those files as the one unit kilnc writes into the generated source
+  /// (kernels/common/kiln_kernels.h says why).
+  std::string kernelSource() const;
   /// Appends the C statement that runs `op` (which carries kiln.kernel);
   /// matmuls, with their parts, thread slices and epilogues, are emitted by
   /// the shared emitter.

@@ -2,7 +2,7 @@
  * matmuls, in one process (docs/notes/benchmarks-history.md, "Decode bandwidth: prefetch
  * across groups"). Built and run by decode_ab.sh, which compiles this file
  * once per variant (-DKILN_AB_VARIANT=NAME with the variant's -D defines: the
- * kernel sources kilnc pastes into every x86 library, wrapped as NAME) and
+ * kernel sources kilnc builds into every x86 library, wrapped as NAME) and
  * once as the harness, which
  *   - reads OUT/bench_weights.bin (`kilnc MODEL --target=x86 --emit=c -o OUT`)
  *     into transparent-huge-page memory, as a decoding library reads it;

@@ -47,7 +47,7 @@ for spec in "$@"; do
   [ "$rest" != "$spec" ] && [ -d "$kernels/x86" ] ||
     { echo "decode_ab.sh: $spec: expected NAME:KILN_TREE:DEFINES" >&2; exit 2; }
   # shellcheck disable=SC2086 # DEFINES are several words
-  $CC -std=c11 -O2 $ARCH -w -I"$src/runtime/include" -I"$kernels" \
+  $CC -std=c11 -O2 $ARCH -w -I"$src/runtime/include" -I"$kernels" -I"$kernels/common" \
     -DKILN_AB_VARIANT="ab_$name" -DKILN_AB_KERNEL="$KERNEL" $defs \
     -c "$HERE/decode_ab.c" -o "$B/v_$name.o"
   echo "void ab_$name(const float *, int, int, const uint8_t *, int, const float *, float *, void *);" \

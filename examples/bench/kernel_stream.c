@@ -1,7 +1,8 @@
 /* kernel_stream.c - the x86 decode matmul kernel against the bandwidth floor.
  *
  *   clang-16 -O2 -march=x86-64-v4 -mavx512vnni -Iruntime/include -Ikernels \
- *     examples/bench/kernel_stream.c -o kernel_stream && ./kernel_stream [MiB]
+ *     -Ikernels/common examples/bench/kernel_stream.c -o kernel_stream &&
+ *   ./kernel_stream [MiB]
  *
  * Times kiln_matmul_q4_0_q8_0_4x16_avx512vnni (the kernel kilnc picks for
  * Q4_0 on AVX-512 VNNI) on one activation row, as decode calls it, over
@@ -16,8 +17,8 @@
  *               the harness prefetching the call after next (a crude
  *               stand-in for prefetch inside the kernel);
  *   busy sum  - the sum doing the kernel's nibble unpacking per byte.
- * The kernel is unchanged: this file includes the same sources kilnc pastes
- * into every x86 library. Weights are random bytes with small fp16 scales. */
+ * The kernel is unchanged: this file includes the same sources, as one unit,
+ * that kilnc builds into every x86 library. Weights are random bytes with small fp16 scales. */
 #define _GNU_SOURCE
 #include "kiln/kiln.h"
 

@@ -1,7 +1,7 @@
 /* attention_tiled.c - causal grouped-query attention over the paged KV cache,
  * in tiles of query vectors, for targets whose clang lowers fixed-width
- * vectors well: x86, NEON, SVE (included after kernels_generic.c, whose
- * kiln_g_* helpers and signature it shares).
+ * vectors well: x86, NEON, SVE, RVV (after kernels_generic.c in kilnc's
+ * kernel unit; the generic attention kernel's signature).
  *
  * Why: the generic kernel walks one (row, head) at a time, so every K and V
  * row of the cache is read once per query head and its scores go through a
@@ -27,6 +27,7 @@
  * kernel rounds it (to nearest even) and widened to f32 as it is read: whole
  * vectors at a time where the ISA converts them (F16C, AArch64), so the
  * arithmetic is the f32 kernel's on the same rounded values. */
+#include "kiln_kernels.h"
 
 #ifndef KILN_AT_LANES
 #if defined(__AVX512F__)
@@ -505,7 +506,7 @@ static void kiln_at_row_task(void *arg, int t) {
   }
 }
 
-static void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
+KILN_KERNEL void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
                                      const int32_t *seq, const uint32_t *pos,
                                      const float *q, const float *k,
                                      const float *v, int rows, int heads,

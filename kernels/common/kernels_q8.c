@@ -8,13 +8,7 @@
  * types it has no microkernel for. The reference evaluator mirrors the
  * quantization (kiln.activation = "q8_0" in the IR).
  */
-#include <stdint.h>
-
-typedef struct kiln_q8_block {
-  uint16_t d;     /* fp16 scale */
-  int8_t qs[32];
-} kiln_q8_block;
-_Static_assert(sizeof(kiln_q8_block) == 34, "kiln_q8_block is ggml's block_q8_0");
+#include "kiln_kernels.h"
 
 /* Round half away from zero, as roundf does, without libm. */
 static int kiln_q_round(float v) {
@@ -23,7 +17,7 @@ static int kiln_q_round(float v) {
 
 /* One row of K floats -> K/32 blocks. */
 #if !defined(__AVX2__)
-static void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
+KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
   for (int b = 0; b < K / 32; ++b) {
     const float *xb = x + b * 32;
     float amax = 0.0f;
@@ -51,7 +45,7 @@ typedef int8_t kiln_q_vb __attribute__((vector_size(8)));
 static inline kiln_q_vf kiln_q_sel(kiln_q_vi m, kiln_q_vf a, kiln_q_vf b) {
   return (kiln_q_vf)(((kiln_q_vi)a & m) | ((kiln_q_vi)b & ~m));
 }
-static void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
+KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
   for (int b = 0; b < K / 32; ++b) {
     kiln_q_vf v[4], m = {0};
     for (int c = 0; c < 4; ++c) {
@@ -79,8 +73,8 @@ static void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
 /* Quantizes `rows` rows of x into scratch; returns the blocks. x == 0 means
  * the scratch already holds them: a matmul split into parts or thread slices
  * quantizes its input once, then runs each piece with x == 0. */
-static const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
-                                         void *scratch) {
+KILN_KERNEL const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
+                                              void *scratch) {
   kiln_q8_block *q = (kiln_q8_block *)scratch;
   for (int r = 0; x && r < rows; ++r)
     kiln_quantize_row_q8_0(x + (int64_t)r * K, K, q + (int64_t)r * (K / 32));
@@ -297,7 +291,7 @@ static float kiln_dot_iq4_xs_q8(const uint8_t *w, const kiln_q8_block *a, int K)
 }
 
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \
-  static void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K,  \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K, \
                                              const uint8_t *w, int N,          \
                                              const float *bias, float *y,      \
                                              void *scratch) {                  \

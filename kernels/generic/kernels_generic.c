@@ -1,14 +1,15 @@
 /* kernels_generic.c - portable C11 kernels of the generic target.
  *
  * Each kernel is named after the `kiln.kernel` that kiln-select-kernels writes
- * into the IR. kilnc pastes this file into every generated NAME.c, so each kernel is a
- * static function the C compiler specialises for the constant shapes at its
- * call sites. Weights are read in GGML block layout; all math is f32.
+ * into the IR. Like every kernel source it is a static function in kilnc's
+ * single kernel unit (kiln_kernels.h), which the C compiler specialises for
+ * the constant shapes at its call sites. Weights are read in GGML block
+ * layout; all math is f32.
  */
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
-#include <stdint.h>
+#include "kiln_kernels.h"
 
 /* No libm: the same kernels serve freestanding targets (Hexagon), so the few
  * transcendentals are computed here. RoPE needs none at run time: kilnc
@@ -52,61 +53,13 @@ static float kiln_g_rsqrtf(float x) {
 
 #define KILN_G_MAX_BLOCK 256
 
-static float kiln_g_f16(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31;
-  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else { /* subnormal: renormalise */
-      exp = 127 - 15 + 1;
-      while (!(man & 0x400)) {
-        man <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  }
-  union { uint32_t u; float f; } v = {bits};
-  return v.f;
-}
 
-/* f32 -> IEEE binary16, rounded to nearest even (as the F16C and NEON
- * conversions round by default); overflow gives infinity, NaN stays NaN. */
-static uint16_t kiln_g_to_f16(float f) {
-  union { float f; uint32_t u; } v = {f};
-  const uint32_t sign = (v.u >> 16) & 0x8000u, a = v.u & 0x7fffffffu;
-  if (a > 0x7f800000u) /* NaN: quiet, keep the top payload bits */
-    return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
-  if (a >= 0x477ff000u) /* >= 65520 rounds past 65504, the largest finite */
-    return (uint16_t)(sign | 0x7c00u);
-  uint32_t h, rem, half;
-  if (a >= 0x38800000u) { /* normal: rebias the exponent, drop 13 bits */
-    const uint32_t r = a - ((uint32_t)(127 - 15) << 23);
-    h = r >> 13, rem = r & 0x1fffu, half = 0x1000u;
-  } else { /* below 2^-14: a subnormal half, value / 2^-24 rounded */
-    const uint32_t e = a >> 23;
-    if (e < 102) /* below 2^-25: rounds to zero */
-      return (uint16_t)sign;
-    const uint32_t m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
-    h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-  }
-  h += rem > half || (rem == half && (h & 1u)); /* a carry lands in the exponent */
-  return (uint16_t)(sign | h);
-}
 
 static float kiln_g_bf16(uint16_t h) {
   union { uint32_t u; float f; } v = {(uint32_t)h << 16};
   return v.f;
 }
 
-static uint16_t kiln_g_u16(const uint8_t *p) {
-  return (uint16_t)(p[0] | (p[1] << 8));
-}
 
 /* Block dequantizers: one block of GGML data -> f32. */
 static void kiln_g_deq_f32(const uint8_t *b, float *y) {
@@ -144,15 +97,6 @@ static void kiln_g_deq_q4_1(const uint8_t *b, float *y) {
   }
 }
 /* Q4_K: 8 sub-blocks of 32 with 6-bit scales and mins packed in 12 bytes. */
-static void kiln_g_scale_min_k4(int j, const uint8_t *s, int *sc, int *m) {
-  if (j < 4) {
-    *sc = s[j] & 63;
-    *m = s[j + 4] & 63;
-  } else {
-    *sc = (s[j + 4] & 0xf) | ((s[j - 4] >> 6) << 4);
-    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  }
-}
 static void kiln_g_deq_q4_k(const uint8_t *b, float *y) {
   float d = kiln_g_f16(kiln_g_u16(b)), dmin = kiln_g_f16(kiln_g_u16(b + 2));
   const uint8_t *scales = b + 4, *q = b + 16;
@@ -205,11 +149,6 @@ static void kiln_g_deq_q5_1(const uint8_t *b, float *y) {
   for (int j = 0; j < 32; ++j)
     y[j] = d * (float)kiln_g_q5(b + 4, b + 8, j) + m;
 }
-/* Q2_K / Q3_K: element e's two low bits are bits 2((e%128)/32) of
- * qs[32(e/128) + e%32]. */
-static int kiln_g_2bit(const uint8_t *qs, int e) {
-  return (qs[(e / 128) * 32 + e % 32] >> (2 * ((e % 128) / 32))) & 3;
-}
 /* Q2_K: 16 sub-blocks of 16, 4-bit scale and min per sub-block. */
 static void kiln_g_deq_q2_k(const uint8_t *b, float *y) {
   const float d = kiln_g_f16(kiln_g_u16(b + 80)), dmin = kiln_g_f16(kiln_g_u16(b + 82));
@@ -221,10 +160,6 @@ static void kiln_g_deq_q2_k(const uint8_t *b, float *y) {
 }
 /* Q3_K: 16 sub-blocks of 16 with 6-bit signed scales; third bit in hmask
  * (clear: subtract 4). */
-static int kiln_g_q3k_scale(const uint8_t *s, int j) {
-  const int lo = j < 8 ? s[j] & 0xf : s[j - 8] >> 4;
-  return (lo | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
-}
 static void kiln_g_deq_q3_k(const uint8_t *b, float *y) {
   const float d = kiln_g_f16(kiln_g_u16(b + 108));
   for (int e = 0; e < 256; ++e) {
@@ -250,8 +185,6 @@ static void kiln_g_deq_q5_k(const uint8_t *b, float *y) {
   }
 }
 /* IQ4_NL / IQ4_XS: nibbles index 16 non-linear levels. */
-static const int8_t kiln_g_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
-                                        1,    13,   25,  38,  53,  69,  89,  113};
 static void kiln_g_deq_iq4_nl(const uint8_t *b, float *y) {
   float d = kiln_g_f16(kiln_g_u16(b));
   for (int j = 0; j < 16; ++j) {
@@ -286,7 +219,7 @@ static void kiln_g_deq_iq4_xs(const uint8_t *b, float *y) {
         kiln_g_deq_##T(src + (int64_t)b * BB, out + (int64_t)r * width + b * BS); \
     }                                                                          \
   }                                                                            \
-  static void kiln_matmul_##T##_f32_generic(const float *x, int rows, int K,               \
+  KILN_KERNEL void kiln_matmul_##T##_f32_generic(const float *x, int rows, int K,          \
                                 const uint8_t *w, int N, const float *bias,    \
                                 float *y) {                                    \
     float tmp[KILN_G_MAX_BLOCK];                                               \
@@ -474,7 +407,7 @@ kiln_g_attention_of(const kiln_ctx *ctx, uint32_t layer, const int32_t *seq,
   }
 }
 
-static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
+KILN_KERNEL void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
                                        const int32_t *seq, const uint32_t *pos,
                                        const float *q, const float *k,
                                        const float *v, int rows, int heads,
@@ -490,7 +423,7 @@ static void kiln_attention_f32_generic(const kiln_ctx *ctx, uint32_t layer,
 
 /* Sliding-window attention: a query at position p sees positions above
  * p - window. */
-static void kiln_attention_swa_f32_generic(
+KILN_KERNEL void kiln_attention_swa_f32_generic(
     const kiln_ctx *ctx, uint32_t layer, const int32_t *seq, const uint32_t *pos,
     const float *q, const float *k, const float *v, int rows, int heads,
     int kv_heads, int head_dim, float scale, uint32_t window, float *out,

@@ -20,6 +20,8 @@
  * v67 HVX has no float arithmetic: the integer block sums go through a
  * vector store to the per-row float scaling in scalar code.
  */
+#include "kiln_kernels.h"
+
 #include <hexagon_types.h>
 #include <hvx_hexagon_protos.h>
 
@@ -219,7 +221,7 @@ __attribute__((weak)) float __hexagon_divsf3(float a, float b) {
 }
 
 #define KILN_HVX_KERNEL(T, MODE)                                               \
-  static void kiln_matmul_##T##_q8_0_32x_hvx(const float *x, int rows, int K,  \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_32x_hvx(const float *x, int rows, int K, \
                                              const uint8_t *w, int N,          \
                                              const float *bias, float *y,      \
                                              void *scratch) {                  \

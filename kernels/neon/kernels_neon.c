@@ -18,6 +18,8 @@
  * vdotq_laneq_s32(acc, w, a, l) then adds, in lane i (row j+i), the product
  * of the row's 4 weights with activation bytes 4l..4l+3.
  */
+#include "kiln_kernels.h"
+
 #include <arm_neon.h>
 
 static inline float kiln_neon_h2f(uint16_t h) {
@@ -143,7 +145,7 @@ kiln_neon_q4_0_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
-static void kiln_matmul_q4_0_q8_0_4x4_neon_dotprod(
+KILN_KERNEL void kiln_matmul_q4_0_q8_0_4x4_neon_dotprod(
     const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
     float *y, void *scratch) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
@@ -217,7 +219,7 @@ kiln_neon_q8_0_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
-static void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
+KILN_KERNEL void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
     const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
     float *y, void *scratch) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
@@ -251,7 +253,7 @@ static inline int32_t kiln_neon_dot32(int8x16_t w0, int8x16_t w1,
   return vaddvq_s32(s);
 }
 
-static void kiln_matmul_q4_k_q8_0_1x1_neon_dotprod(
+KILN_KERNEL void kiln_matmul_q4_k_q8_0_1x1_neon_dotprod(
     const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
     float *y, void *scratch) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
@@ -294,7 +296,7 @@ static void kiln_matmul_q4_k_q8_0_1x1_neon_dotprod(
   }
 }
 
-static void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
+KILN_KERNEL void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
     const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
     float *y, void *scratch) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
@@ -406,7 +408,7 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 /* The matmul over 4-row tiles of TILE_BYTES (an expression of K and nb)
  * that calls kiln_neon_T_tile for up to 4 activation rows at a time. */
 #define KILN_NEON_TILES_DRIVER(T, TILE_BYTES)                                  \
-  static void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                         \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                    \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
     const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
@@ -737,7 +739,7 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
 }
 
 #define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
-  static void kiln_matmul_##T##_q8_0_4x4_neon_i8mm(                            \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_i8mm(                       \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
     const uint8_t *a = kiln_neon_mm_rows(x, rows, K, scratch);                 \
@@ -773,7 +775,7 @@ KILN_NEON_MM_MATMUL(q8_0, 136)
  * elements), four input rows per pass over a weight row, four lanes loaded
  * and widened at a time. */
 #define KILN_NEON_FLOAT_MATMUL(T, ELEM, LOAD4, SCALAR)                         \
-  static void kiln_matmul_##T##_f32_4x1_neon(const float *x, int rows, int K,  \
+  KILN_KERNEL void kiln_matmul_##T##_f32_4x1_neon(const float *x, int rows, int K, \
                                             const uint8_t *w, int N,           \
                                             const float *bias, float *y) {     \
     const ELEM *we = (const ELEM *)w;                                          \

@@ -27,6 +27,8 @@
  * the correction per activation block computed once per activation row.
  * Activations are the exact Q8_0 blocks of kiln_q8_rows.
  */
+#include "kiln_kernels.h"
+
 #include <riscv_vector.h>
 
 #define KILN_RVV_TILE 128
@@ -144,13 +146,13 @@ kiln_rvv_q4(const float *x, int rows, int K, const uint8_t *w, int N,
   }
 }
 
-static void kiln_matmul_q4_0_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q4_0_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_q4(x, rows, K, w, N, bias, y, scratch, 0);
 }
 
-static void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_q4(x, rows, K, w, N, bias, y, scratch, 1);
@@ -242,20 +244,20 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
   }
 }
 
-static void kiln_matmul_q8_0_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q8_0_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, 0);
 }
 
-static void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, 1);
 }
 
 #define KILN_RVV_Q8_WRAP(T, MODE)                                              \
-  static void kiln_matmul_##T##_q8_0_128x_rvv(                                 \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_128x_rvv(                            \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
     kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, MODE);                     \

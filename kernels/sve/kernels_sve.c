@@ -19,6 +19,8 @@
  * walks a tile in 64/P passes. svld1rq_s8 replicates 16 activation bytes into
  * every segment and svdot_lane_s32 picks the 4 bytes matching slice v.
  */
+#include "kiln_kernels.h"
+
 #include <arm_sve.h>
 
 static inline float kiln_sve_h2f(uint16_t h) {
@@ -137,7 +139,7 @@ kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 }
 
 #define KILN_SVE_MATMUL(T, BLOCK_BYTES)                                        \
-  static void kiln_matmul_##T##_q8_0_16x4_sve(                                 \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_16x4_sve(                            \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
     const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
@@ -288,7 +290,7 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 /* Tile bytes per 32-element block: 256 + 128 (q4_k), 512 + 32 + 64 (q6_k). */
 #define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
-  static void kiln_matmul_##T##_q8_0_16x4_sve(                                 \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_16x4_sve(                            \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
     const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \

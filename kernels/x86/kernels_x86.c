@@ -20,6 +20,8 @@
  * activation block); signed weights under AVX2 (Q8_0, Q6_K, the IQ4 levels)
  * use |w| x sign(a, w).
  */
+#include "kiln_kernels.h"
+
 #include <immintrin.h>
 
 #define KILN_X86_MR 4
@@ -59,7 +61,7 @@ static int kiln_x86_panel(int rows, int nb) {
  * walks, 2 or 4). */
 #define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
                         TILEG)                                                 \
-  static void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w,   \
+  KILN_KERNEL void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w, \
                           int N, const float *bias, float *y, void *scratch) { \
     const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
     const int nb = K / 32, nsb = K / (BS);                                     \
@@ -1398,7 +1400,7 @@ KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
  * elements), four input rows per pass over a weight row, eight lanes loaded
  * and widened at a time. */
 #define KILN_X86_FLOAT_MATMUL(T, ELEM, LOAD8, SCALAR)                          \
-  static void kiln_matmul_##T##_f32_4x1_avx2(const float *x, int rows, int K,  \
+  KILN_KERNEL void kiln_matmul_##T##_f32_4x1_avx2(const float *x, int rows, int K, \
                                             const uint8_t *w, int N,           \
                                             const float *bias, float *y) {     \
     const ELEM *we = (const ELEM *)w;                                          \

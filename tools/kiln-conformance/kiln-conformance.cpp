@@ -116,8 +116,11 @@ int main(int argc, char **argv) {
                        : (int)std::max(1u, std::thread::hardware_concurrency());
 
   std::vector<TestCase> tests;
-  for (konnx::TestDir &d : konnx::listTests(suite, filter, error))
-    tests.push_back({std::move(d)});
+  for (konnx::TestDir &d : konnx::listTests(suite, filter, error)) {
+    TestCase t;
+    t.dir = std::move(d);
+    tests.push_back(std::move(t));
+  }
   if (!error.empty())
     return fail(error);
   if (tests.empty())

@@ -4,7 +4,6 @@
 // new op: plain C kernels (kernels_generic.c) in f32 on dequantized weights,
 // called with constant shapes, built for the host.
 //
-#include "kernels/Embedded.h"
 #include "compiler/targets/Target.h"
 
 using namespace mlir;
@@ -14,8 +13,8 @@ namespace {
 class GenericTarget : public Target {
 public:
   std::string name() const override { return "generic"; }
-  std::string kernelSource() const override {
-    return embeddedSource("kernels_generic.c");
+  std::vector<std::string> kernelFiles() const override {
+    return {"kernels_generic.c"};
   }
   std::vector<std::string> cflags() const override {
     return {"-std=c11", "-O2", "-ffunction-sections", "-fdata-sections",

@@ -3,7 +3,6 @@
 // No C library exists for Hexagon here: the library is built freestanding and
 // the runtime brings the memcpy/memset the compiler may call.
 //
-#include "kernels/Embedded.h"
 #include "compiler/targets/IsaTarget.h"
 #include "compiler/support/QuantBlocks.h"
 
@@ -83,8 +82,8 @@ public:
   }
 
 protected:
-  std::string isaKernelSource() const override {
-    return embeddedSource("kernels_hvx.c");
+  std::vector<std::string> isaKernelFiles() const override {
+    return {"kernels_hvx.c"};
   }
 };
 } // namespace

@@ -1,7 +1,6 @@
 //===- NeonTarget.cpp - AArch64 NEON with dot product (optionally i8mm) ---===//
 #include "compiler/support/QuantBlocks.h"
 #include "compiler/targets/IsaTarget.h"
-#include "kernels/Embedded.h"
 
 #include <cstring>
 
@@ -223,8 +222,8 @@ protected:
       return packTilesMM(q4, N, K, ggml, bytes, out, error);
     return packTiles4(q4, N, K, ggml, bytes, out, error); // neon_tiles
   }
-  std::string isaKernelSource() const override {
-    return withTiledAttention("kernels_neon.c");
+  std::vector<std::string> isaKernelFiles() const override {
+    return {"kernels_neon.c", "attention_tiled.c"};
   }
 
 private:

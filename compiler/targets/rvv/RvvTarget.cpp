@@ -1,5 +1,4 @@
 //===- RvvTarget.cpp - RISC-V RV64GCV (RVV 1.0), vector-length agnostic ---===//
-#include "kernels/Embedded.h"
 #include "compiler/targets/IsaTarget.h"
 #include "compiler/support/QuantBlocks.h"
 
@@ -72,8 +71,8 @@ public:
   }
 
 protected:
-  std::string isaKernelSource() const override {
-    return withTiledAttention("kernels_rvv.c");
+  std::vector<std::string> isaKernelFiles() const override {
+    return {"kernels_rvv.c", "attention_tiled.c"};
   }
 
 private:

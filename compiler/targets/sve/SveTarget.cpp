@@ -1,6 +1,5 @@
 //===- SveTarget.cpp - AArch64 SVE, vector-length agnostic by default -----===//
 #include "compiler/targets/IsaTarget.h"
-#include "kernels/Embedded.h"
 #include "compiler/support/Quant.h"
 #include "compiler/support/QuantBlocks.h"
 
@@ -187,8 +186,8 @@ protected:
       return packTilesK16(w == "q4_k", N, K, ggml, bytes, out, error);
     return packTiles16(w == "q4_0", N, K, ggml, bytes, out, error); // sve_tiles
   }
-  std::string isaKernelSource() const override {
-    return withTiledAttention("kernels_sve.c");
+  std::vector<std::string> isaKernelFiles() const override {
+    return {"kernels_sve.c", "attention_tiled.c"};
   }
 
 private:

@@ -1,7 +1,6 @@
 //===- X86Target.cpp - x86-64 with AVX2+FMA, or AVX-512 VNNI --------------===//
 #include "compiler/support/QuantBlocks.h"
 #include "compiler/targets/IsaTarget.h"
-#include "kernels/Embedded.h"
 
 #include <cstring>
 
@@ -265,8 +264,8 @@ protected:
     return packX86(k.weight, (int)k.nr, llvm::StringRef(k.packer) == "x86_words_u8",
                    N, K, ggml, bytes, out, error);
   }
-  std::string isaKernelSource() const override {
-    return withTiledAttention("kernels_x86.c");
+  std::vector<std::string> isaKernelFiles() const override {
+    return {"kernels_x86.c", "attention_tiled.c"};
   }
 
 private:

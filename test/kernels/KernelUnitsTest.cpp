@@ -1,0 +1,144 @@
+//===- KernelUnitsTest.cpp - every kernel source is a translation unit -----===//
+//
+// kilnc compiles a library's kernels as one unit (kernels/common/
+// kiln_kernels.h), but each kernel source must also stand alone: it includes
+// the shared header and nothing it does not name. For every target and CPU
+// level, each file of the target's kernel list is compiled by itself with the
+// target's flags and warnings as errors (KILN_KERNEL empty, so the kernels
+// are exported), and the objects are checked: together they define every
+// matmul and attention kernel the kernel table gives the target's CPU level,
+// and the activation quantizer the ISA files call is defined by kernels_q8.c
+// alone.
+//
+#include "compiler/support/Process.h"
+#include "compiler/targets/Target.h"
+#include "kernels/Embedded.h"
+#include "kernels/KernelTable.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+using namespace kiln;
+
+namespace {
+
+bool writeText(const std::string &path, const std::string &text) {
+  FILE *f = fopen(path.c_str(), "w");
+  if (!f)
+    return false;
+  bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  return fclose(f) == 0 && ok;
+}
+
+/// Symbols of an object, as "T name" / "U name" lines of llvm-nm.
+std::string symbols(const std::string &dir, const std::string &object) {
+  std::string out;
+  runProgram({KILN_LLVM_NM, "--format=just-symbols", "-u", object}, dir, out);
+  std::string undefined = out;
+  runProgram({KILN_LLVM_NM, "--format=just-symbols", "--defined-only",
+              "--extern-only", object},
+             dir, out);
+  std::string result;
+  std::istringstream u(undefined), d(out);
+  for (std::string line; std::getline(u, line);)
+    result += "U " + line + "\n";
+  for (std::string line; std::getline(d, line);)
+    result += "T " + line + "\n";
+  return result;
+}
+
+bool has(const std::string &syms, const std::string &line) {
+  return ("\n" + syms).find("\n" + line + "\n") != std::string::npos;
+}
+
+class KernelUnits : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KernelUnits, EachFileCompilesAlone) {
+  const std::string &spec = GetParam();
+  TargetOptions options;
+  std::string name = spec.substr(0, spec.find(':'));
+  if (spec.find(':') != std::string::npos)
+    options.cpu = spec.substr(spec.find(':') + 1);
+  std::string error;
+  auto target = createTarget(name, options, error);
+  ASSERT_TRUE(target) << error;
+
+  char tmpl[] = "/tmp/kiln-kernel-units-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  std::string out;
+  ASSERT_EQ(runProgram({"mkdir", "-p", dir + "/kiln"}, "", out), 0);
+  ASSERT_TRUE(writeText(dir + "/kiln/kiln.h", embeddedSource("kiln.h")));
+  ASSERT_TRUE(
+      writeText(dir + "/kiln_kernels.h", embeddedSource("kiln_kernels.h")));
+
+  const kernels::CpuLevel *level =
+      kernels::resolveCpu(name, options.cpu, 0, error);
+  ASSERT_TRUE(level) << error;
+  const std::vector<std::string> files = target->kernelFiles();
+  std::string all; // symbols of every object
+  ASSERT_FALSE(files.empty());
+  EXPECT_EQ(files.front(), "kernels_generic.c");
+  for (const std::string &file : files) {
+    const std::string text = embeddedSource(file);
+    ASSERT_NE(text.find("#include \"kiln_kernels.h\"\n"), std::string::npos)
+        << file << " does not include the shared header";
+    ASSERT_TRUE(writeText(dir + "/" + file, text));
+    const std::string object = file.substr(0, file.size() - 2) + ".o";
+    std::vector<std::string> cc = {KILN_DEFAULT_CC};
+    for (const std::string &f : target->cflags())
+      cc.push_back(f);
+    // The kernels are static functions the generated code calls: alone, a
+    // file defines them without using them.
+    cc.insert(cc.end(), {"-DKILN_KERNEL=", "-Wall", "-Wextra", "-Werror",
+                         "-Wno-unused-function", "-Wno-unused-const-variable",
+                         "-I.", "-c", file, "-o", object});
+    ASSERT_EQ(runProgram(cc, dir, out), 0)
+        << spec << ": " << joinCommand(cc) << "\n" << out;
+
+    const std::string syms = symbols(dir, object);
+    all += syms;
+    if (file == "kernels_q8.c") {
+      EXPECT_TRUE(has(syms, "T kiln_q8_rows")) << syms;
+      EXPECT_TRUE(has(syms, "T kiln_quantize_row_q8_0")) << syms;
+    } else {
+      EXPECT_FALSE(has(syms, "T kiln_q8_rows"))
+          << file << " defines the quantizer of kernels_q8.c";
+    }
+  }
+
+  // The table's kernels for this level, and the portable attention.
+  std::vector<std::string> expected = {"kiln_attention_f32_generic"};
+  for (const kernels::MatMulKernel &k : kernels::matmulKernels())
+    if (name == k.isa && level->has(k.feature))
+      expected.push_back(std::string("kiln_") + k.name);
+  for (const kernels::AttentionKernel &k : kernels::attentionKernels())
+    if (name == k.isa && level->has(k.feature))
+      expected.push_back(std::string("kiln_") + k.name);
+  if (name != "generic")
+    EXPECT_GT(expected.size(), 2u) << "no table kernels for " << spec;
+  for (const std::string &k : expected)
+    EXPECT_TRUE(has(all, "T " + k)) << spec << ": no object defines " << k;
+  runProgram({"rm", "-rf", dir}, "", out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, KernelUnits,
+                         ::testing::Values("generic", "x86:avx2",
+                                           "x86:avx512vnni", "neon:dotprod",
+                                           "neon:i8mm", "sve", "rvv", "hvx"),
+                         [](const auto &info) {
+                           std::string n = info.param;
+                           for (char &c : n)
+                             if (!isalnum((unsigned char)c))
+                               c = '_';
+                           return n;
+                         });
+} // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
