@@ -3,6 +3,10 @@
 //   kiln-bench MODEL.gguf [--threads=N] [--runs=5] [--prompt-lengths=64,512]
 //              [--decode=128] [--json] [--vs-llama-cpp=DRIVER]
 //              [--weights-memory=embedded|huge|anon|file]
+//   kiln-bench MODEL.onnx [--input-shape=NAME=D0,D1,...] [--runs=5]
+//              [--iterations=20] [--json] [--vs-onnxruntime=DRIVER]
+//
+// ONNX graphs: GraphBench.cpp. Language models:
 //
 // Compiles MODEL for the host (--target=x86, --cpu=host unless given) into a
 // temporary directory, links a driver against the library, and runs it as a
@@ -48,6 +52,8 @@
 #include "compiler/support/Process.h"
 #include "kernels/Embedded.h"
 #include "tools/common/ToolOptions.h"
+#include "tools/kiln-bench/GraphBench.h"
+#include "tools/kiln-bench/Measure.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
@@ -57,14 +63,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
-#include <fcntl.h>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace llvm;
 using namespace kiln;
@@ -77,7 +77,8 @@ extern const size_t kBenchDriver_count;
 } // namespace kiln
 
 static cl::OptionCategory cat("kiln-bench options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.gguf>"),
+static cl::opt<std::string> modelPath(cl::Positional,
+                                      cl::desc("<model.gguf | model.onnx>"),
                                       cl::Required, cl::cat(cat));
 static cl::opt<std::string>
     cpu("cpu", cl::desc("x86 level: host (default), avx2, avx512vnni"),
@@ -117,6 +118,21 @@ static cl::opt<std::string> weightsMemory(
              "anonymous memory with MADV_HUGEPAGE), anon (the same, 4 KiB "
              "pages) or file (external weights mapped)"),
     cl::init("embedded"), cl::cat(cat));
+static cl::list<std::string> inputShape(
+    "input-shape",
+    cl::desc("ONNX: as kilnc --input-shape, NAME=D0,D1,... (repeatable)"),
+    cl::cat(cat));
+static cl::opt<int64_t> iterations(
+    "iterations",
+    cl::desc("ONNX: timed graph runs per process after its first "
+             "(default 20)"),
+    cl::init(20), cl::cat(cat));
+static cl::opt<std::string> vsOnnxruntime(
+    "vs-onnxruntime",
+    cl::desc("ONNX: also run onnxruntime through DRIVER "
+             "(scripts/bench-onnxruntime.sh sets it up and prints its path), "
+             "alternating runs"),
+    cl::value_desc("DRIVER"), cl::cat(cat));
 static cl::opt<std::string> keep(
     "keep", cl::desc("Keep the compiled library and driver in this directory"),
     cl::value_desc("dir"), cl::cat(cat));
@@ -125,12 +141,6 @@ namespace {
 int fail(const std::string &msg) {
   errs() << "kiln-bench: error: " << msg << "\n";
   return 1;
-}
-
-double now() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /// One run's figures.
@@ -145,48 +155,10 @@ struct Sample {
 /// protocol lines and the child's peak RSS.
 bool runOnce(const std::vector<std::string> &argv, Sample &s,
              std::string &error) {
-  int fds[2];
-  if (pipe(fds) != 0) {
-    error = std::string("pipe: ") + strerror(errno);
-    return false;
-  }
-  const double start = now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    error = std::string("fork: ") + strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    fprintf(stderr, "cannot run %s: %s\n", args[0], strerror(errno));
-    _exit(127);
-  }
-  close(fds[1]);
   std::string out;
-  char buf[4096];
-  ssize_t got;
-  while ((got = read(fds[0], buf, sizeof buf)) > 0 ||
-         (got < 0 && errno == EINTR))
-    if (got > 0)
-      out.append(buf, (size_t)got);
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    error = joinCommand(argv) + " failed (status " +
-            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status)
-                                             : 128 + WTERMSIG(status)) +
-            "); output:\n" + out;
+  double start = 0;
+  if (!bench::runChild(argv, out, start, error))
     return false;
-  }
   std::istringstream in(out);
   std::string key;
   bool first = false, decode = false, rss = false;
@@ -223,20 +195,8 @@ bool runOnce(const std::vector<std::string> &argv, Sample &s,
   return true;
 }
 
-struct Stat {
-  double median = 0, min = 0, max = 0;
-};
-Stat summarize(std::vector<double> v) {
-  Stat s;
-  if (v.empty())
-    return s;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  s.min = v.front();
-  s.max = v.back();
-  return s;
-}
+using bench::Stat;
+using bench::summarize;
 
 /// The metrics of one engine over all runs, in a fixed order.
 struct Metric {
@@ -255,7 +215,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "kiln-bench: measure a model compiled for this host\n\n"
-      "  kiln-bench MODEL.gguf [--threads=N] [--runs=N] [--json]\n\n"
+      "  kiln-bench MODEL.gguf [--threads=N] [--runs=N] [--json]\n"
+      "  kiln-bench MODEL.onnx [--input-shape=NAME=D0,D1,...] [--runs=N] "
+      "[--json]\n\n"
       "  --threads=N   threads the library is compiled for and started with "
       "(default 1)\n");
   int64_t threads = 0;
@@ -264,6 +226,35 @@ int main(int argc, char **argv) {
     return fail(optionError);
   if (runs < 1 || runs > 1000)
     return fail("--runs=" + std::to_string(runs) + ": expected 1 to 1000");
+  // The options of the other kind of model are errors, not ignored.
+  auto given = [](const std::vector<cl::Option *> &options) {
+    std::string names;
+    for (cl::Option *o : options)
+      if (o->getNumOccurrences())
+        names += (names.empty() ? "--" : ", --") + o->ArgStr.str();
+    return names;
+  };
+  if (StringRef(modelPath).endswith_insensitive(".onnx")) {
+    std::string bad = given({&promptLengths, &decodeTokens, &maxBatch, &kvCache,
+                             &vsLlama, &weightsMemory});
+    if (!bad.empty())
+      return fail(bad + ": options of language models (GGUF), not of " +
+                  modelPath);
+    bench::GraphBenchOptions g;
+    g.modelPath = modelPath;
+    g.cpu = cpu;
+    g.keep = keep;
+    g.inputShapes = inputShape;
+    g.runs = runs;
+    g.iterations = iterations;
+    g.threads = threads;
+    g.json = jsonOut;
+    g.vsOnnxruntime = vsOnnxruntime;
+    return bench::graphBench(g);
+  }
+  if (std::string bad = given({std::addressof(inputShape), &iterations, &vsOnnxruntime});
+      !bad.empty())
+    return fail(bad + ": options of ONNX graphs, not of " + modelPath);
   if (decodeTokens < 1)
     return fail("--decode=" + std::to_string(decodeTokens) +
                 ": expected at least 1");
@@ -547,16 +538,7 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  auto fmt = [](double v) {
-    char b[64];
-    if (v >= 1e6)
-      snprintf(b, sizeof b, "%.1fM", v / 1e6);
-    else if (v >= 100)
-      snprintf(b, sizeof b, "%.1f", v);
-    else
-      snprintf(b, sizeof b, "%.4g", v);
-    return std::string(b);
-  };
+  auto fmt = bench::formatNumber;
   outs() << "kiln-bench: " << modelPath << ", x86 --cpu="
          << (cpu.empty() ? "host" : cpu.getValue()) << ", " << threads
          << " thread(s), weights " << weightsMemory << ", " << runs

@@ -5,6 +5,7 @@
 //   kilnc MODEL --emit=c -o OUTDIR                    -> sources + kiln.mk
 //   kilnc MODEL --target=T --report[=json] [--device=D] -> static cost report
 //
+#include "compiler/analysis/GraphReport.h"
 #include "compiler/analysis/Report.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/frontend/gguf/Import.h"
@@ -153,8 +154,9 @@ static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
 static cl::opt<std::string> report(
     "report", cl::ValueOptional,
     cl::desc("Print the static cost report (weight and KV bytes per token, "
-             "FLOPs, arena) as text, or --report=json; writes no library "
-             "unless -o is given too"),
+             "FLOPs, arena; for ONNX graphs FLOPs and bytes per run by "
+             "kernel) as text, or --report=json; writes no library unless -o "
+             "is given too"),
     cl::value_desc("text|json"), cl::cat(cat));
 static cl::opt<int64_t> reportContext(
     "report-context",
@@ -164,9 +166,9 @@ static cl::opt<int64_t> reportContext(
     cl::init(0), cl::cat(cat));
 static cl::opt<std::string> device(
     "device",
-    cl::desc("With --report: predict tokens/s on a device: a shipped profile "
-             "name (BIN/../share/kiln/devices), a JSON file, or host "
-             "(measured now)"),
+    cl::desc("With --report: predict tokens/s (ONNX: the run's latency floor) "
+             "on a device: a shipped profile name (BIN/../share/kiln/devices), "
+             "a JSON file, or host (measured now)"),
     cl::cat(cat));
 
 static cl::opt<std::string> roofline(
@@ -378,16 +380,34 @@ int main(int argc, char **argv) {
     outs() << "\n";
     return 0;
   }
+  // A graph's report: one run of the graph instead of tokens.
+  const bool graph = isGraphModule(*model.module);
+  if (wantReport && graph && (reportContext.getNumOccurrences() || !roofline.empty()))
+    return progress.finish(),
+           fail(std::string(roofline.empty() ? "--report-context"
+                                             : "--roofline") +
+                " applies to language models (GGUF), not to graph models");
   ModelReport costs;
+  GraphReport graphCosts;
   if (wantReport &&
-      !computeReport(*model.module, reportContext, costs, error))
+      !(graph ? computeGraphReport(*model.module, graphCosts, error)
+              : computeReport(*model.module, reportContext, costs, error)))
     return progress.finish(), fail(error);
   if (!outDir.empty() &&
       !(emit == "c" ? writeCSources(*model.module, *model.weights, opts.emit, error)
                     : writeLibrary(*model.module, *model.weights, opts.emit, error)))
     return progress.finish(), fail(error);
   progress.finish();
-  if (wantReport) {
+  if (wantReport && graph) {
+    const DeviceProfile *d = device.empty() ? nullptr : &profile;
+    GraphPrediction p;
+    if (d)
+      p = predictGraph(graphCosts, profile);
+    outs() << (report == "json" ? graphReportJson(graphCosts, d, d ? &p : nullptr)
+                                : graphReportText(graphCosts, d, d ? &p : nullptr));
+    if (report == "json" || outDir.empty())
+      return 0;
+  } else if (wantReport) {
     Prediction p;
     if (!device.empty())
       p = predict(costs, profile);
