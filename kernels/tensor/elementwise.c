@@ -39,27 +39,50 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
 }
 
 /* One output element from a and b of type T into TO. Integer division and
- * modulo by zero give 0 rather than trap. */
+ * modulo by zero give 0 rather than trap.
+ *
+ * Floats: the loop over u = a[i * sa], v = b[i * sb] is written out for the
+ * strides that dominate (both contiguous, or one operand a broadcast scalar:
+ * a per-channel scale or bias) with the strides constant, so the compiler
+ * vectorizes it; the general strided loop is the fallback. Each element is
+ * computed by the same expression either way. */
+#define KILN_BIN_LOOP(T, y, expr)                                             \
+  do {                                                                        \
+    if (sa == 1 && sb == 1) {                                                 \
+      for (int64_t i = 0; i < n; ++i) { T u = a[i], v = b[i]; y[i] = (expr); } \
+    } else if (sa == 1 && sb == 0) {                                          \
+      const T v = b[0];                                                       \
+      for (int64_t i = 0; i < n; ++i) { T u = a[i]; y[i] = (expr); }          \
+    } else if (sa == 0 && sb == 1) {                                          \
+      const T u = a[0];                                                       \
+      for (int64_t i = 0; i < n; ++i) { T v = b[i]; y[i] = (expr); }          \
+    } else {                                                                  \
+      for (int64_t i = 0; i < n; ++i) {                                       \
+        T u = a[i * sa], v = b[i * sb];                                       \
+        y[i] = (expr);                                                        \
+      }                                                                       \
+    }                                                                         \
+  } while (0)
 #define KILN_BIN_FLOAT(T)                                                     \
   static void bin_##T(int op, const T *a, const T *b, void *o, int64_t n,      \
                       int64_t sa, int64_t sb) {                                \
     T *y = (T *)o;                                                             \
     uint8_t *c = (uint8_t *)o;                                                 \
     switch (op) {                                                              \
-    case BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] + b[i * sb]; break; \
-    case BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] - b[i * sb]; break; \
-    case BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] * b[i * sb]; break; \
-    case BIN_DIV: for (int64_t i = 0; i < n; ++i) y[i] = a[i * sa] / b[i * sb]; break; \
-    case BIN_MAX: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = (u != u || u > v) ? u : v; } break; \
-    case BIN_MIN: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = (u != u || u < v) ? u : v; } break; \
-    case BIN_MOD: for (int64_t i = 0; i < n; ++i) y[i] = (T)fmod_py(a[i * sa], b[i * sb]); break; \
-    case BIN_FMOD: for (int64_t i = 0; i < n; ++i) y[i] = (T)fmod(a[i * sa], b[i * sb]); break; \
-    case BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? u * b[i * sb] : u; } break; \
-    case BIN_EQUAL: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] == b[i * sb]; break; \
-    case BIN_LESS: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] < b[i * sb]; break; \
-    case BIN_GREATER: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] > b[i * sb]; break; \
-    case BIN_LESS_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] <= b[i * sb]; break; \
-    case BIN_GREATER_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] >= b[i * sb]; break; \
+    case BIN_ADD: KILN_BIN_LOOP(T, y, u + v); break;                           \
+    case BIN_SUB: KILN_BIN_LOOP(T, y, u - v); break;                           \
+    case BIN_MUL: KILN_BIN_LOOP(T, y, u * v); break;                           \
+    case BIN_DIV: KILN_BIN_LOOP(T, y, u / v); break;                           \
+    case BIN_MAX: KILN_BIN_LOOP(T, y, (u != u || u > v) ? u : v); break;       \
+    case BIN_MIN: KILN_BIN_LOOP(T, y, (u != u || u < v) ? u : v); break;       \
+    case BIN_MOD: KILN_BIN_LOOP(T, y, (T)fmod_py(u, v)); break;                \
+    case BIN_FMOD: KILN_BIN_LOOP(T, y, (T)fmod(u, v)); break;                  \
+    case BIN_PRELU: KILN_BIN_LOOP(T, y, u < 0 ? u * v : u); break;             \
+    case BIN_EQUAL: KILN_BIN_LOOP(T, c, u == v); break;                        \
+    case BIN_LESS: KILN_BIN_LOOP(T, c, u < v); break;                          \
+    case BIN_GREATER: KILN_BIN_LOOP(T, c, u > v); break;                       \
+    case BIN_LESS_EQ: KILN_BIN_LOOP(T, c, u <= v); break;                      \
+    case BIN_GREATER_EQ: KILN_BIN_LOOP(T, c, u >= v); break;                   \
     }                                                                          \
   }
 #define KILN_BIN_INT(T)                                                       \
@@ -334,7 +357,9 @@ void kiln_t_cast(const int64_t *p, const float *f, const void *const *in,
   }
 }
 
-/* p = {dtype, n}; in = {x, min or NULL, max or NULL} (scalars). */
+/* p = {dtype, n}; in = {x, min or NULL, max or NULL} (scalars). The bounds
+ * are read once, before the loop: the output may be any buffer, so reading
+ * them inside would keep the loop from vectorizing. A NaN stays NaN. */
 void kiln_t_clip(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   (void)f; (void)scratch;
@@ -344,12 +369,22 @@ void kiln_t_clip(const int64_t *p, const float *f, const void *const *in,
   case code: {                                                                 \
     const T *x = (const T *)in[0];                                             \
     T *y = (T *)out[0];                                                        \
-    for (int64_t i = 0; i < n; ++i) {                                          \
-      T v = x[i];                                                              \
-      if (in[1] && v < *(const T *)in[1]) v = *(const T *)in[1];               \
-      if (in[2] && v > *(const T *)in[2]) v = *(const T *)in[2];               \
-      y[i] = v;                                                                \
-    }                                                                          \
+    const T lo = in[1] ? *(const T *)in[1] : 0, hi = in[2] ? *(const T *)in[2] : 0; \
+    if (in[1] && in[2])                                                        \
+      for (int64_t i = 0; i < n; ++i) {                                        \
+        T v = x[i];                                                            \
+        v = v < lo ? lo : v;                                                   \
+        y[i] = v > hi ? hi : v;                                                \
+      }                                                                        \
+    else if (in[1])                                                            \
+      for (int64_t i = 0; i < n; ++i)                                          \
+        y[i] = x[i] < lo ? lo : x[i];                                          \
+    else if (in[2])                                                            \
+      for (int64_t i = 0; i < n; ++i)                                          \
+        y[i] = x[i] > hi ? hi : x[i];                                          \
+    else if (y != x)                                                           \
+      for (int64_t i = 0; i < n; ++i)                                          \
+        y[i] = x[i];                                                           \
     break;                                                                     \
   }
     KILN_FOR_NUMERIC_TYPES(X)

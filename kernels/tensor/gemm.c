@@ -1,20 +1,35 @@
 /* gemm.c - matrix products: the shared f32 GEMM, MatMul and Gemm.
  *
- * kiln_sgemm keeps a 4x16 tile of C in registers while it runs over a block
- * of k: each step broadcasts four elements of A and multiplies them into one
- * contiguous 16-float row of B, which clang unrolls and vectorizes for every
- * ISA (AVX2: 8 accumulators + 2 loads; NEON/SVE/RVV likewise). Blocking k by
- * KC and m by MC keeps the B panel (KC x 16) in L1 and the A block in L2.
- * Tails (m % 4, n % 16) use the same code with run-time tile sizes. Other
- * element types take a plain i-k-j loop (contiguous inner loop over j). */
+ * kiln_sgemm keeps an MR x NR tile of C in registers while it runs over a
+ * block of k: each step broadcasts MR elements of A and multiplies them into
+ * one contiguous NR-float row of B. The tile fills the register file: a
+ * multiply-add has a latency of about 4 cycles and two issue per cycle, so at
+ * least 8 independent accumulators are needed to keep the FMA units busy.
+ *   AVX-512: 8 x 32 (16 zmm accumulators, 2 loads of B, 1 broadcast);
+ *   AVX2:    6 x 16 (12 ymm accumulators);
+ *   others:  4 x 16, written as plain loops that clang unrolls and
+ *            vectorizes (NEON/SVE/RVV: 16 accumulators of 4 lanes).
+ * Blocking k by KC and m by MC keeps the B panel (KC x NR, the pack buffer)
+ * in L1 and the A block in L2. Tails (m % MR, n % NR) use the plain loops
+ * with run-time tile sizes. Other element types take a plain i-k-j loop
+ * (contiguous inner loop over j). */
 #include "kiln_gemm.h"
 #include "kiln_tensor.h"
 
-
+#if defined(__AVX512F__)
+#define MR 8
+#define NR 32
+#define KILN_SGEMM_VL 16
+#elif defined(__AVX2__) && defined(__FMA__)
+#define MR 6
+#define NR 16
+#define KILN_SGEMM_VL 8
+#else
 #define MR 4
 #define NR 16
-#define KC 256
-#define MC 64
+#endif
+#define KC (KILN_SGEMM_PACK_FLOATS / NR)
+#define MC 256
 _Static_assert(KC * NR == KILN_SGEMM_PACK_FLOATS, "pack buffer size");
 
 /* C tile (mr x nr, mr <= MR, nr <= NR) over kc steps of k. Inlined with
@@ -46,23 +61,101 @@ sgemm_tile(int mr, int nr, int64_t kc, float alpha, const float *A,
   }
 }
 
-/* Full-width column tiles (nr = NR) for each row-tile height. */
-static void sgemm_rows(int64_t mb, int64_t kc, float alpha, const float *A,
-                       int64_t sam, int64_t sak, const float *B, int64_t ldb,
-                       float *C, int64_t ldc, int accumulate) {
+#ifdef KILN_SGEMM_VL
+/* An mr x (nv * VL) tile in vector registers (GNU vector types, so one source
+ * serves AVX2 and AVX-512), inlined with constant mr and nv. Loads and
+ * stores are unaligned (memcpy); each element's sum is the plain loop's, in
+ * the same order. The vector parameter is not for the arithmetic: a function
+ * with a 512-bit vector in its signature is compiled with 512-bit registers
+ * (clang's min-legal-vector-width), where -march=x86-64-v4 otherwise prefers
+ * 256-bit ones and would split the tile into twice the registers. */
+typedef float kiln_sgemm_v
+    __attribute__((vector_size(4 * KILN_SGEMM_VL), aligned(4)));
+#define NV (NR / KILN_SGEMM_VL)
+static inline __attribute__((always_inline)) void
+sgemm_tile_v(kiln_sgemm_v zero, int mr, int nv, int64_t kc, float alpha,
+             const float *A, int64_t sam, int64_t sak, const float *B,
+             int64_t ldb, float *C, int64_t ldc, int accumulate) {
+  kiln_sgemm_v acc[MR][NV];
+  for (int r = 0; r < mr; ++r)
+    for (int v = 0; v < nv; ++v)
+      acc[r][v] = zero;
+  for (int64_t k = 0; k < kc; ++k) {
+    kiln_sgemm_v b[NV];
+    for (int v = 0; v < nv; ++v)
+      __builtin_memcpy(&b[v], B + k * ldb + v * KILN_SGEMM_VL, sizeof b[v]);
+    for (int r = 0; r < mr; ++r) {
+      const float a = A[r * sam + k * sak];
+      for (int v = 0; v < nv; ++v)
+        acc[r][v] += a * b[v];
+    }
+  }
+  for (int r = 0; r < mr; ++r)
+    for (int v = 0; v < nv; ++v) {
+      float *c = C + r * ldc + v * KILN_SGEMM_VL;
+      kiln_sgemm_v out = alpha * acc[r][v];
+      if (accumulate) {
+        kiln_sgemm_v old;
+        __builtin_memcpy(&old, c, sizeof old);
+        out = old + out;
+      }
+      __builtin_memcpy(c, &out, sizeof out);
+    }
+}
+#define KILN_SGEMM_TILE(mr, nv)                                               \
+  sgemm_tile_v((kiln_sgemm_v){0}, mr, nv, kc, alpha, A + i * sam, sam, sak,  \
+               B, ldb, C + i * ldc, ldc, accumulate)
+#else
+#define KILN_SGEMM_TILE(mr, nv)                                               \
+  sgemm_tile(mr, NR, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc,   \
+             ldc, accumulate)
+#endif
+
+/* Column tiles of nv vectors (NR columns, or one vector's width on the
+ * vector path) for each row-tile height, every size a constant. */
+static inline __attribute__((always_inline)) void
+sgemm_rows_nv(int nv, int64_t mb, int64_t kc, float alpha, const float *A,
+              int64_t sam, int64_t sak, const float *B, int64_t ldb, float *C,
+              int64_t ldc, int accumulate) {
+  (void)nv;
   int64_t i = 0;
   for (; i + MR <= mb; i += MR)
-    sgemm_tile(MR, NR, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc,
-               ldc, accumulate);
+    KILN_SGEMM_TILE(MR, nv);
   switch (mb - i) {
-  case 3: sgemm_tile(3, NR, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc, ldc, accumulate); break;
-  case 2: sgemm_tile(2, NR, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc, ldc, accumulate); break;
-  case 1: sgemm_tile(1, NR, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc, ldc, accumulate); break;
+#if MR > 7
+  case 7: KILN_SGEMM_TILE(7, nv); break;
+  case 6: KILN_SGEMM_TILE(6, nv); break;
+#endif
+#if MR > 5
+  case 5: KILN_SGEMM_TILE(5, nv); break;
+  case 4: KILN_SGEMM_TILE(4, nv); break;
+#endif
+  case 3: KILN_SGEMM_TILE(3, nv); break;
+  case 2: KILN_SGEMM_TILE(2, nv); break;
+  case 1: KILN_SGEMM_TILE(1, nv); break;
   default: break;
   }
 }
+static void sgemm_rows(int64_t mb, int64_t kc, float alpha, const float *A,
+                       int64_t sam, int64_t sak, const float *B, int64_t ldb,
+                       float *C, int64_t ldc, int accumulate) {
+#ifdef KILN_SGEMM_VL
+  sgemm_rows_nv(NV, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate);
+#else
+  sgemm_rows_nv(1, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate);
+#endif
+}
+#ifdef KILN_SGEMM_VL
+/* One vector's width of columns, for a column tail of at least that. */
+static void sgemm_rows_one(int64_t mb, int64_t kc, float alpha, const float *A,
+                           int64_t sam, int64_t sak, const float *B,
+                           int64_t ldb, float *C, int64_t ldc, int accumulate) {
+  sgemm_rows_nv(1, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate);
+}
+#endif
 
-/* The column tail (nr < NR): run-time sizes, not on the hot path. */
+/* The column tail (nr < NR, or < VL on the vector path): run-time sizes, not
+ * on the hot path. */
 static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
                             const float *A, int64_t sam, int64_t sak,
                             const float *B, int64_t ldb, float *C, int64_t ldc,
@@ -104,6 +197,11 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
         sgemm_rows(mb, kc, alpha, Ak + i0 * sam, sam, sak, panel, ldp,
                    C + i0 * ldc + j, ldc, acc);
       }
+#ifdef KILN_SGEMM_VL
+      for (; j + KILN_SGEMM_VL <= n; j += KILN_SGEMM_VL)
+        sgemm_rows_one(mb, kc, alpha, Ak + i0 * sam, sam, sak, Bk + j, ldb,
+                       C + i0 * ldc + j, ldc, acc);
+#endif
       if (j < n)
         sgemm_rows_tail(mb, (int)(n - j), kc, alpha, Ak + i0 * sam, sam, sak,
                         Bk + j, ldb, C + i0 * ldc + j, ldc, acc);

@@ -21,8 +21,9 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                 int64_t sam, int64_t sak, const float *B, int64_t ldb,
                 float *C, int64_t ldc, int accumulate, float *pack);
 
-/* Floats of the B panel buffer (256 rows of k x 16 columns). Converters add
- * its bytes to the scratch of every call that reaches kiln_sgemm. */
+/* Floats of the B panel buffer (KC rows of k x NR columns: 256 x 16, or
+ * 128 x 32 under AVX-512). Converters add its bytes to the scratch of every
+ * call that reaches kiln_sgemm. */
 #define KILN_SGEMM_PACK_FLOATS 4096
 
 #ifdef __cplusplus
