@@ -97,6 +97,49 @@ static void im2col_walk(int scatter, float *img, int64_t channels, int nsp,
   }
 }
 
+/* A depthwise 2-D convolution, one input and one output channel: each tap
+ * adds w * x to a whole output row, over the positions where the tap lands
+ * inside the image, so the inner loop has a constant stride and vectorizes,
+ * and no columns are built. The row's sums start at zero and run over the
+ * taps in im2col's order, and the bias (if any) is added last, as kiln_sgemm
+ * adds the product to it; out-of-image taps add nothing (im2col's zeros add
+ * an exact zero), so the result is the im2col path's. */
+static void conv_depthwise2d(const float *x, const float *w, const float *bias,
+                             float *y, const int64_t *id, const int64_t *kd,
+                             const int64_t *od, const int64_t *st,
+                             const int64_t *dl, const int64_t *pb) {
+  const int64_t H = id[0], W = id[1], KH = kd[0], KW = kd[1], OH = od[0],
+                OW = od[1], sh = st[0], sw = st[1];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    float *yr = y + oh * OW;
+    for (int64_t ow = 0; ow < OW; ++ow)
+      yr[ow] = 0.0f;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * sh - pb[0] + kh * dl[0];
+      if (ih < 0 || ih >= H)
+        continue;
+      const float *xr = x + ih * W;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float wv = w[kh * KW + kw];
+        const int64_t base = kw * dl[1] - pb[1];
+        /* ow in [lo, hi) maps inside the row: 0 <= ow * sw + base < W */
+        int64_t lo = ceil_div(-base, sw), hi = ceil_div(W - base, sw);
+        lo = lo < 0 ? 0 : lo > OW ? OW : lo;
+        hi = hi < lo ? lo : hi > OW ? OW : hi;
+        if (sw == 1)
+          for (int64_t ow = lo; ow < hi; ++ow)
+            yr[ow] += wv * xr[ow + base];
+        else
+          for (int64_t ow = lo; ow < hi; ++ow)
+            yr[ow] += wv * xr[ow * sw + base];
+      }
+    }
+    if (bias)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        yr[ow] = *bias + yr[ow];
+  }
+}
+
 /* Conv (f32).
  *   p = {nsp, N, C, M, group, chunk, direct, in[nsp], k[nsp], out[nsp],
  *        stride[nsp], dilation[nsp], padBegin[nsp]}
@@ -105,7 +148,8 @@ static void im2col_walk(int scatter, float *img, int64_t channels, int nsp,
  * chunk: output positions per im2col block; the scratch holds
  * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then the columns:
  * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
- * padding, where X itself is the column matrix. */
+ * padding, where X itself is the column matrix. A 2-D depthwise convolution
+ * (one input and one output channel per group) runs conv_depthwise2d. */
 void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   (void)f;
@@ -125,6 +169,10 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
       const float *x = X + (n * C + g * cg) * Pin;
       const float *w = Wt + g * mg * CK;
       float *y = Y + (n * M + g * mg) * P;
+      if (nsp == 2 && cg == 1 && mg == 1 && !direct) {
+        conv_depthwise2d(x, w, B ? B + g : NULL, y, id, kd, od, st, dl, pb);
+        continue;
+      }
       if (B)
         for (int64_t m = 0; m < mg; ++m)
           for (int64_t j = 0; j < P; ++j)

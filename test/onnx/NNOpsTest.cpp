@@ -223,6 +223,20 @@ TEST(OnnxNN, ConvDepthwise1D) {
   checkConv({{1, 3, 20}, {6, 1, 4}, 3, {3}, {1}, {2, 1}, {7}, true});
 }
 
+TEST(OnnxNN, ConvDepthwise2D) {
+  // One input and one output channel per group: the direct depthwise kernel
+  // (no im2col), padded on every side, with a bias.
+  checkConv({{1, 4, 9, 11}, {4, 1, 3, 3}, 4, {1, 1}, {1, 1}, {1, 1, 1, 1},
+             {9, 11}, true});
+}
+
+TEST(OnnxNN, ConvDepthwise2DStridedDilatedUnevenPads) {
+  // Strides and dilations differ per axis, pads differ per side: each tap's
+  // range of output positions inside the image is clipped on its own.
+  checkConv({{2, 3, 10, 13}, {3, 1, 3, 2}, 3, {2, 3}, {2, 1}, {2, 0, 1, 1},
+             {5, 5}, false});
+}
+
 TEST(OnnxNN, Conv3D) {
   checkConv({{1, 2, 5, 6, 7}, {3, 2, 2, 3, 3}, 1, {1, 2, 1}, {1, 1, 2},
              {1, 0, 1, 0, 1, 1}, {5, 3, 5}, false});
