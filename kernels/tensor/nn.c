@@ -97,6 +97,57 @@ static void im2col_walk(int scatter, float *img, int64_t channels, int nsp,
   }
 }
 
+/* im2col_walk's gather (scatter = 0) for two spatial dimensions: per tap,
+ * the range of output columns that lands inside the image does not depend on
+ * the output row, so it is computed once per tap and each row segment is a
+ * zero fill, a constant-stride copy and a zero fill, with no per-segment
+ * index arithmetic. Writes the same columns as im2col_walk. */
+static void im2col_2d(const float *img, int64_t channels, const int64_t *id,
+                      const int64_t *od, const int64_t *kd, const int64_t *st,
+                      const int64_t *dl, const int64_t *pb, int64_t j0,
+                      int64_t j1, float *col) {
+  const int64_t H = id[0], W = id[1], OW = od[1], KH = kd[0], KW = kd[1],
+                sw = st[1];
+  float *row = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float *src = img + c * H * W;
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw, row += j1 - j0) {
+        const int64_t base = kw * dl[1] - pb[1];
+        /* ow in [lo, hi) maps inside the row: 0 <= ow * sw + base < W */
+        int64_t lo = ceil_div(-base, sw), hi = ceil_div(W - base, sw);
+        lo = lo < 0 ? 0 : lo > OW ? OW : lo;
+        hi = hi < lo ? lo : hi > OW ? OW : hi;
+        float *dst = row;
+        for (int64_t j = j0; j < j1;) {
+          const int64_t oh = j / OW, o0 = j % OW;
+          const int64_t o1 = OW < o0 + (j1 - j) ? OW : o0 + (j1 - j);
+          const int64_t ih = oh * st[0] - pb[0] + kh * dl[0];
+          const int64_t a = lo < o0 ? o0 : lo > o1 ? o1 : lo,
+                        b = hi < a ? a : hi > o1 ? o1 : hi;
+          if (ih < 0 || ih >= H) {
+            for (int64_t o = o0; o < o1; ++o)
+              dst[o - o0] = 0.0f;
+          } else {
+            const float *xr = src + ih * W;
+            for (int64_t o = o0; o < a; ++o)
+              dst[o - o0] = 0.0f;
+            if (sw == 1)
+              for (int64_t o = a; o < b; ++o)
+                dst[o - o0] = xr[o + base];
+            else
+              for (int64_t o = a; o < b; ++o)
+                dst[o - o0] = xr[o * sw + base];
+            for (int64_t o = b; o < o1; ++o)
+              dst[o - o0] = 0.0f;
+          }
+          dst += o1 - o0;
+          j += o1 - o0;
+        }
+      }
+  }
+}
+
 /* A depthwise 2-D convolution, one input and one output channel: each tap
  * adds w * x to a whole output row, over the positions where the tap lands
  * inside the image, so the inner loop has a constant stride and vectorizes,
@@ -183,8 +234,11 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
       }
       for (int64_t j0 = 0; j0 < P; j0 += chunk) {
         int64_t j1 = j0 + chunk < P ? j0 + chunk : P;
-        im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0, j1,
-                    col);
+        if (nsp == 2)
+          im2col_2d(x, cg, id, od, kd, st, dl, pb, j0, j1, col);
+        else
+          im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0, j1,
+                      col);
         kiln_sgemm(mg, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0, P,
                    B != NULL, pack);
       }
