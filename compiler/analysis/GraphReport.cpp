@@ -216,15 +216,7 @@ std::string kiln::graphReportJson(const GraphReport &r, const DeviceProfile *d,
         });
     });
     if (d && p) {
-      j.attributeObject("device", [&] {
-        j.attribute("name", d->name);
-        j.attribute("path", d->path);
-        j.attribute("read_bandwidth_gbs", d->readBandwidthGBs);
-        j.attributeObject("peak_gflops_per_core", [&] {
-          for (auto &[k, v] : d->peakGflopsPerCore)
-            j.attribute(k, v);
-        });
-      });
+      writeDeviceJson(j, *d);
       j.attributeObject("prediction", [&] {
         j.attribute("run_s", p->latencyS);
         j.attribute("bound", p->bound);

@@ -390,6 +390,19 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
   return s;
 }
 
+void kiln::writeDeviceJson(llvm::json::OStream &j, const DeviceProfile &d) {
+  j.attributeObject("device", [&] {
+    j.attribute("name", d.name);
+    j.attribute("path", d.path);
+    j.attribute("read_bandwidth_gbs", d.readBandwidthGBs);
+    j.attribute("cores", d.cores);
+    j.attributeObject("peak_gflops_per_core", [&] {
+      for (auto &[k, v] : d.peakGflopsPerCore)
+        j.attribute(k, v);
+    });
+  });
+}
+
 std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
                              const Prediction *p) {
   std::string s;
@@ -457,16 +470,7 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
         });
     });
     if (d && p) {
-      j.attributeObject("device", [&] {
-        j.attribute("name", d->name);
-        j.attribute("path", d->path);
-        j.attribute("read_bandwidth_gbs", d->readBandwidthGBs);
-        j.attribute("cores", d->cores);
-        j.attributeObject("peak_gflops_per_core", [&] {
-          for (auto &[k, v] : d->peakGflopsPerCore)
-            j.attribute(k, v);
-        });
-      });
+      writeDeviceJson(j, *d);
       j.attributeObject("prediction", [&] {
         j.attribute("decode_tokens_per_s", p->decodeTokS);
         j.attribute("decode_bound", p->decodeBound);

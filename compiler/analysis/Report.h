@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm::json {
+class OStream;
+} // namespace llvm::json
+
 namespace kiln {
 
 /// Cost of the ops of one kind (grouped by the op's name without the layer
@@ -107,6 +111,9 @@ bool runHostProbe(const std::string &exe, DeviceProfile &profile,
 std::string defaultProfileDir(const char *argv0, void *mainAddr);
 
 Prediction predict(const ModelReport &r, const DeviceProfile &d);
+/// The "device" member of a report's JSON (the language model's and the
+/// graph's).
+void writeDeviceJson(llvm::json::OStream &j, const DeviceProfile &d);
 
 /// The report as text (for people) and JSON (for machines).
 std::string reportText(const ModelReport &r, const DeviceProfile *d,

@@ -130,33 +130,17 @@ int bench::graphBench(const GraphBenchOptions &o) {
   std::vector<kiln::onnx::Tensor> inputs, outputs;
   describeGraph(*model.module, inputs, outputs);
 
-  SmallString<128> dir;
-  const bool temporary = o.keep.empty();
-  if (temporary) {
-    if (auto ec = sys::fs::createUniqueDirectory("kiln-bench", dir))
-      return fail("cannot create a temporary directory: " + ec.message());
-  } else {
-    dir = o.keep;
-  }
-  struct Cleanup {
-    std::string d;
-    bool on;
-    ~Cleanup() {
-      if (on)
-        sys::fs::remove_directories(d);
-    }
-  } cleanup{std::string(dir.str()), temporary};
-  opts.emit.outDir = std::string(dir.str());
+  BuildDir dir;
+  if (!dir.open(o.keep, error))
+    return fail(error);
+  opts.emit.outDir = dir.path();
   if (!writeLibrary(*model.module, *model.weights, opts.emit, error))
     return fail(error);
-  {
-    const std::string src = opts.emit.outDir + "/graph_driver.c";
-    std::error_code ec;
-    raw_fd_ostream os(src, ec);
-    if (ec)
-      return fail("cannot write " + src + ": " + ec.message());
-    os << std::string(kBenchGraphDriver[0].text, kBenchGraphDriver[0].size);
-  }
+  if (!writeTextFile(opts.emit.outDir + "/graph_driver.c",
+                     std::string(kBenchGraphDriver[0].text,
+                                 kBenchGraphDriver[0].size),
+                     error))
+    return fail(error);
   auto target = createModuleTarget(*model.module, error);
   if (!target)
     return fail(error);

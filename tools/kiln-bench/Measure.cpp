@@ -3,6 +3,10 @@
 
 #include "compiler/support/Process.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -65,6 +69,38 @@ bool bench::runChild(const std::vector<std::string> &argv, std::string &out,
             "); output:\n" + out;
     return false;
   }
+  return true;
+}
+
+bool bench::BuildDir::open(const std::string &keep, std::string &error) {
+  if (!keep.empty()) {
+    path_ = keep;
+    return true;
+  }
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("kiln-bench", dir)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return false;
+  }
+  path_ = std::string(dir.str());
+  temporary_ = true;
+  return true;
+}
+
+bench::BuildDir::~BuildDir() {
+  if (temporary_)
+    llvm::sys::fs::remove_directories(path_);
+}
+
+bool bench::writeTextFile(const std::string &path, const std::string &text,
+                          std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write " + path + ": " + ec.message();
+    return false;
+  }
+  os << text;
   return true;
 }
 

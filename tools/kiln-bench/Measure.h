@@ -20,6 +20,24 @@ struct Stat {
 };
 Stat summarize(std::vector<double> v);
 
+/// Where kiln-bench builds the library and its driver: --keep=DIR, or a
+/// temporary directory removed with this object.
+class BuildDir {
+public:
+  /// False with `error` if the temporary directory cannot be made.
+  bool open(const std::string &keep, std::string &error);
+  const std::string &path() const { return path_; }
+  ~BuildDir();
+
+private:
+  std::string path_;
+  bool temporary_ = false;
+};
+
+/// Writes `text` to `path`; false with `error` naming the file.
+bool writeTextFile(const std::string &path, const std::string &text,
+                   std::string &error);
+
 /// A number for the text tables: 12.3M, 123.4, 1.234.
 std::string formatNumber(double v);
 } // namespace kiln::bench

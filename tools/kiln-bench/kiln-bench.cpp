@@ -313,35 +313,17 @@ int main(int argc, char **argv) {
   if (!computeReport(*model.module, 0, report, error))
     return fail(error);
 
-  // Build directory: --keep=DIR or a temporary one removed at exit.
-  SmallString<128> dir;
-  bool temporary = keep.empty();
-  if (temporary) {
-    if (auto ec = sys::fs::createUniqueDirectory("kiln-bench", dir))
-      return fail("cannot create a temporary directory: " + ec.message());
-  } else {
-    dir = keep;
-  }
-  struct Cleanup {
-    std::string d;
-    bool on;
-    ~Cleanup() {
-      if (on)
-        sys::fs::remove_directories(d);
-    }
-  } cleanup{std::string(dir.str()), temporary};
-  opts.emit.outDir = std::string(dir.str());
+  bench::BuildDir dir;
+  if (!dir.open(keep, error))
+    return fail(error);
+  opts.emit.outDir = dir.path();
   if (!writeLibrary(*model.module, *model.weights, opts.emit, error))
     return fail(error);
-  const std::string driverSrc = opts.emit.outDir + "/driver.c",
-                    driver = opts.emit.outDir + "/driver";
-  {
-    std::error_code ec;
-    raw_fd_ostream os(driverSrc, ec);
-    if (ec)
-      return fail("cannot write " + driverSrc + ": " + ec.message());
-    os << std::string(kBenchDriver[0].text, kBenchDriver[0].size);
-  }
+  const std::string driver = opts.emit.outDir + "/driver";
+  if (!bench::writeTextFile(
+          opts.emit.outDir + "/driver.c",
+          std::string(kBenchDriver[0].text, kBenchDriver[0].size), error))
+    return fail(error);
   // The driver is built with the library's own toolchain, for this host.
   auto target = createModuleTarget(*model.module, error);
   if (!target)
