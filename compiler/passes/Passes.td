@@ -39,6 +39,25 @@ def FuseHorizontal : Pass<"kiln-fuse-horizontal", "mlir::ModuleOp"> {
   }];
 }
 
+def FuseTensorEpilogues : Pass<"kiln-fuse-tensor-epilogues", "mlir::ModuleOp"> {
+  let summary = "Fuse a graph convolution's elementwise successors into its epilogue";
+  let description = [{
+    A kiln.tensor_op "conv" whose f32 result is read only by an elementwise
+    call takes that call as an epilogue operation (kiln_tensor.h), and so on
+    down the chain:
+      binary (not Pow) with a scalar, a per-channel ([M, 1, ...]) or a
+        same-shape other operand (BatchNormalization as Mul and Add, a
+        residual Add)
+      unary (Relu, HardSigmoid, Sigmoid, ...), clip with scalar bounds,
+        BatchNormalization
+      a value read by two calls, one starting a chain whose end the other
+        combines with it again (x * Clip(x + 3, 0, 6): HardSwish spelled out)
+    The fused call takes the place of the chain's last call and its result;
+    the epilogue runs the standalone kernels' loops, so results are unchanged
+    bit for bit.
+  }];
+}
+
 def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
   let summary = "Assign every intermediate and scratch an offset in one arena";
   let description = [{

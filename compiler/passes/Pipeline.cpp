@@ -14,6 +14,7 @@ const std::vector<PipelineStep> &kiln::pipelineSteps() {
       {"kiln-quantize", true, true},
       {"kiln-fuse-horizontal", true, true},
       {"kiln-fuse-elementwise", true, true},
+      {"kiln-fuse-tensor-epilogues", true, true},
       {"kiln-select-kernels", false, true},
       {"kiln-plan-memory", false, true},
       {"kiln-in-place", true, false},
@@ -94,6 +95,8 @@ bool kiln::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
         pm.addPass(createFuseHorizontal());
       } else if (name == "kiln-fuse-elementwise") {
         pm.addPass(createFuseElementwise());
+      } else if (name == "kiln-fuse-tensor-epilogues") {
+        pm.addPass(createFuseTensorEpilogues());
       } else if (name == "kiln-select-kernels") {
         pm.addPass(createSelectKernels());
       } else if (name == "kiln-plan-memory") {

@@ -46,16 +46,29 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
  * a per-channel scale or bias) with the strides constant, so the compiler
  * vectorizes it; the general strided loop is the fallback. Each element is
  * computed by the same expression either way. */
-#define KILN_BIN_LOOP(T, y, expr)                                             \
+/* The output is either a buffer of its own or, in place, exactly an operand
+ * (the memory planner's reuse; an epilogue's running value): element i is
+ * read before it is written and no other element is touched, so a loop over
+ * contiguous elements has no dependence the vectorizer must check for. It
+ * cannot prove that, and its runtime overlap check fails on exact aliasing,
+ * which would leave every in-place loop scalar. KILN_SAFE_LOOP says so, on
+ * loops of plain arithmetic (a loop that calls libm would not vectorize and
+ * would draw a warning). */
+#define KILN_SAFE_LOOP _Pragma("clang loop vectorize(assume_safety)")
+/* Where the cost model declines a KILN_SAFE_LOOP (a target without the vector
+ * operation), the scalar loop is as right; clang would warn that the request
+ * failed. */
+#pragma clang diagnostic ignored "-Wpass-failed"
+#define KILN_BIN_LOOP_AS(T, y, expr, LOOP)                                    \
   do {                                                                        \
     if (sa == 1 && sb == 1) {                                                 \
-      for (int64_t i = 0; i < n; ++i) { T u = a[i], v = b[i]; y[i] = (expr); } \
+      LOOP for (int64_t i = 0; i < n; ++i) { T u = a[i], v = b[i]; y[i] = (expr); } \
     } else if (sa == 1 && sb == 0) {                                          \
       const T v = b[0];                                                       \
-      for (int64_t i = 0; i < n; ++i) { T u = a[i]; y[i] = (expr); }          \
+      LOOP for (int64_t i = 0; i < n; ++i) { T u = a[i]; y[i] = (expr); }     \
     } else if (sa == 0 && sb == 1) {                                          \
       const T u = a[0];                                                       \
-      for (int64_t i = 0; i < n; ++i) { T v = b[i]; y[i] = (expr); }          \
+      LOOP for (int64_t i = 0; i < n; ++i) { T v = b[i]; y[i] = (expr); }     \
     } else {                                                                  \
       for (int64_t i = 0; i < n; ++i) {                                       \
         T u = a[i * sa], v = b[i * sb];                                       \
@@ -63,21 +76,23 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
       }                                                                       \
     }                                                                         \
   } while (0)
+#define KILN_BIN_LOOP(T, y, expr) KILN_BIN_LOOP_AS(T, y, expr, )
+#define KILN_BIN_VLOOP(T, y, expr) KILN_BIN_LOOP_AS(T, y, expr, KILN_SAFE_LOOP)
 #define KILN_BIN_FLOAT(T)                                                     \
   static void bin_##T(int op, const T *a, const T *b, void *o, int64_t n,      \
                       int64_t sa, int64_t sb) {                                \
     T *y = (T *)o;                                                             \
     uint8_t *c = (uint8_t *)o;                                                 \
     switch (op) {                                                              \
-    case BIN_ADD: KILN_BIN_LOOP(T, y, u + v); break;                           \
-    case BIN_SUB: KILN_BIN_LOOP(T, y, u - v); break;                           \
-    case BIN_MUL: KILN_BIN_LOOP(T, y, u * v); break;                           \
-    case BIN_DIV: KILN_BIN_LOOP(T, y, u / v); break;                           \
-    case BIN_MAX: KILN_BIN_LOOP(T, y, (u != u || u > v) ? u : v); break;       \
-    case BIN_MIN: KILN_BIN_LOOP(T, y, (u != u || u < v) ? u : v); break;       \
+    case BIN_ADD: KILN_BIN_VLOOP(T, y, u + v); break;                           \
+    case BIN_SUB: KILN_BIN_VLOOP(T, y, u - v); break;                           \
+    case BIN_MUL: KILN_BIN_VLOOP(T, y, u * v); break;                           \
+    case BIN_DIV: KILN_BIN_VLOOP(T, y, u / v); break;                           \
+    case BIN_MAX: KILN_BIN_VLOOP(T, y, (u != u || u > v) ? u : v); break;       \
+    case BIN_MIN: KILN_BIN_VLOOP(T, y, (u != u || u < v) ? u : v); break;       \
     case BIN_MOD: KILN_BIN_LOOP(T, y, (T)fmod_py(u, v)); break;                \
     case BIN_FMOD: KILN_BIN_LOOP(T, y, (T)fmod(u, v)); break;                  \
-    case BIN_PRELU: KILN_BIN_LOOP(T, y, u < 0 ? u * v : u); break;             \
+    case BIN_PRELU: KILN_BIN_VLOOP(T, y, u < 0 ? u * v : u); break;             \
     case BIN_EQUAL: KILN_BIN_LOOP(T, c, u == v); break;                        \
     case BIN_LESS: KILN_BIN_LOOP(T, c, u < v); break;                          \
     case BIN_GREATER: KILN_BIN_LOOP(T, c, u > v); break;                       \
@@ -196,11 +211,11 @@ static float gelu_tanh(float x) {
 #define KILN_UNARY_FLOAT(T, S)                                                 \
   static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
     switch (op) {                                                              \
-    case UN_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
-    case UN_LEAKY_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * x[i]; break; \
+    case UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
+    case UN_LEAKY_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * x[i]; break; \
     case UN_SIGMOID: for (int64_t i = 0; i < n; ++i) y[i] = 1 / (1 + exp##S(-x[i])); break; \
-    case UN_HARD_SIGMOID: for (int64_t i = 0; i < n; ++i) { T v = alpha * x[i] + beta; y[i] = v < 0 ? 0 : v > 1 ? 1 : v; } break; \
-    case UN_HARD_SWISH: for (int64_t i = 0; i < n; ++i) { T v = x[i] / 6 + (T)0.5; y[i] = x[i] * (v < 0 ? 0 : v > 1 ? 1 : v); } break; \
+    case UN_HARD_SIGMOID: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) { T v = alpha * x[i] + beta; y[i] = v < 0 ? 0 : v > 1 ? 1 : v; } break; \
+    case UN_HARD_SWISH: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) { T v = x[i] / 6 + (T)0.5; y[i] = x[i] * (v < 0 ? 0 : v > 1 ? 1 : v); } break; \
     case UN_TANH: for (int64_t i = 0; i < n; ++i) y[i] = tanh##S(x[i]); break; \
     case UN_ERF: for (int64_t i = 0; i < n; ++i) y[i] = erf##S(x[i]); break; \
     case UN_GELU: for (int64_t i = 0; i < n; ++i) y[i] = (T)0.5 * x[i] * (1 + erf##S(x[i] * (T)0.70710678118654752)); break; \
@@ -209,8 +224,8 @@ static float gelu_tanh(float x) {
     case UN_EXP: for (int64_t i = 0; i < n; ++i) y[i] = exp##S(x[i]); break;  \
     case UN_LOG: for (int64_t i = 0; i < n; ++i) y[i] = log##S(x[i]); break;  \
     case UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = fabs##S(x[i]); break; \
-    case UN_NEG: for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;         \
-    case UN_RECIPROCAL: for (int64_t i = 0; i < n; ++i) y[i] = 1 / x[i]; break; \
+    case UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;         \
+    case UN_RECIPROCAL: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = 1 / x[i]; break; \
     case UN_FLOOR: for (int64_t i = 0; i < n; ++i) y[i] = floor##S(x[i]); break; \
     case UN_CEIL: for (int64_t i = 0; i < n; ++i) y[i] = ceil##S(x[i]); break; \
     case UN_SIN: for (int64_t i = 0; i < n; ++i) y[i] = sin##S(x[i]); break;  \
@@ -223,16 +238,16 @@ static float gelu_tanh(float x) {
     case UN_THRESHOLDED_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > alpha ? x[i] : 0; break; \
     case UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
     case UN_ROUND: for (int64_t i = 0; i < n; ++i) y[i] = nearbyint##S(x[i]); break; \
-    case UN_IDENTITY: for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;     \
+    case UN_IDENTITY: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;     \
     }                                                                          \
   }
 #define KILN_UNARY_INT(T)                                                      \
   static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
     (void)alpha; (void)beta;                                                   \
     switch (op) {                                                              \
-    case UN_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
+    case UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
     case UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? (T)-x[i] : x[i]; break; \
-    case UN_NEG: for (int64_t i = 0; i < n; ++i) y[i] = (T)-x[i]; break;      \
+    case UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = (T)-x[i]; break;      \
     case UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
     case UN_NOT: for (int64_t i = 0; i < n; ++i) y[i] = !x[i]; break;         \
     default: for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;              \
@@ -371,23 +386,91 @@ void kiln_t_clip(const int64_t *p, const float *f, const void *const *in,
     T *y = (T *)out[0];                                                        \
     const T lo = in[1] ? *(const T *)in[1] : 0, hi = in[2] ? *(const T *)in[2] : 0; \
     if (in[1] && in[2])                                                        \
+      KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i) {                                        \
         T v = x[i];                                                            \
         v = v < lo ? lo : v;                                                   \
         y[i] = v > hi ? hi : v;                                                \
       }                                                                        \
     else if (in[1])                                                            \
+      KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i)                                          \
         y[i] = x[i] < lo ? lo : x[i];                                          \
     else if (in[2])                                                            \
+      KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i)                                          \
         y[i] = x[i] > hi ? hi : x[i];                                          \
     else if (y != x)                                                           \
+      KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i)                                          \
         y[i] = x[i];                                                           \
     break;                                                                     \
   }
     KILN_FOR_NUMERIC_TYPES(X)
 #undef X
+  }
+}
+
+/* --- epilogues (kiln_tensor.h) ------------------------------------------ */
+
+/* Elements per pass of the operations: a block stays in L1 from the first
+ * operation to the last, and the saved copy fits on the stack. */
+#define KILN_EP_BLOCK 256
+
+/* y = op(y, other) or, swapped, op(other, y); other advances by `step` (0: a
+ * scalar). The standalone kernel's loop, so the same expression. */
+static void ep_binary(int op, float *y, const float *other, int64_t step,
+                      int swap, int64_t n) {
+  if (swap)
+    bin_float(op, other, y, y, n, step, 1);
+  else
+    bin_float(op, y, other, y, n, 1, step);
+}
+
+void kiln_epilogue_f32(const int64_t *ep, const float *f,
+                       const void *const *in, float *y, int64_t n,
+                       int64_t channel, int64_t offset) {
+  const int64_t E = ep[0];
+  float saved[KILN_EP_BLOCK];
+  for (int64_t b = 0; b < n; b += KILN_EP_BLOCK) {
+    const int64_t m = n - b < KILN_EP_BLOCK ? n - b : KILN_EP_BLOCK;
+    float *yb = y + b;
+    for (int64_t e = 0; e < E; ++e) {
+      const int64_t *op = ep + 1 + 4 * e;
+      const int code = (int)op[1];
+      switch (op[0]) {
+      case KILN_EP_SAVE:
+        memcpy(saved, yb, (size_t)m * sizeof(float));
+        break;
+      case KILN_EP_SCALAR:
+        ep_binary(code, yb, (const float *)in[op[2]], 0, (int)op[3], m);
+        break;
+      case KILN_EP_CHANNEL:
+        ep_binary(code, yb, (const float *)in[op[2]] + channel, 0, (int)op[3],
+                  m);
+        break;
+      case KILN_EP_FULL:
+        ep_binary(code, yb, (const float *)in[op[2]] + offset + b, 1,
+                  (int)op[3], m);
+        break;
+      case KILN_EP_SAVED:
+        ep_binary(code, yb, saved, 1, (int)op[3], m);
+        break;
+      case KILN_EP_UNARY:
+        un_float(code, yb, yb, m, f[op[2]], f[op[2] + 1]);
+        break;
+      case KILN_EP_CLIP: {
+        const int64_t cp[2] = {KILN_F32, m};
+        const void *cin[3] = {yb, op[2] < 0 ? NULL : in[op[2]],
+                              op[3] < 0 ? NULL : in[op[3]]};
+        void *cout[1] = {yb};
+        kiln_t_clip(cp, NULL, cin, cout, NULL);
+        break;
+      }
+      case KILN_EP_BATCHNORM:
+        kiln_batchnorm_channel_f32(in + op[2], f[op[3]], channel, yb, yb, m);
+        break;
+      }
+    }
   }
 }

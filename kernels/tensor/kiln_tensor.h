@@ -48,6 +48,35 @@ typedef void (*kiln_tensor_kernel)(const int64_t *p, const float *f,
 #include "kiln_tensor_kernels.def"
 #undef KILN_TENSOR_KERNEL
 
+/* An epilogue: elementwise work a producing kernel (conv) applies to its f32
+ * output while it is in cache, in place of the separate binary, unary and
+ * clip calls it replaces, with the same expressions (bit-identical results).
+ * Its parameters: E, then E operations of four integers {kind, code, a, b}:
+ *   KILN_EP_SAVE     keeps y (for KILN_EP_SAVED)
+ *   KILN_EP_SCALAR   y = code(y, in[a][0])            (b = 1: code(in[a][0], y))
+ *   KILN_EP_CHANNEL  y = code(y, in[a][channel])      (b as above)
+ *   KILN_EP_FULL     y = code(y, in[a][offset + i])   (b as above)
+ *   KILN_EP_SAVED    y = code(y, saved)               (b as above)
+ *   KILN_EP_UNARY    y = code(y), alpha f[a], beta f[a + 1]
+ *   KILN_EP_CLIP     y = clip(y, in[a] or none, in[b] or none) (-1: none)
+ *   KILN_EP_BATCHNORM  y = kiln_t_batchnorm's y with scale, B, mean and var
+ *                    in[a], ..., in[a + 3] and epsilon f[b]
+ * code is a kiln_t_binary or kiln_t_unary operation code. */
+enum {
+  KILN_EP_SAVE, KILN_EP_SCALAR, KILN_EP_CHANNEL, KILN_EP_FULL, KILN_EP_SAVED,
+  KILN_EP_UNARY, KILN_EP_CLIP, KILN_EP_BATCHNORM
+};
+/* BatchNormalization of channel c's S values xs into ys, params = {scale, B,
+ * mean, var} (kiln_t_batchnorm's and the epilogue's one computation). */
+void kiln_batchnorm_channel_f32(const void *const *params, float eps,
+                                int64_t c, const float *xs, float *ys,
+                                int64_t S);
+/* Applies the epilogue `ep` to y[0..n), n elements of output channel
+ * `channel` that start at element `offset` of the output. */
+void kiln_epilogue_f32(const int64_t *ep, const float *f,
+                       const void *const *in, float *y, int64_t n,
+                       int64_t channel, int64_t offset);
+
 /* X-macros over element types, for kernels that switch on a type code:
  * X(code, C type). */
 #define KILN_FOR_FLOAT_TYPES(X) X(KILN_F32, float) X(KILN_F64, double)

@@ -193,22 +193,25 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
 
 /* Conv (f32).
  *   p = {nsp, N, C, M, group, chunk, direct, in[nsp], k[nsp], out[nsp],
- *        stride[nsp], dilation[nsp], padBegin[nsp]}
- *   in = {X [N, C, in...], W [M, C/group, k...], B [M] or NULL}
+ *        stride[nsp], dilation[nsp], padBegin[nsp], epilogue...}
+ *   in = {X [N, C, in...], W [M, C/group, k...], B [M] or NULL, the
+ *         epilogue's operands...}
  *   out = {Y [N, M, out...]}
- * chunk: output positions per im2col block; the scratch holds
+ *   f = the epilogue's float parameters
+ * The epilogue (kiln_tensor.h; E = 0: none) runs on each block of output
+ * rows as soon as the GEMM has written it. chunk: output positions per
+ * im2col block; the scratch holds
  * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then the columns:
  * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
  * padding, where X itself is the column matrix. A 2-D depthwise convolution
  * (one input and one output channel per group) runs conv_depthwise2d. */
 void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
-  (void)f;
   int nsp = (int)p[0];
   int64_t N = p[1], C = p[2], M = p[3], G = p[4], chunk = p[5];
   int direct = (int)p[6];
   const int64_t *id = p + 7, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
-                *dl = st + nsp, *pb = dl + nsp;
+                *dl = st + nsp, *pb = dl + nsp, *ep = pb + nsp;
   const float *X = (const float *)in[0], *Wt = (const float *)in[1],
               *B = (const float *)in[2];
   float *Y = (float *)out[0], *pack = (float *)scratch;
@@ -222,6 +225,8 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
       float *y = Y + (n * M + g * mg) * P;
       if (nsp == 2 && cg == 1 && mg == 1 && !direct) {
         conv_depthwise2d(x, w, B ? B + g : NULL, y, id, kd, od, st, dl, pb);
+        if (ep[0])
+          kiln_epilogue_f32(ep, f, in, y, P, g, (n * M + g) * P);
         continue;
       }
       if (B)
@@ -230,6 +235,9 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
             y[m * P + j] = B[g * mg + m];
       if (direct) {
         kiln_sgemm(mg, P, CK, 1.0f, w, CK, 1, x, P, y, P, B != NULL, pack);
+        for (int64_t m = 0; ep[0] && m < mg; ++m)
+          kiln_epilogue_f32(ep, f, in, y + m * P, P, g * mg + m,
+                            (n * M + g * mg + m) * P);
         continue;
       }
       for (int64_t j0 = 0; j0 < P; j0 += chunk) {
@@ -241,6 +249,9 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
                       col);
         kiln_sgemm(mg, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0, P,
                    B != NULL, pack);
+        for (int64_t m = 0; ep[0] && m < mg; ++m)
+          kiln_epilogue_f32(ep, f, in, y + m * P + j0, j1 - j0, g * mg + m,
+                            (n * M + g * mg + m) * P + j0);
       }
     }
 }
@@ -292,32 +303,41 @@ void kiln_t_conv_transpose(const int64_t *p, const float *f,
  *   p = {dtype, N, C, S}  (S = product of the spatial dimensions)
  *   f = {epsilon}
  *   in = {X, scale, B, mean, var} (the four of shape [C]) */
+#define KILN_BATCHNORM_CHANNEL(T)                                             \
+  do {                                                                        \
+    T a = sc[c] / (T)sqrt((double)va[c] + (double)eps);                       \
+    T b = bi[c] - mu[c] * a;                                                  \
+    for (int64_t i = 0; i < S; ++i)                                           \
+      ys[i] = xs[i] * a + b;                                                  \
+  } while (0)
+
+void kiln_batchnorm_channel_f32(const void *const *params, float eps,
+                                int64_t c, const float *xs, float *ys,
+                                int64_t S) {
+  const float *sc = (const float *)params[0], *bi = (const float *)params[1],
+              *mu = (const float *)params[2], *va = (const float *)params[3];
+  KILN_BATCHNORM_CHANNEL(float);
+}
+
 void kiln_t_batchnorm(const int64_t *p, const float *f, const void *const *in,
                       void *const *out, void *scratch) {
   (void)scratch;
-  int64_t dtype = p[0], N = p[1], C = p[2], S = p[3];
-  switch (dtype) {
-#define X(code, T)                                                            \
-  case code: {                                                                \
-    const T *x = (const T *)in[0], *sc = (const T *)in[1],                    \
-            *bi = (const T *)in[2], *mu = (const T *)in[3],                   \
-            *va = (const T *)in[4];                                           \
-    T *y = (T *)out[0];                                                       \
-    for (int64_t n = 0; n < N; ++n)                                           \
-      for (int64_t c = 0; c < C; ++c) {                                       \
-        T a = sc[c] / (T)sqrt((double)va[c] + (double)f[0]);                  \
-        T b = bi[c] - mu[c] * a;                                              \
-        const T *xs = x + (n * C + c) * S;                                    \
-        T *ys = y + (n * C + c) * S;                                          \
-        for (int64_t i = 0; i < S; ++i)                                       \
-          ys[i] = xs[i] * a + b;                                              \
-      }                                                                       \
-    break;                                                                    \
-  }
-    KILN_FOR_FLOAT_TYPES(X)
-#undef X
-  default: break;
-  }
+  const int64_t dtype = p[0], N = p[1], C = p[2], S = p[3];
+  const float eps = f[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t at = (n * C + c) * S;
+      if (dtype == KILN_F32) {
+        kiln_batchnorm_channel_f32(in + 1, eps, c, (const float *)in[0] + at,
+                                   (float *)out[0] + at, S);
+      } else if (dtype == KILN_F64) {
+        const double *sc = (const double *)in[1], *bi = (const double *)in[2],
+                     *mu = (const double *)in[3], *va = (const double *)in[4];
+        const double *xs = (const double *)in[0] + at;
+        double *ys = (double *)out[0] + at;
+        KILN_BATCHNORM_CHANNEL(double);
+      }
+    }
 }
 
 /* InstanceNormalization: per (n, c), normalize over the spatial dimensions.

@@ -12,7 +12,9 @@
   onnx_model.py tensor OUT.pb TYPE DIMS FILL
                                           a TensorProto: TYPE float|int64|...,
                                           DIMS like 2,3,4, FILL arange | ones |
-                                          a comma-separated list of values
+                                          normal:SEED (standard normal values
+                                          from numpy's generator) | a
+                                          comma-separated list of values
 """
 import sys
 
@@ -74,6 +76,8 @@ def tensor(out, dtype, dims, fill):
         values = np.arange(n)
     elif fill == "ones":
         values = np.ones(n)
+    elif fill.startswith("normal:"):
+        values = np.random.default_rng(int(fill[7:])).standard_normal(n)
     else:
         values = np.array([float(v) for v in fill.split(",")])
     dtype = {"float": "float32", "double": "float64"}.get(dtype, dtype)

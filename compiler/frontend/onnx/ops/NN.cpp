@@ -287,6 +287,7 @@ RegisterConverter convOp({"Conv"}, [](NodeContext &c) {
   for (auto *v : {&win.in, &win.k, &win.out, &win.stride, &win.dil,
                   &win.padBegin})
     append(p, *v);
+  p.push_back(0); // no epilogue (kiln-fuse-tensor-epilogues adds one)
   c.call("conv", p, {}, {x, w, bias}, {&out},
          kPackBytes + (direct ? 0 : CK * chunk * 4));
   return true;
