@@ -1,12 +1,13 @@
 //===- FuseTensorEpilogues.cpp - graph elementwise work into conv epilogues ===//
 //
-// Exported CNNs follow nearly every convolution with a chain of elementwise
-// calls: BatchNormalization (or its Mul and Add by per-channel constants),
-// an activation (Relu, Clip, HardSigmoid, or HardSwish spelled out as
-// x * Clip(x + 3, 0, 6) / 6), a residual Add. Each is a pass over the whole
-// output through memory. As the convolution's epilogue (kiln_tensor.h) the
-// chain runs on each block of output rows while it is in cache, with the
-// standalone kernels' own loops, so results are unchanged bit for bit.
+// Exported CNNs follow nearly every convolution (and transposed convolution)
+// with a chain of elementwise calls: BatchNormalization (or its Mul and Add
+// by per-channel constants), an activation (Relu, Clip, HardSigmoid, or
+// HardSwish spelled out as x * Clip(x + 3, 0, 6) / 6), a residual Add. Each
+// is a pass over the whole output and a buffer of its own. As the
+// convolution's epilogue (kiln_tensor.h) the chain runs on each block of
+// output rows while it is in cache, with the standalone kernels' own loops,
+// so results are unchanged bit for bit.
 //
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
@@ -198,7 +199,8 @@ struct FuseTensorEpiloguesPass
   void runOnOperation() override {
     SmallVector<TensorOp> convs;
     getOperation().walk([&](TensorOp op) {
-      if (op.getKernel() == "conv" && op->getNumResults() == 1)
+      if ((op.getKernel() == "conv" || op.getKernel() == "conv_transpose") &&
+          op->getNumResults() == 1)
         convs.push_back(op);
     });
     OpBuilder b(getOperation().getContext());
@@ -206,13 +208,14 @@ struct FuseTensorEpiloguesPass
       fuse(conv, b);
   }
 
-  /// Where conv's epilogue count is in its parameters, or -1 if they are
-  /// not a conv's (an IR kilnc did not write).
+  /// Where a conv's or conv_transpose's epilogue count is in its
+  /// parameters (after {nsp, N, C, M, group, chunk[, direct]} and six
+  /// per-axis lists), or -1 if they are not such (an IR kilnc did not write).
   static int64_t epilogueAt(TensorOp conv) {
     ArrayRef<int64_t> p = conv.getParams();
     if (p.empty() || p[0] < 1 || p[0] > 6)
       return -1;
-    const int64_t at = 7 + 6 * p[0];
+    const int64_t at = (conv.getKernel() == "conv" ? 7 : 6) + 6 * p[0];
     if ((int64_t)p.size() < at + 1 || p[at] < 0 ||
         (int64_t)p.size() != at + 1 + 4 * p[at])
       return -1;

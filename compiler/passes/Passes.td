@@ -42,7 +42,8 @@ def FuseHorizontal : Pass<"kiln-fuse-horizontal", "mlir::ModuleOp"> {
 def FuseTensorEpilogues : Pass<"kiln-fuse-tensor-epilogues", "mlir::ModuleOp"> {
   let summary = "Fuse a graph convolution's elementwise successors into its epilogue";
   let description = [{
-    A kiln.tensor_op "conv" whose f32 result is read only by an elementwise
+    A kiln.tensor_op "conv" or "conv_transpose" whose f32 result is read only
+    by an elementwise
     call takes that call as an epilogue operation (kiln_tensor.h), and so on
     down the chain:
       binary (not Pow) with a scalar, a per-channel ([M, 1, ...]) or a

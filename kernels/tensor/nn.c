@@ -154,13 +154,54 @@ static void im2col_2d(const float *img, int64_t channels, const int64_t *id,
  * and no columns are built. The row's sums start at zero and run over the
  * taps in im2col's order, and the bias (if any) is added last, as kiln_sgemm
  * adds the product to it; out-of-image taps add nothing (im2col's zeros add
- * an exact zero), so the result is the im2col path's. */
+ * an exact zero), so the result is the im2col path's.
+ *
+ * Where every tap of a kernel row lands inside the image (the interior
+ * [in_lo, in_hi) of the output row), a row of 3, 5 or 7 taps at stride 1 or
+ * 2 runs as one loop that adds the taps to a register in the same order,
+ * reading and writing the output once per kernel row instead of once per
+ * tap; the edges and other shapes run a tap at a time. */
+#define KILN_DW_MAX_KW 16
+/* The weights are copied to locals first: read through wr, each would be
+ * reloaded after every store to yr (which might alias it), and the loop
+ * would not vectorize. */
+#define KILN_DW_INTERIOR(KWC, SW)                                             \
+  {                                                                           \
+    float wk[KWC];                                                            \
+    for (int kw = 0; kw < KWC; ++kw)                                          \
+      wk[kw] = wr[kw];                                                        \
+    for (int64_t ow = in_lo; ow < in_hi; ++ow) {                              \
+      float acc = yr[ow];                                                     \
+      for (int kw = 0; kw < KWC; ++kw)                                        \
+        acc += wk[kw] * xr[ow * SW + kw * dw - pw];                           \
+      yr[ow] = acc;                                                           \
+    }                                                                         \
+  }
 static void conv_depthwise2d(const float *x, const float *w, const float *bias,
                              float *y, const int64_t *id, const int64_t *kd,
                              const int64_t *od, const int64_t *st,
                              const int64_t *dl, const int64_t *pb) {
   const int64_t H = id[0], W = id[1], KH = kd[0], KW = kd[1], OH = od[0],
-                OW = od[1], sh = st[0], sw = st[1];
+                OW = od[1], sh = st[0], sw = st[1], dw = dl[1], pw = pb[1];
+  /* Per tap column kw: ow in [lo, hi) maps inside the row,
+   * 0 <= ow * sw + kw * dw - pw < W; the interior is where all do. */
+  int64_t lo[KILN_DW_MAX_KW], hi[KILN_DW_MAX_KW];
+  const int fast = KW <= KILN_DW_MAX_KW;
+  int64_t in_lo = 0, in_hi = OW;
+  for (int64_t kw = 0; fast && kw < KW; ++kw) {
+    const int64_t base = kw * dw - pw;
+    int64_t l = ceil_div(-base, sw), h = ceil_div(W - base, sw);
+    l = l < 0 ? 0 : l > OW ? OW : l;
+    h = h < l ? l : h > OW ? OW : h;
+    lo[kw] = l;
+    hi[kw] = h;
+    in_lo = l > in_lo ? l : in_lo;
+    in_hi = h < in_hi ? h : in_hi;
+  }
+  if (in_hi < in_lo)
+    in_hi = in_lo;
+  const int wide = fast && (KW == 3 || KW == 5 || KW == 7) &&
+                   (sw == 1 || sw == 2) && in_lo < in_hi;
   for (int64_t oh = 0; oh < OH; ++oh) {
     float *yr = y + oh * OW;
     for (int64_t ow = 0; ow < OW; ++ow)
@@ -170,19 +211,47 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
       if (ih < 0 || ih >= H)
         continue;
       const float *xr = x + ih * W;
+      const float *wr = w + kh * KW;
       for (int64_t kw = 0; kw < KW; ++kw) {
-        const float wv = w[kh * KW + kw];
-        const int64_t base = kw * dl[1] - pb[1];
-        /* ow in [lo, hi) maps inside the row: 0 <= ow * sw + base < W */
-        int64_t lo = ceil_div(-base, sw), hi = ceil_div(W - base, sw);
-        lo = lo < 0 ? 0 : lo > OW ? OW : lo;
-        hi = hi < lo ? lo : hi > OW ? OW : hi;
-        if (sw == 1)
-          for (int64_t ow = lo; ow < hi; ++ow)
+        const float wv = wr[kw];
+        const int64_t base = kw * dw - pw;
+        int64_t l, h;
+        if (fast) {
+          l = lo[kw];
+          h = hi[kw];
+        } else {
+          l = ceil_div(-base, sw);
+          h = ceil_div(W - base, sw);
+          l = l < 0 ? 0 : l > OW ? OW : l;
+          h = h < l ? l : h > OW ? OW : h;
+        }
+        /* With the interior done below, only the edges [l, in_lo) and
+         * [in_hi, h) are left to this tap. */
+        const int64_t e0 = wide && h > in_lo ? in_lo : h;
+        const int64_t e1 = wide && l < in_hi ? in_hi : l;
+        if (sw == 1) {
+          for (int64_t ow = l; ow < e0; ++ow)
             yr[ow] += wv * xr[ow + base];
-        else
-          for (int64_t ow = lo; ow < hi; ++ow)
+          for (int64_t ow = e1 > e0 ? e1 : e0; ow < h; ++ow)
+            yr[ow] += wv * xr[ow + base];
+        } else {
+          for (int64_t ow = l; ow < e0; ++ow)
             yr[ow] += wv * xr[ow * sw + base];
+          for (int64_t ow = e1 > e0 ? e1 : e0; ow < h; ++ow)
+            yr[ow] += wv * xr[ow * sw + base];
+        }
+      }
+      if (!wide)
+        continue;
+      /* Element ow's taps in column order, as the tap loops add them. */
+      if (sw == 1) {
+        if (KW == 3) KILN_DW_INTERIOR(3, 1)
+        else if (KW == 5) KILN_DW_INTERIOR(5, 1)
+        else KILN_DW_INTERIOR(7, 1)
+      } else {
+        if (KW == 3) KILN_DW_INTERIOR(3, 2)
+        else if (KW == 5) KILN_DW_INTERIOR(5, 2)
+        else KILN_DW_INTERIOR(7, 2)
       }
     }
     if (bias)
@@ -258,9 +327,12 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
 
 /* ConvTranspose (f32).
  *   p = {nsp, N, C, M, group, chunk, in[nsp], k[nsp], out[nsp],
- *        stride[nsp], dilation[nsp], padBegin[nsp]}
- *   in = {X [N, C, in...], W [C, M/group, k...], B [M] or NULL}
+ *        stride[nsp], dilation[nsp], padBegin[nsp], epilogue...}
+ *   in = {X [N, C, in...], W [C, M/group, k...], B [M] or NULL, the
+ *         epilogue's operands...}
  *   out = {Y [N, M, out...]}
+ *   f = the epilogue's float parameters (kiln_tensor.h; it runs on each
+ *       output channel once all its sums are in)
  * Input position i and tap k add into output position i * stride - padBegin
  * + k * dilation (dropped outside the output). The scratch holds
  * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then (M/group) * prod(k) *
@@ -268,11 +340,10 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
 void kiln_t_conv_transpose(const int64_t *p, const float *f,
                            const void *const *in, void *const *out,
                            void *scratch) {
-  (void)f;
   int nsp = (int)p[0];
   int64_t N = p[1], C = p[2], M = p[3], G = p[4], chunk = p[5];
   const int64_t *id = p + 6, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
-                *dl = st + nsp, *pb = dl + nsp;
+                *dl = st + nsp, *pb = dl + nsp, *ep = pb + nsp;
   const float *X = (const float *)in[0], *Wt = (const float *)in[1],
               *B = (const float *)in[2];
   float *Y = (float *)out[0], *pack = (float *)scratch;
@@ -295,6 +366,8 @@ void kiln_t_conv_transpose(const int64_t *p, const float *f,
                     j1, col);
       }
     }
+    for (int64_t m = 0; ep[0] && m < M; ++m)
+      kiln_epilogue_f32(ep, f, in, yn + m * P, P, m, (n * M + m) * P);
   }
 }
 

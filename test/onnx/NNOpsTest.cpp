@@ -237,6 +237,60 @@ TEST(OnnxNN, ConvDepthwise2DStridedDilatedUnevenPads) {
              {5, 5}, false});
 }
 
+TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
+  // The depthwise kernel adds each element's taps in im2col's order (a
+  // kernel row of 3, 5 or 7 taps at once inside the image, a tap at a time
+  // at the edges and for other widths), so the same convolution written as
+  // a 3-D one of depth 1, which builds columns for the GEMM, gives the same
+  // bits.
+  struct Case {
+    int64_t C, H, W, KH, KW, sh, sw, dh, dw;
+    std::vector<int64_t> pads; // top, left, bottom, right
+  };
+  const Case cases[] = {
+      {3, 12, 20, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
+      {2, 17, 41, 5, 5, 2, 2, 1, 1, {2, 2, 2, 2}},
+      {2, 9, 30, 3, 7, 1, 1, 2, 2, {3, 6, 1, 0}},
+      {4, 9, 9, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}},
+      {2, 8, 19, 2, 4, 1, 1, 1, 1, {1, 2, 0, 1}}, // width 4: a tap at a time
+      {2, 7, 3, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},  // narrower than the kernel
+      {2, 16, 27, 5, 5, 2, 2, 2, 2, {4, 4, 3, 3}},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("k " + std::to_string(c.KH) + "x" + std::to_string(c.KW) +
+                 " stride " + std::to_string(c.sw) + " dilation " +
+                 std::to_string(c.dw) + " W " + std::to_string(c.W));
+    Tensor x = floatTensor({1, c.C, c.H, c.W}, 11),
+           w = floatTensor({c.C, 1, c.KH, c.KW}, 12), b = floatTensor({c.C}, 13);
+    NodeModel m2("Conv", 13);
+    m2.input(x);
+    m2.input(w);
+    m2.input(b);
+    m2.i("group", c.C);
+    m2.ints("strides", {c.sh, c.sw});
+    m2.ints("dilations", {c.dh, c.dw});
+    m2.ints("pads", c.pads);
+    Tensor x3 = x, w3 = w;
+    x3.shape = {1, c.C, 1, c.H, c.W};
+    w3.shape = {c.C, 1, 1, c.KH, c.KW};
+    NodeModel m3("Conv", 13);
+    m3.input(x3);
+    m3.input(w3);
+    m3.input(b);
+    m3.i("group", c.C);
+    m3.ints("strides", {1, c.sh, c.sw});
+    m3.ints("dilations", {1, c.dh, c.dw});
+    m3.ints("pads", {0, c.pads[0], c.pads[1], 0, c.pads[2], c.pads[3]});
+    auto o2 = m2.run(), o3 = m3.run();
+    ASSERT_EQ(o2.size(), 1u);
+    ASSERT_EQ(o3.size(), 1u);
+    ASSERT_GT(o2[0].numel(), 0);
+    ASSERT_EQ(o2[0].data.size(), o3[0].data.size());
+    for (int64_t i = 0; i < o2[0].numel(); ++i)
+      ASSERT_EQ(floats(o2[0])[i], floats(o3[0])[i]) << "at " << i;
+  }
+}
+
 TEST(OnnxNN, Conv3D) {
   checkConv({{1, 2, 5, 6, 7}, {3, 2, 2, 3, 3}, 1, {1, 2, 1}, {1, 1, 2},
              {1, 0, 1, 0, 1, 1}, {5, 3, 5}, false});

@@ -377,6 +377,7 @@ RegisterConverter convTransposeOp({"ConvTranspose"}, [](NodeContext &c) {
   std::vector<int64_t> p = {(int64_t)n, N, C, M, G, chunk};
   for (auto *v : {&in, &k, &out, &stride, &dil, &padBegin})
     append(p, *v);
+  p.push_back(0); // no epilogue (kiln-fuse-tensor-epilogues adds one)
   c.call("conv_transpose", p, {}, {x, w, bias}, {&y},
          kPackBytes + MK * chunk * 4);
   return true;
