@@ -154,18 +154,47 @@ static void sgemm_rows_one(int64_t mb, int64_t kc, float alpha, const float *A,
 }
 #endif
 
-/* The column tail (nr < NR, or < VL on the vector path): run-time sizes, not
- * on the hot path. */
+/* The column tail (nr < TW columns, TW = VL on the vector path, else NR)
+ * runs the full-width tile on copies: B's nr columns zero-padded to TW in
+ * `pack`, and C a row tile at a time in a TW-wide block on the stack. Each
+ * real column's sum is the full tile's, in the same order; the padding
+ * columns are dropped. (A tile with run-time widths would not vectorize, and
+ * a 10x10 feature map's 100 columns would spend most of their time in it.) */
+#ifdef KILN_SGEMM_VL
+#define TW KILN_SGEMM_VL
+#else
+#define TW NR
+#endif
 static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
                             const float *A, int64_t sam, int64_t sak,
                             const float *B, int64_t ldb, float *C, int64_t ldc,
-                            int accumulate) {
+                            int accumulate, float *pack) {
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    memcpy(pack + kk * TW, B + kk * ldb, (size_t)nr * sizeof(float));
+    memset(pack + kk * TW + nr, 0, (size_t)(TW - nr) * sizeof(float));
+  }
+  float ct[MR * TW];
   for (int64_t i = 0; i < mb; i += MR) {
-    int mr = mb - i < MR ? (int)(mb - i) : MR;
-    sgemm_tile(mr, nr, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc,
-               ldc, accumulate);
+    const int64_t mr = mb - i < MR ? mb - i : MR;
+    for (int64_t r = 0; r < mr; ++r) {
+      if (accumulate)
+        memcpy(ct + r * TW, C + (i + r) * ldc, (size_t)nr * sizeof(float));
+      else
+        memset(ct + r * TW, 0, (size_t)nr * sizeof(float));
+      memset(ct + r * TW + nr, 0, (size_t)(TW - nr) * sizeof(float));
+    }
+#ifdef KILN_SGEMM_VL
+    sgemm_rows_one(mr, kc, alpha, A + i * sam, sam, sak, pack, TW, ct, TW,
+                   accumulate);
+#else
+    sgemm_rows(mr, kc, alpha, A + i * sam, sam, sak, pack, TW, ct, TW,
+               accumulate);
+#endif
+    for (int64_t r = 0; r < mr; ++r)
+      memcpy(C + (i + r) * ldc, ct + r * TW, (size_t)nr * sizeof(float));
   }
 }
+#undef TW
 
 void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                 int64_t sam, int64_t sak, const float *B, int64_t ldb,
@@ -202,9 +231,14 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
         sgemm_rows_one(mb, kc, alpha, Ak + i0 * sam, sam, sak, Bk + j, ldb,
                        C + i0 * ldc + j, ldc, acc);
 #endif
-      if (j < n)
+      if (j < n && pack)
         sgemm_rows_tail(mb, (int)(n - j), kc, alpha, Ak + i0 * sam, sam, sak,
-                        Bk + j, ldb, C + i0 * ldc + j, ldc, acc);
+                        Bk + j, ldb, C + i0 * ldc + j, ldc, acc, pack);
+      else
+        for (int64_t i = 0; j < n && i < mb; i += MR) /* no pack buffer */
+          sgemm_tile(mb - i < MR ? (int)(mb - i) : MR, (int)(n - j), kc, alpha,
+                     Ak + (i0 + i) * sam, sam, sak, Bk + j, ldb,
+                     C + (i0 + i) * ldc + j, ldc, acc);
     }
   }
 }
