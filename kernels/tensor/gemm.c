@@ -10,7 +10,8 @@
  *   others:  4 x 16, written as plain loops that clang unrolls and
  *            vectorizes (NEON/SVE/RVV: 16 accumulators of 4 lanes).
  * Blocking k by KC and m by MC keeps the B panel (KC x NR, the pack buffer)
- * in L1 and the A block in L2. Tails (m % MR, n % NR) use the plain loops
+ * in L1 and the A block in L2, and blocking n the C block a row block
+ * accumulates into. Tails (m % MR, n % NR) use the plain loops
  * with run-time tile sizes. Other element types take a plain i-k-j loop
  * (contiguous inner loop over j). */
 #include "kiln_gemm.h"
@@ -30,6 +31,7 @@
 #endif
 #define KC (KILN_SGEMM_PACK_FLOATS / NR)
 #define MC 256
+#define C_BLOCK_FLOATS (32 * 1024) /* 128 KiB */
 _Static_assert(KC * NR == KILN_SGEMM_PACK_FLOATS, "pack buffer size");
 
 /* C tile (mr x nr, mr <= MR, nr <= NR) over kc steps of k. Inlined with
@@ -205,40 +207,53 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
         memset(C + i * ldc, 0, (size_t)n * sizeof(float));
     return;
   }
-  for (int64_t k0 = 0; k0 < k; k0 += KC) {
-    int64_t kc = k - k0 < KC ? k - k0 : KC;
-    int acc = accumulate || k0 > 0;
-    const float *Ak = A + k0 * sak, *Bk = B + k0 * ldb;
-    for (int64_t i0 = 0; i0 < m; i0 += MC) {
-      int64_t mb = m - i0 < MC ? m - i0 : MC;
-      int64_t j = 0;
-      for (; j + NR <= n; j += NR) {
-        const float *panel = Bk + j;
-        int64_t ldp = ldb;
-        if (pack && mb > MR && ldb != NR) {
-          /* Copy the kc x NR panel contiguous: rows of B a power-of-two
-           * apart would otherwise share L1 sets and evict each other. */
-          for (int64_t kk = 0; kk < kc; ++kk)
-            memcpy(pack + kk * NR, Bk + kk * ldb + j, NR * sizeof(float));
-          panel = pack;
-          ldp = NR;
+  /* Row blocks, then column blocks, then k blocks: the block of C that a
+   * row block accumulates over every k block (C_BLOCK_FLOATS at most) stays
+   * in L2. With k outside, a C of a few hundred rows and columns went back
+   * to L3 between k blocks, and each tile started by waiting for rows that
+   * are too many streams for the prefetcher; a block of few rows is as wide
+   * as that allows, so its rows stream. Each element still sums its k blocks
+   * in order. */
+  for (int64_t i0 = 0; i0 < m; i0 += MC) {
+    const int64_t mb = m - i0 < MC ? m - i0 : MC;
+    int64_t nc = C_BLOCK_FLOATS / mb / NR * NR;
+    nc = nc < NR ? NR : nc;
+    for (int64_t j0 = 0; j0 < n; j0 += nc) {
+      const int64_t j1 = n - j0 < nc ? n : j0 + nc;
+      for (int64_t k0 = 0; k0 < k; k0 += KC) {
+        const int64_t kc = k - k0 < KC ? k - k0 : KC;
+        const int acc = accumulate || k0 > 0;
+        const float *Ak = A + k0 * sak + i0 * sam, *Bk = B + k0 * ldb;
+        float *Ci = C + i0 * ldc;
+        int64_t j = j0;
+        for (; j + NR <= j1; j += NR) {
+          const float *panel = Bk + j;
+          int64_t ldp = ldb;
+          if (pack && mb > MR && ldb != NR) {
+            /* Copy the kc x NR panel contiguous: rows of B a power-of-two
+             * apart would otherwise share L1 sets and evict each other. */
+            for (int64_t kk = 0; kk < kc; ++kk)
+              memcpy(pack + kk * NR, Bk + kk * ldb + j, NR * sizeof(float));
+            panel = pack;
+            ldp = NR;
+          }
+          sgemm_rows(mb, kc, alpha, Ak, sam, sak, panel, ldp, Ci + j, ldc,
+                     acc);
         }
-        sgemm_rows(mb, kc, alpha, Ak + i0 * sam, sam, sak, panel, ldp,
-                   C + i0 * ldc + j, ldc, acc);
-      }
 #ifdef KILN_SGEMM_VL
-      for (; j + KILN_SGEMM_VL <= n; j += KILN_SGEMM_VL)
-        sgemm_rows_one(mb, kc, alpha, Ak + i0 * sam, sam, sak, Bk + j, ldb,
-                       C + i0 * ldc + j, ldc, acc);
+        for (; j + KILN_SGEMM_VL <= j1; j += KILN_SGEMM_VL)
+          sgemm_rows_one(mb, kc, alpha, Ak, sam, sak, Bk + j, ldb, Ci + j, ldc,
+                         acc);
 #endif
-      if (j < n && pack)
-        sgemm_rows_tail(mb, (int)(n - j), kc, alpha, Ak + i0 * sam, sam, sak,
-                        Bk + j, ldb, C + i0 * ldc + j, ldc, acc, pack);
-      else
-        for (int64_t i = 0; j < n && i < mb; i += MR) /* no pack buffer */
-          sgemm_tile(mb - i < MR ? (int)(mb - i) : MR, (int)(n - j), kc, alpha,
-                     Ak + (i0 + i) * sam, sam, sak, Bk + j, ldb,
-                     C + (i0 + i) * ldc + j, ldc, acc);
+        if (j < j1 && pack)
+          sgemm_rows_tail(mb, (int)(j1 - j), kc, alpha, Ak, sam, sak, Bk + j,
+                          ldb, Ci + j, ldc, acc, pack);
+        else
+          for (int64_t i = 0; j < j1 && i < mb; i += MR) /* no pack buffer */
+            sgemm_tile(mb - i < MR ? (int)(mb - i) : MR, (int)(j1 - j), kc,
+                       alpha, Ak + i * sam, sam, sak, Bk + j, ldb,
+                       Ci + i * ldc + j, ldc, acc);
+      }
     }
   }
 }

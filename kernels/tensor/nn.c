@@ -148,63 +148,57 @@ static void im2col_2d(const float *img, int64_t channels, const int64_t *id,
   }
 }
 
-/* A depthwise 2-D convolution, one input and one output channel: each tap
- * adds w * x to a whole output row, over the positions where the tap lands
- * inside the image, so the inner loop has a constant stride and vectorizes,
- * and no columns are built. The row's sums start at zero and run over the
- * taps in im2col's order, and the bias (if any) is added last, as kiln_sgemm
- * adds the product to it; out-of-image taps add nothing (im2col's zeros add
- * an exact zero), so the result is the im2col path's.
- *
- * Where every tap of a kernel row lands inside the image (the interior
- * [in_lo, in_hi) of the output row), a row of 3, 5 or 7 taps at stride 1 or
- * 2 runs as one loop that adds the taps to a register in the same order,
- * reading and writing the output once per kernel row instead of once per
- * tap; the edges and other shapes run a tap at a time. */
-#define KILN_DW_MAX_KW 16
+/* A depthwise 2-D convolution, one input and one output channel, without
+ * im2col: the channel's rows are copied once into `xp`, each with its left
+ * padding and enough zeros on the right (dw_padded_width), so every
+ * output position reads every tap of a kernel row in range; image rows
+ * outside the image are skipped. Each element's sum starts at zero and runs
+ * over the taps in im2col's order, zeros of the padding included, and the
+ * bias (if any) is added last, as kiln_sgemm adds the product to it, so the
+ * result is the im2col path's bit for bit. A kernel row of 3, 5 or 7 taps at
+ * stride 1 or 2 adds into a register across the row (one load and store of
+ * the output per kernel row); other shapes add a tap at a time. */
+/* The padded row's width; the scratch holds in[0] such rows (ops/NN.cpp
+ * sizes it with the same formula). */
+static int64_t dw_padded_width(const int64_t *kd, const int64_t *od,
+                               const int64_t *st, const int64_t *dl) {
+  return (od[1] - 1) * st[1] + (kd[1] - 1) * dl[1] + 1;
+}
 /* The weights are copied to locals first: read through wr, each would be
  * reloaded after every store to yr (which might alias it), and the loop
  * would not vectorize. One vector per iteration, not several interleaved:
  * the rows of late layers are 10 to 40 outputs wide, and a loop that takes
  * four vectors at a time would leave them to its scalar remainder. */
-#define KILN_DW_INTERIOR(KWC, SW)                                             \
+#define KILN_DW_ROW(KWC, SW)                                                  \
   {                                                                           \
     float wk[KWC];                                                            \
     for (int kw = 0; kw < KWC; ++kw)                                          \
       wk[kw] = wr[kw];                                                        \
     _Pragma("clang loop interleave_count(1)")                                 \
-    for (int64_t ow = in_lo; ow < in_hi; ++ow) {                              \
+    for (int64_t ow = 0; ow < OW; ++ow) {                                     \
       float acc = yr[ow];                                                     \
       for (int kw = 0; kw < KWC; ++kw)                                        \
-        acc += wk[kw] * xr[ow * SW + kw * dw - pw];                           \
+        acc += wk[kw] * xr[ow * SW + kw * dw];                                \
       yr[ow] = acc;                                                           \
     }                                                                         \
   }
 static void conv_depthwise2d(const float *x, const float *w, const float *bias,
                              float *y, const int64_t *id, const int64_t *kd,
                              const int64_t *od, const int64_t *st,
-                             const int64_t *dl, const int64_t *pb) {
+                             const int64_t *dl, const int64_t *pb, float *xp) {
   const int64_t H = id[0], W = id[1], KH = kd[0], KW = kd[1], OH = od[0],
                 OW = od[1], sh = st[0], sw = st[1], dw = dl[1], pw = pb[1];
-  /* Per tap column kw: ow in [lo, hi) maps inside the row,
-   * 0 <= ow * sw + kw * dw - pw < W; the interior is where all do. */
-  int64_t lo[KILN_DW_MAX_KW], hi[KILN_DW_MAX_KW];
-  const int fast = KW <= KILN_DW_MAX_KW;
-  int64_t in_lo = 0, in_hi = OW;
-  for (int64_t kw = 0; fast && kw < KW; ++kw) {
-    const int64_t base = kw * dw - pw;
-    int64_t l = ceil_div(-base, sw), h = ceil_div(W - base, sw);
-    l = l < 0 ? 0 : l > OW ? OW : l;
-    h = h < l ? l : h > OW ? OW : h;
-    lo[kw] = l;
-    hi[kw] = h;
-    in_lo = l > in_lo ? l : in_lo;
-    in_hi = h < in_hi ? h : in_hi;
+  const int64_t Wp = dw_padded_width(kd, od, st, dl);
+  /* Image columns [0, W) land at [pw, pw + W) of the padded row. */
+  const int64_t copy = W < Wp - pw ? W : (Wp - pw > 0 ? Wp - pw : 0);
+  const int64_t left = pw < Wp ? pw : Wp;
+  for (int64_t ih = 0; ih < H; ++ih) {
+    float *row = xp + ih * Wp;
+    memset(row, 0, (size_t)left * sizeof(float));
+    memcpy(row + left, x + ih * W, (size_t)copy * sizeof(float));
+    memset(row + left + copy, 0, (size_t)(Wp - left - copy) * sizeof(float));
   }
-  if (in_hi < in_lo)
-    in_hi = in_lo;
-  const int wide = fast && (KW == 3 || KW == 5 || KW == 7) &&
-                   (sw == 1 || sw == 2) && in_lo < in_hi;
+  const int wide = (KW == 3 || KW == 5 || KW == 7) && (sw == 1 || sw == 2);
   for (int64_t oh = 0; oh < OH; ++oh) {
     float *yr = y + oh * OW;
     for (int64_t ow = 0; ow < OW; ++ow)
@@ -213,48 +207,27 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
       const int64_t ih = oh * sh - pb[0] + kh * dl[0];
       if (ih < 0 || ih >= H)
         continue;
-      const float *xr = x + ih * W;
+      const float *xr = xp + ih * Wp;
       const float *wr = w + kh * KW;
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const float wv = wr[kw];
-        const int64_t base = kw * dw - pw;
-        int64_t l, h;
-        if (fast) {
-          l = lo[kw];
-          h = hi[kw];
-        } else {
-          l = ceil_div(-base, sw);
-          h = ceil_div(W - base, sw);
-          l = l < 0 ? 0 : l > OW ? OW : l;
-          h = h < l ? l : h > OW ? OW : h;
+      if (!wide) {
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const float wv = wr[kw];
+          const float *xk = xr + kw * dw;
+          if (sw == 1)
+            for (int64_t ow = 0; ow < OW; ++ow)
+              yr[ow] += wv * xk[ow];
+          else
+            for (int64_t ow = 0; ow < OW; ++ow)
+              yr[ow] += wv * xk[ow * sw];
         }
-        /* With the interior done below, only the edges [l, in_lo) and
-         * [in_hi, h) are left to this tap. */
-        const int64_t e0 = wide && h > in_lo ? in_lo : h;
-        const int64_t e1 = wide && l < in_hi ? in_hi : l;
-        if (sw == 1) {
-          for (int64_t ow = l; ow < e0; ++ow)
-            yr[ow] += wv * xr[ow + base];
-          for (int64_t ow = e1 > e0 ? e1 : e0; ow < h; ++ow)
-            yr[ow] += wv * xr[ow + base];
-        } else {
-          for (int64_t ow = l; ow < e0; ++ow)
-            yr[ow] += wv * xr[ow * sw + base];
-          for (int64_t ow = e1 > e0 ? e1 : e0; ow < h; ++ow)
-            yr[ow] += wv * xr[ow * sw + base];
-        }
-      }
-      if (!wide)
-        continue;
-      /* Element ow's taps in column order, as the tap loops add them. */
-      if (sw == 1) {
-        if (KW == 3) KILN_DW_INTERIOR(3, 1)
-        else if (KW == 5) KILN_DW_INTERIOR(5, 1)
-        else KILN_DW_INTERIOR(7, 1)
+      } else if (sw == 1) {
+        if (KW == 3) KILN_DW_ROW(3, 1)
+        else if (KW == 5) KILN_DW_ROW(5, 1)
+        else KILN_DW_ROW(7, 1)
       } else {
-        if (KW == 3) KILN_DW_INTERIOR(3, 2)
-        else if (KW == 5) KILN_DW_INTERIOR(5, 2)
-        else KILN_DW_INTERIOR(7, 2)
+        if (KW == 3) KILN_DW_ROW(3, 2)
+        else if (KW == 5) KILN_DW_ROW(5, 2)
+        else KILN_DW_ROW(7, 2)
       }
     }
     if (bias)
@@ -276,7 +249,8 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
  * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then the columns:
  * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
  * padding, where X itself is the column matrix. A 2-D depthwise convolution
- * (one input and one output channel per group) runs conv_depthwise2d. */
+ * (one input and one output channel per group) runs conv_depthwise2d, whose
+ * padded copy of a channel takes the columns' place in the scratch. */
 void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   int nsp = (int)p[0];
@@ -296,7 +270,8 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
       const float *w = Wt + g * mg * CK;
       float *y = Y + (n * M + g * mg) * P;
       if (nsp == 2 && cg == 1 && mg == 1 && !direct) {
-        conv_depthwise2d(x, w, B ? B + g : NULL, y, id, kd, od, st, dl, pb);
+        conv_depthwise2d(x, w, B ? B + g : NULL, y, id, kd, od, st, dl, pb,
+                         col);
         if (ep[0])
           kiln_epilogue_f32(ep, f, in, y, P, g, (n * M + g) * P);
         continue;

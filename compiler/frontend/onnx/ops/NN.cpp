@@ -283,13 +283,25 @@ RegisterConverter convOp({"Conv"}, [](NodeContext &c) {
               win.padEnd[d] == 0;
   int64_t CK = (C / G) * product(k), P = product(win.out);
   int64_t chunk = direct ? P : columnChunk(CK * 4, P);
+  // A 2-D depthwise convolution builds no columns: its scratch holds one
+  // channel, each row zero-padded to the width the taps read (nn.c's
+  // dw_padded_width).
+  const bool depthwise = win.n == 2 && C == G && M == G && !direct;
+  CheckedInt columns = CheckedInt(CK) * chunk;
+  if (depthwise)
+    columns = CheckedInt(win.in[0]) *
+              ((CheckedInt(win.out[1]) - 1) * win.stride[1] +
+               (CheckedInt(k[1]) - 1) * win.dil[1] + 1);
+  const CheckedInt scratch = columns * 4 + kPackBytes;
+  if (!scratch.ok())
+    return c.fail("the convolution's scratch overflows 64-bit sizes");
   std::vector<int64_t> p = {(int64_t)win.n, N, C, M, G, chunk, direct};
   for (auto *v : {&win.in, &win.k, &win.out, &win.stride, &win.dil,
                   &win.padBegin})
     append(p, *v);
   p.push_back(0); // no epilogue (kiln-fuse-tensor-epilogues adds one)
   c.call("conv", p, {}, {x, w, bias}, {&out},
-         kPackBytes + (direct ? 0 : CK * chunk * 4));
+         direct ? kPackBytes : scratch.value());
   return true;
 });
 
