@@ -238,11 +238,10 @@ TEST(OnnxNN, ConvDepthwise2DStridedDilatedUnevenPads) {
 }
 
 TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
-  // The depthwise kernel adds each element's taps in im2col's order (a
-  // kernel row of 3, 5 or 7 taps at once inside the image, a tap at a time
-  // at the edges and for other widths), so the same convolution written as
-  // a 3-D one of depth 1, which builds columns for the GEMM, gives the same
-  // bits.
+  // The depthwise kernel adds each element's taps in im2col's order, the
+  // padding's zeros included (a kernel row of 3, 5 or 7 taps at once, other
+  // widths a tap at a time), so the same convolution written as a 3-D one of
+  // depth 1, which builds columns for the GEMM, gives the same bits.
   struct Case {
     int64_t C, H, W, KH, KW, sh, sw, dh, dw;
     std::vector<int64_t> pads; // top, left, bottom, right
