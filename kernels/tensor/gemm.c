@@ -11,9 +11,10 @@
  *            vectorizes (NEON/SVE/RVV: 16 accumulators of 4 lanes).
  * Blocking k by KC and m by MC keeps the B panel (KC x NR, the pack buffer)
  * in L1 and the A block in L2, and blocking n the C block a row block
- * accumulates into. Tails (m % MR, n % NR) use the plain loops
- * with run-time tile sizes. Other element types take a plain i-k-j loop
- * (contiguous inner loop over j). */
+ * accumulates into in L2. Row tails (m % MR) take tiles of constant smaller
+ * heights; a column tail narrower than a vector runs the full tile on
+ * zero-padded copies (sgemm_rows_tail). Other element types take a plain
+ * i-k-j loop (contiguous inner loop over j). */
 #include "kiln_gemm.h"
 #include "kiln_tensor.h"
 
