@@ -10,6 +10,7 @@
 // read bandwidth, and the rate of an f32 and an int8 matmul tile held in L1.
 //
 #include "compiler/analysis/Report.h"
+#include "compiler/codegen/Emitter.h"
 #include "compiler/support/Process.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -304,14 +305,9 @@ bool kiln::buildHostProbe(const std::string &cc, const std::string &dir,
                           std::string &exe, std::string &error) {
   std::string src = dir + "/probe.c";
   exe = dir + "/probe";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(src, ec);
-    if (ec) {
-      error = "--device=host: cannot write " + src + ": " + ec.message();
-      return false;
-    }
-    os << kProbeSource;
+  if (!writeFile(src, kProbeSource, error)) {
+    error = "--device=host: " + error;
+    return false;
   }
   std::string output;
   std::vector<std::string> compile = {cc.empty() ? KILN_DEFAULT_CC : cc,

@@ -77,8 +77,13 @@ bool generateLibrarySources(mlir::ModuleOp module, const WeightStore &weights,
 /// Writes `sources` (texts and blob) into `dir`.
 bool writeLibrarySources(const LibrarySources &sources, const std::string &dir,
                          std::string &error);
+/// Writes the bytes (or the text) to `path`; false with `error` naming it.
 bool writeFile(const std::string &path, const void *data, size_t size,
                std::string &error);
+inline bool writeFile(const std::string &path, const std::string &text,
+                      std::string &error) {
+  return writeFile(path, text.data(), text.size(), error);
+}
 
 /// A private directory inside an output directory: results are built there
 /// and moved into place at the end, so a failure leaves nothing partial.

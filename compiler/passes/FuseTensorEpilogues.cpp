@@ -77,6 +77,16 @@ std::optional<int64_t> operandKind(Value other, RankedTensorType out) {
   return KILN_EP_CHANNEL;
 }
 
+/// True if `op` is an f32 binary call that an epilogue can run (anything but
+/// Pow) with a result of type `out`.
+bool isEpilogueBinary(TensorOp op, ArrayRef<Value> ins, RankedTensorType out) {
+  ArrayRef<int64_t> p = op.getParams();
+  return op.getKernel() == "binary" && ins.size() == 2 && p.size() >= 4 &&
+         p[0] != kBinaryPow && p[1] == KILN_F32 && p[2] == KILN_F32 &&
+         p[3] == KILN_F32 && op->getNumResults() == 1 &&
+         op->getResult(0).getType() == out;
+}
+
 /// `u` as an epilogue step on `cur` (of type `out`), if it is one: an f32
 /// binary with a scalar, per-channel or same-shape other operand, a unary,
 /// or a clip with scalar bounds. `saved` may not be read here.
@@ -89,9 +99,7 @@ std::optional<Step> matchStep(TensorOp u, Value cur, RankedTensorType out,
   Step s;
   s.op = u;
   StringRef k = u.getKernel();
-  if (k == "binary" && ins.size() == 2 && p.size() >= 4 &&
-      p[0] != kBinaryPow && p[1] == KILN_F32 && p[2] == KILN_F32 &&
-      p[3] == KILN_F32) {
+  if (isEpilogueBinary(u, ins, out)) {
     if ((ins[0] == cur) == (ins[1] == cur))
       return std::nullopt; // neither, or op(x, x)
     s.swap = ins[1] == cur;
@@ -164,9 +172,7 @@ bool matchSaved(Value cur, TensorOp a, TensorOp b, RankedTensorType out,
     if (op == b) {
       SmallVector<Value> ins = kernelInputs(b);
       ArrayRef<int64_t> p = b.getParams();
-      if (b.getKernel() != "binary" || ins.size() != 2 || p.size() < 4 ||
-          p[0] == kBinaryPow || p[1] != KILN_F32 || p[2] != KILN_F32 ||
-          b->getResult(0).getType() != out || v == cur ||
+      if (!isEpilogueBinary(b, ins, out) || v == cur ||
           !((ins[0] == cur && ins[1] == v) || (ins[0] == v && ins[1] == cur)))
         return false;
       Step save;

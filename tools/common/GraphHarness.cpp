@@ -67,11 +67,6 @@ void parallelFor(size_t n, int jobs, const std::function<void(size_t)> &fn) {
     t.join();
 }
 
-static bool writeText(const std::string &path, const std::string &text,
-                      std::string &error) {
-  return writeFile(path, text.data(), text.size(), error);
-}
-
 /// The table of models every harness program starts with.
 static std::string modelTable(const std::vector<HarnessModel> &models) {
   std::string s;
@@ -260,7 +255,7 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
                  llvm::StringRef(name).startswith(m.name + "_weights");
       if (!own && shared.count(name))
         continue;
-      if (!writeText(dir + "/" + name, text, error))
+      if (!writeFile(dir + "/" + name, text, error))
         return false;
       if (!own)
         shared[name] = true;
@@ -322,7 +317,7 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
         if (at != std::string::npos)
           m.arenaBytes = std::stoull(text.substr(at + 22));
       }
-  if (!writeText(dir + "/harness.c",
+  if (!writeFile(dir + "/harness.c",
                  target.hosted() ? hostedDriver(models)
                                  : freestandingDriver(models),
                  error))
@@ -379,7 +374,7 @@ bool runHarness(const std::vector<HarnessModel> &models, size_t index,
     for (size_t i = argv.size() - 1 - inputs.size() - m.outputs.size();
          i < argv.size(); ++i)
       args += argv[i] + "\n";
-    if (!writeText(cwd + "/args", args, error))
+    if (!writeFile(cwd + "/args", args, error))
       return false;
     argv.resize(argv.size() - 1 - inputs.size() - m.outputs.size());
   }

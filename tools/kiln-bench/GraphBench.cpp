@@ -136,7 +136,7 @@ int bench::graphBench(const GraphBenchOptions &o) {
   opts.emit.outDir = dir.path();
   if (!writeLibrary(*model.module, *model.weights, opts.emit, error))
     return fail(error);
-  if (!writeTextFile(opts.emit.outDir + "/graph_driver.c",
+  if (!writeFile(opts.emit.outDir + "/graph_driver.c",
                      std::string(kBenchGraphDriver[0].text,
                                  kBenchGraphDriver[0].size),
                      error))

@@ -92,18 +92,6 @@ bench::BuildDir::~BuildDir() {
     llvm::sys::fs::remove_directories(path_);
 }
 
-bool bench::writeTextFile(const std::string &path, const std::string &text,
-                          std::string &error) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    error = "cannot write " + path + ": " + ec.message();
-    return false;
-  }
-  os << text;
-  return true;
-}
-
 bench::Stat bench::summarize(std::vector<double> v) {
   Stat s;
   if (v.empty())

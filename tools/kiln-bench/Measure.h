@@ -34,10 +34,6 @@ private:
   bool temporary_ = false;
 };
 
-/// Writes `text` to `path`; false with `error` naming the file.
-bool writeTextFile(const std::string &path, const std::string &text,
-                   std::string &error);
-
 /// A number for the text tables: 12.3M, 123.4, 1.234.
 std::string formatNumber(double v);
 } // namespace kiln::bench

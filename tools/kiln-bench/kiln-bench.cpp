@@ -320,7 +320,7 @@ int main(int argc, char **argv) {
   if (!writeLibrary(*model.module, *model.weights, opts.emit, error))
     return fail(error);
   const std::string driver = opts.emit.outDir + "/driver";
-  if (!bench::writeTextFile(
+  if (!writeFile(
           opts.emit.outDir + "/driver.c",
           std::string(kBenchDriver[0].text, kBenchDriver[0].size), error))
     return fail(error);
