@@ -184,3 +184,15 @@ bool kiln::kernels::hasPortableKernel(const std::string &weight) {
       return true;
   return false;
 }
+
+bool kiln::kernels::tensorKernelHasParts(const std::string &kernel) {
+  static const char *const withParts[] = {
+#define KILN_TENSOR_PARTS(name) #name,
+#include "kernels/tensor/kiln_tensor_kernels.def"
+#undef KILN_TENSOR_PARTS
+  };
+  for (const char *k : withParts)
+    if (kernel == k)
+      return true;
+  return false;
+}

@@ -52,6 +52,10 @@ const AttentionKernel *attentionKernel(const CpuLevel &level, int64_t headDim);
 bool hasQ8Activations(const std::string &weight);
 /// Weight types the portable f32 kernels of kernels_generic.c read.
 bool hasPortableKernel(const std::string &weight);
+
+/// Graph (tensor) kernels that split their work into shares (kiln_tp_NAME,
+/// KILN_TENSOR_PARTS in tensor/kiln_tensor_kernels.def).
+bool tensorKernelHasParts(const std::string &kernel);
 } // namespace kiln::kernels
 
 #endif

@@ -507,10 +507,6 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
        << call << ";\n}\n\n";
   };
   const std::string M = "&" + N + "_model";
-  api("kiln_status", "init_threads",
-      "kiln_ctx *ctx, void *arena, size_t arena_bytes, uint32_t threads",
-      "kiln_model_init_threads(" + M + ", ctx, arena, arena_bytes, threads)");
-  os << "void " << N << "_shutdown(kiln_ctx *ctx) { kiln_threads_stop(ctx); }\n\n";
   if (!opts.externalWeights)
     api("kiln_status", "copy_weights", "kiln_ctx *ctx, void *dst, size_t bytes",
         "kiln_model_copy_weights(" + M + ", ctx, dst, bytes)");

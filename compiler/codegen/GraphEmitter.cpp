@@ -98,6 +98,11 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     error = "graph module has not been through memory planning";
     return false;
   }
+  if (opts.threads > 1 && !target.hosted()) {
+    error = "--threads=" + std::to_string(opts.threads) + ": target " +
+            opts.target + " is freestanding and runs single-threaded";
+    return false;
+  }
   const std::string &N = opts.name;
   const std::string U = StringRef(N).upper();
 
@@ -182,13 +187,19 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
       rs << (nR++ ? ", " : "") << ref(t->getResult(i)) << "u";
     maxIn = std::max(maxIn, slots.size());
     maxOut = std::max<size_t>(maxOut, t.getNumResults());
-    int64_t scratch = -1;
+    int64_t scratch = -1, parts = 1, stride = 0;
     if (auto off = t->getAttrOfType<IntegerAttr>("kiln.scratch_offset"))
       scratch = off.getInt();
+    if (auto a = t->getAttrOfType<IntegerAttr>("kiln.parts"))
+      parts = std::max<int64_t>(1, a.getInt());
+    if (auto bytes = t->getAttrOfType<IntegerAttr>("kiln.scratch_bytes"))
+      stride = bytes.getInt() / parts; // kiln-plan-memory: one per share
     ss << "  /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()
-       << ") */ {kiln_t_" << t.getKernel() << ", " << pAt << "u, " << fAt
-       << "u, " << rAt << "u, " << slots.size() << "u, " << t.getNumResults()
-       << "u, " << scratch << "},\n";
+       << ") */ {kiln_t_" << t.getKernel() << ", "
+       << (parts > 1 ? "kiln_tp_" + t.getKernel().str() : std::string("0"))
+       << ", " << pAt << "u, " << fAt << "u, " << rAt << "u, " << slots.size()
+       << "u, " << t.getNumResults() << "u, " << scratch << ", " << stride
+       << "},\n";
     ++nSteps;
   }
   ss.flush(); ps.flush(); fs_.flush(); rs.flush();
@@ -198,16 +209,20 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
       << "   f[fi..] (fi 0: none), its operands and then its results from\n"
       << "   refs[ri..] (each kind << 60 | index or offset: 0 a graph input,\n"
       << "   1 the weights, 2 the arena, 3 none) and its scratch at act +\n"
-      << "   scratch (-1: none). */\n"
+      << "   scratch (-1: none). A step with shares (part) runs them on the\n"
+      << "   context's threads, share i with the scratch at act + scratch +\n"
+      << "   i * stride. */\n"
       << "typedef struct {\n  kiln_tensor_kernel fn;\n"
-      << "  uint32_t pi, fi, ri, n_in, n_out;\n  int64_t scratch;\n} "
+      << "  kiln_tensor_part_kernel part;\n"
+      << "  uint32_t pi, fi, ri, n_in, n_out;\n  int64_t scratch, stride;\n} "
       << N << "_step;\n"
       << "static const int64_t " << N << "_p[] = {" << pTable << "};\n"
       << "static const float " << N << "_f[] = {" << fTable << "};\n"
       << "static const uint64_t " << N << "_refs[] = {"
       << (rTable.empty() ? "0" : rTable) << "};\n"
       << "static const " << N << "_step " << N << "_steps[] = {\n"
-      << (steps.empty() ? "  {0, 0, 0, 0, 0, 0, -1},\n" : steps) << "};\n\n"
+      << (steps.empty() ? "  {0, 0, 0, 0, 0, 0, 0, -1, 0},\n" : steps)
+      << "};\n\n"
       << "static void *" << N << "_ref(uint64_t r, uint8_t *act, const uint8_t *wts,\n"
       << "    const void *const *inputs) {\n"
       << "  const uint64_t at = r & ((1ull << 60) - 1);\n"
@@ -215,7 +230,17 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
       << "  case 0: return (void *)inputs[at];\n"
       << "  case 1: return (void *)(wts + at);\n"
       << "  case 2: return act + at;\n"
-      << "  default: return 0;\n  }\n}\n\n";
+      << "  default: return 0;\n  }\n}\n\n"
+      << "typedef struct {\n  const " << N << "_step *st;\n"
+      << "  const void *const *in;\n  void *const *out;\n  uint8_t *scratch;\n"
+      << "  int parts;\n} " << N << "_share;\n"
+      << "static void " << N << "_run_share(void *arg, int i) {\n"
+      << "  const " << N << "_share *s = (const " << N << "_share *)arg;\n"
+      << "  const " << N << "_step *st = s->st;\n"
+      << "  st->part(" << N << "_p + st->pi, st->fi ? " << N
+      << "_f + st->fi : 0, s->in, s->out,\n"
+      << "           s->scratch ? s->scratch + i * st->stride : 0, i, s->parts);\n"
+      << "}\n\n";
   std::string runCalls;
   runCalls += "  for (int s = 0; s < " + std::to_string(nSteps) + "; ++s) {\n"
               "    const " + N + "_step *st = &" + N + "_steps[s];\n"
@@ -225,8 +250,14 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
               "      in[i] = " + N + "_ref(" + N + "_refs[st->ri + i], act, wts, inputs);\n"
               "    for (uint32_t i = 0; i < st->n_out; ++i)\n"
               "      out[i] = " + N + "_ref(" + N + "_refs[st->ri + st->n_in + i], act, wts, inputs);\n"
-              "    st->fn(" + N + "_p + st->pi, st->fi ? " + N + "_f + st->fi : 0, in, out,\n"
-              "           st->scratch < 0 ? 0 : act + st->scratch);\n"
+              "    uint8_t *scratch = st->scratch < 0 ? 0 : act + st->scratch;\n"
+              "    if (st->part && ctx->threads > 1) {\n"
+              "      " + N + "_share share = {st, in, out, scratch, (int)ctx->threads};\n"
+              "      kiln_parallel_for(ctx, " + N + "_run_share, &share, share.parts);\n"
+              "    } else {\n"
+              "      st->fn(" + N + "_p + st->pi, st->fi ? " + N + "_f + st->fi : 0, in, out,\n"
+              "             scratch);\n"
+              "    }\n"
               "  }\n";
   std::string parts = runSteps;
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -279,7 +310,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   l.kv_blocks = 1;
   l.activation_bytes =
       (uint64_t)func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
-  l.max_threads = 1;
+  l.max_threads = (uint32_t)std::max<int64_t>(1, opts.threads);
   const uint64_t arena = kiln_arena_bytes(&l);
   const uint64_t maxBytes = target.maxObjectBytes();
   const uint64_t ceiling = (uint64_t)moduleLayout(module).maxTensorBytes;
@@ -322,7 +353,8 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
      << "#define " << U << "_WEIGHTS_EXTERNAL " << (opts.externalWeights ? 1 : 0) << "\n";
   if (opts.externalWeights)
     hs << "#define " << U << "_WEIGHTS_BYTES ((size_t)" << blob.bytes.size() << "u)\n";
-  hs << "#define " << U << "_NUM_INPUTS " << fnType.getNumInputs() << "\n"
+  hs << "#define " << U << "_MAX_THREADS " << l.max_threads << "\n"
+     << "#define " << U << "_NUM_INPUTS " << fnType.getNumInputs() << "\n"
      << "#define " << U << "_NUM_OUTPUTS " << fnType.getNumResults() << "\n\n";
   auto declare = [&](const char *kind, const char *KIND, ArrayRef<Type> types,
                      std::function<StringRef(unsigned)> nameOf) {
@@ -338,7 +370,15 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   declare("input", "INPUT", fnType.getInputs(), argName);
   declare("output", "OUTPUT", fnType.getResults(), resName);
   hs << "/* Lays out the arena. */\n"
-     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n";
+     << "kiln_status " << N << "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes);\n"
+     << "/* As " << N << "_init, then starts threads - 1 worker threads (at most\n   "
+     << U << "_MAX_THREADS; 1 on freestanding targets), which " << N
+     << "_run's large\n   steps are split over; the results do not depend on "
+     << "the number. */\n"
+     << "kiln_status " << N << "_init_threads(kiln_ctx *ctx, void *arena, size_t arena_bytes,\n"
+     << "    uint32_t threads);\n"
+     << "/* Stops the worker threads (the context stays usable, single-threaded). */\n"
+     << "void " << N << "_shutdown(kiln_ctx *ctx);\n";
   if (opts.externalWeights)
     hs << "/* Checks and attaches the contents of " << N
        << ".weights (must outlive ctx). */\n"
@@ -360,7 +400,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     os << "extern const uint8_t " << N << "_weights_blob[];\n";
   os << "static const kiln_layout " << N << "_layout = {KILN_ABI_VERSION, "
      << "sizeof(kiln_layout), 0u, 0u, 1u, 1u, 1u, 1u, " << l.activation_bytes
-     << "u, 1u, 0u};\n\n"
+     << "u, " << l.max_threads << "u, 0u};\n\n"
      << modelSource(N, blob, opts.externalWeights);
   os << parts;
   os << "kiln_status " << N << "_run(kiln_ctx *ctx, const void *const *inputs,\n"

@@ -68,8 +68,9 @@ inline bool fitsTarget(uint64_t maxBytes, const std::string &target,
 /// C source of NAME_model, the runtime's descriptor of the library (layout
 /// NAME_layout, the blob's size and fingerprint, the embedded
 /// NAME_weights_blob unless `external`, then `lmFields`: a language model's
-/// forward function, vocabulary and batch), followed by NAME_init and, when
-/// `external`, NAME_set_weights; the runtime (kiln_model_*) does the work.
+/// forward function, vocabulary and batch), followed by NAME_init,
+/// NAME_init_threads, NAME_shutdown and, when `external`, NAME_set_weights;
+/// the runtime (kiln_model_*, kiln_threads_*) does the work.
 inline std::string modelSource(const std::string &N, const WeightBlob &blob,
                                bool external,
                                const std::string &lmFields = "0, 0u, 0u") {
@@ -79,7 +80,12 @@ inline std::string modelSource(const std::string &N, const WeightBlob &blob,
       std::to_string(blob.bytes.size()) + "u, " + hex(blob.fingerprint) +
       ", " + lmFields + "};\n\n"
       "kiln_status " + N + "_init(kiln_ctx *ctx, void *arena, size_t arena_bytes) {\n"
-      "  return kiln_model_init(&" + N + "_model, ctx, arena, arena_bytes);\n}\n\n";
+      "  return kiln_model_init(&" + N + "_model, ctx, arena, arena_bytes);\n}\n\n"
+      "kiln_status " + N + "_init_threads(kiln_ctx *ctx, void *arena, "
+      "size_t arena_bytes,\n    uint32_t threads) {\n"
+      "  return kiln_model_init_threads(&" + N +
+      "_model, ctx, arena, arena_bytes, threads);\n}\n\n"
+      "void " + N + "_shutdown(kiln_ctx *ctx) { kiln_threads_stop(ctx); }\n\n";
   if (external)
     s += "kiln_status " + N +
          "_set_weights(kiln_ctx *ctx, const void *weights, size_t bytes) {\n"

@@ -148,7 +148,12 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
         }
         scratch = alignUp(context * 4);
       } else if (auto t = dyn_cast<TensorOp>(op)) {
-        scratch = alignUp(t.getScratch());
+        // A call run in shares (kiln.parts) has one scratch per share, each
+        // aligned, at kiln.scratch_offset + share * kiln.scratch_bytes / parts.
+        int64_t parts = 1;
+        if (auto a = op.getAttrOfType<IntegerAttr>("kiln.parts"))
+          parts = std::max<int64_t>(1, a.getInt());
+        scratch = alignUp(t.getScratch()) * parts;
       }
       if (scratch)
         buffers.push_back({{}, &op, {scratch, at, at}});

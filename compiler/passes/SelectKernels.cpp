@@ -88,6 +88,57 @@ KernelChoice choose(Operation *op, StringRef weightType,
   return c;
 }
 
+double product(ArrayRef<int64_t> v) { // in double: a count that cannot wrap
+  double r = 1;
+  for (int64_t x : v)
+    r *= (double)x;
+  return r;
+}
+
+/// What a graph call computes, in multiply-adds for the GEMM kernels (read
+/// from their parameters, kiln_tensor.h) and in elements of its largest
+/// tensor otherwise.
+double tensorWork(TensorOp t, bool &gemmLike) {
+  ArrayRef<int64_t> p = t.getParams();
+  StringRef k = t.getKernel();
+  gemmLike = true;
+  if (k == "conv" && p.size() >= 7 && p[0] >= 1 &&
+      p.size() >= size_t(7 + 3 * p[0])) { // {nsp, N, C, M, G, .., in, k, out}
+    const int64_t nsp = p[0];
+    return (double)p[1] * p[3] * (p[2] / std::max<int64_t>(1, p[4])) *
+           product(p.slice(7 + nsp, nsp)) * product(p.slice(7 + 2 * nsp, nsp));
+  }
+  if (k == "conv_transpose" && p.size() >= 6 && p[0] >= 1 &&
+      p.size() >= size_t(6 + 2 * p[0])) { // {nsp, N, C, M, G, chunk, in, k}
+    const int64_t nsp = p[0];
+    return (double)p[1] * p[2] * (p[3] / std::max<int64_t>(1, p[4])) *
+           product(p.slice(6, nsp)) * product(p.slice(6 + nsp, nsp));
+  }
+  if (k == "matmul" && p.size() >= 5 && p.size() >= size_t(5 + p[4]))
+    return (double)p[1] * p[2] * p[3] * product(p.slice(5, p[4])); // M N K batch
+  gemmLike = false; // memory-bound: its largest operand or result
+  double elements = 0;
+  for (Value v : t->getOperands())
+    elements = std::max(
+        elements, (double)v.getType().cast<RankedTensorType>().getNumElements());
+  for (Value r : t.getResults())
+    elements = std::max(
+        elements, (double)r.getType().cast<RankedTensorType>().getNumElements());
+  return elements;
+}
+
+/// A graph call whose kernel splits its work runs in `threads` shares when
+/// it is large enough that a share outweighs handing it to another thread
+/// (a few microseconds): about 2^18 multiply-adds, or a tensor of 2^16
+/// elements for memory-bound work.
+int64_t tensorParts(TensorOp t, int64_t threads) {
+  if (threads <= 1 || !kernels::tensorKernelHasParts(t.getKernel().str()))
+    return 1;
+  bool gemmLike = false;
+  const double work = tensorWork(t, gemmLike);
+  return work >= (gemmLike ? 0x1p18 : 0x1p16) ? threads : 1;
+}
+
 struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
   using SelectKernelsBase::SelectKernelsBase;
 
@@ -115,9 +166,15 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       return w ? weightTypeName(w.getTensorType().getElementType()) : "";
     };
     Builder b(module.getContext());
+    const int64_t threads = moduleLayout(module).threads;
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
+      if (auto t = dyn_cast<TensorOp>(op)) { // graph ops name their kernel
+        if (int64_t parts = tensorParts(t, threads); parts > 1)
+          op->setAttr("kiln.parts", b.getI64IntegerAttr(parts));
+        return WalkResult::advance();
+      }
       if (op->getDialect() != op->getContext()->getLoadedDialect<KilnDialect>() ||
-          isa<WeightOp, ConstantOp, TensorOp>(op)) // graph ops name their kernel
+          isa<WeightOp, ConstantOp>(op))
         return WalkResult::advance();
       StringRef wt;
       if (auto e = dyn_cast<EmbeddingOp>(op))

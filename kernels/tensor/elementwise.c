@@ -156,9 +156,11 @@ static void store_from_double(void *p, int64_t dtype, int64_t i, double v) {
 }
 
 /* p = {op, dtype_a, dtype_b, dtype_out, rank, shape[rank], strides_a[rank],
- *      strides_b[rank]}. Comparisons and logic write bool (one byte). */
-void kiln_t_binary(const int64_t *p, const float *f, const void *const *in,
-                   void *const *out, void *scratch) {
+ *      strides_b[rank]}. Comparisons and logic write bool (one byte).
+ * Shares (kiln_tp_binary): rows (the innermost dimension), or, when there
+ * are fewer rows than shares, a range of each row. */
+void kiln_tp_binary(const int64_t *p, const float *f, const void *const *in,
+                    void *const *out, void *scratch, int part, int parts) {
   (void)f; (void)scratch;
   const int op = (int)p[0];
   const int64_t ta = p[1], tb = p[2], to = p[3];
@@ -177,29 +179,51 @@ void kiln_t_binary(const int64_t *p, const float *f, const void *const *in,
   const int r = rank ? rank : 1;
   const int64_t n = shape[r - 1];
   const int64_t ia = rank ? sa[r - 1] : 0, ib = rank ? sb[r - 1] : 0;
-  int64_t row = 0;
-  do {
-    const char *a = (const char *)in[0] + ea * kiln_nd_offset(idx, sa, rank);
-    const char *b = (const char *)in[1] + eb * kiln_nd_offset(idx, sb, rank);
-    char *o = (char *)out[0] + eo * row * n;
+  int64_t rows = 1, row0 = 0, row1, i0 = 0, i1 = n;
+  for (int d = 0; d < r - 1; ++d)
+    rows *= shape[d];
+  row1 = rows;
+  if (rows >= parts)
+    kiln_part_range(rows, part, parts, 1, &row0, &row1);
+  else
+    kiln_part_range(n, part, parts, 16, &i0, &i1);
+  if (row0 >= row1 || i0 >= i1)
+    return;
+  for (int64_t rest = row0, d = r - 2; d >= 0; --d) { /* row0's index */
+    idx[d] = rest % shape[d];
+    rest /= shape[d];
+  }
+  for (int64_t row = row0; row < row1; ++row) {
+    const char *a = (const char *)in[0] +
+                    ea * (kiln_nd_offset(idx, sa, rank) + i0 * ia);
+    const char *b = (const char *)in[1] +
+                    eb * (kiln_nd_offset(idx, sb, rank) + i0 * ib);
+    char *o = (char *)out[0] + eo * (row * n + i0);
+    const int64_t m = i1 - i0;
     if (op == BIN_POW) {
-      for (int64_t i = 0; i < n; ++i)
+      for (int64_t i = 0; i < m; ++i)
         store_from_double(o, to, i,
                           pow(load_as_double(a, ta, i * ia),
                               load_as_double(b, tb, i * ib)));
     } else {
       switch (ta) {
 #define X(code, T)                                                             \
-  case code: bin_##T(op, (const T *)a, (const T *)b, o, n, ia, ib); break;
+  case code: bin_##T(op, (const T *)a, (const T *)b, o, m, ia, ib); break;
         KILN_FOR_NUMERIC_TYPES(X)
 #undef X
       case KILN_BOOL:
-        bin_uint8_t(op, (const uint8_t *)a, (const uint8_t *)b, o, n, ia, ib);
+        bin_uint8_t(op, (const uint8_t *)a, (const uint8_t *)b, o, m, ia, ib);
         break;
       }
     }
-    ++row;
-  } while (rank > 1 && kiln_nd_next(idx, shape, rank - 1) >= 0);
+    if (rank > 1)
+      kiln_nd_next(idx, shape, rank - 1);
+  }
+}
+
+void kiln_t_binary(const int64_t *p, const float *f, const void *const *in,
+                   void *const *out, void *scratch) {
+  kiln_tp_binary(p, f, in, out, scratch, 0, 1);
 }
 
 /* --- unary -------------------------------------------------------------- */

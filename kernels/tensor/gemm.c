@@ -298,38 +298,61 @@ KILN_GEMM_GENERIC(KILN_U64, uint64_t)
  * A is [..., M, K], B is [..., K, N], both dense per matrix; aStride and
  * bStride give each operand's offset per batch index in elements (0 on a
  * broadcast dimension). Y is [batch..., M, N], dense. Scratch (f32):
- * KILN_SGEMM_PACK_FLOATS floats. */
-void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
-                   void *const *out, void *scratch) {
+ * KILN_SGEMM_PACK_FLOATS floats.
+ * Shares (kiln_tp_matmul): rows of Y counted across the batch, or, when
+ * there are too few rows for every share to have several register tiles,
+ * columns. */
+void kiln_tp_matmul(const int64_t *p, const float *f, const void *const *in,
+                    void *const *out, void *scratch, int part, int parts) {
   (void)f;
   int64_t dtype = p[0], M = p[1], N = p[2], K = p[3];
   int R = (int)p[4];
   const int64_t *batch = p + 5, *as = batch + R, *bs = as + R;
-  int64_t idx[KILN_MAX_RANK] = {0};
+  int64_t idx[KILN_MAX_RANK] = {0}, count = 1;
+  for (int d = 0; d < R; ++d)
+    count *= batch[d];
+  int64_t r0 = 0, r1 = count * M, c0 = 0, c1 = N;
+  if (count * M >= 4 * MR * (int64_t)parts)
+    kiln_part_range(count * M, part, parts, 1, &r0, &r1);
+  else
+    kiln_part_range(N, part, parts, 16, &c0, &c1);
+  if (r0 >= r1 || c0 >= c1)
+    return;
   size_t esz = kiln_dtype_size(dtype);
   const char *A = (const char *)in[0], *B = (const char *)in[1];
   char *Y = (char *)out[0];
   for (int64_t y = 0;; ++y) {
-    const char *a = A + kiln_nd_offset(idx, as, R) * esz;
-    const char *b = B + kiln_nd_offset(idx, bs, R) * esz;
-    char *c = Y + y * M * N * esz;
-    switch (dtype) {
-    case KILN_F32:
-      kiln_sgemm(M, N, K, 1.0f, (const float *)a, K, 1, (const float *)b, N,
-                 (float *)c, N, 0, (float *)scratch);
-      break;
+    /* This share's rows [i0, i1) of matrix y. */
+    const int64_t i0 = r0 > y * M ? r0 - y * M : 0;
+    const int64_t i1 = r1 < (y + 1) * M ? r1 - y * M : M;
+    if (i0 < i1) {
+      const char *a =
+          A + (kiln_nd_offset(idx, as, R) + i0 * K) * (int64_t)esz;
+      const char *b = B + (kiln_nd_offset(idx, bs, R) + c0) * (int64_t)esz;
+      char *c = Y + ((y * M + i0) * N + c0) * (int64_t)esz;
+      switch (dtype) {
+      case KILN_F32:
+        kiln_sgemm(i1 - i0, c1 - c0, K, 1.0f, (const float *)a, K, 1,
+                   (const float *)b, N, (float *)c, N, 0, (float *)scratch);
+        break;
 #define X(code, T)                                                            \
   case code:                                                                  \
-    gemm_##T(M, N, K, (T)1, (const T *)a, K, 1, (const T *)b, N, 1, (T *)c,   \
-             N, 0);                                                           \
+    gemm_##T(i1 - i0, c1 - c0, K, (T)1, (const T *)a, K, 1, (const T *)b, N,  \
+             1, (T *)c, N, 0);                                                \
     break;
-      KILN_FOR_GEMM_GENERIC_TYPES(X)
+        KILN_FOR_GEMM_GENERIC_TYPES(X)
 #undef X
-    default: break;
+      default: break;
+      }
     }
-    if (R == 0 || kiln_nd_next(idx, batch, R) < 0)
+    if (R == 0 || (y + 1) * M >= r1 || kiln_nd_next(idx, batch, R) < 0)
       break;
   }
+}
+
+void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
+                   void *const *out, void *scratch) {
+  kiln_tp_matmul(p, f, in, out, scratch, 0, 1);
 }
 
 /* Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (same for B).

@@ -42,11 +42,41 @@ typedef void (*kiln_tensor_kernel)(const int64_t *p, const float *f,
                                    const void *const *in, void *const *out,
                                    void *scratch);
 
+/* Work split over threads. A kernel listed with KILN_TENSOR_PARTS in
+ * kiln_tensor_kernels.def also has
+ *
+ *   void kiln_tp_NAME(p, f, in, out, scratch, int part, int parts);
+ *
+ * which computes share `part` (0 .. parts - 1) of the outputs. The shares
+ * are disjoint and together cover every output; each share reads only the
+ * inputs and its own scratch (of the size kiln_t_NAME needs), and computes
+ * each element by kiln_t_NAME's arithmetic in kiln_t_NAME's order -- which is
+ * share 0 of 1 -- so the result has the same bits for any number of shares,
+ * run in any order or at once. */
+typedef void (*kiln_tensor_part_kernel)(const int64_t *p, const float *f,
+                                        const void *const *in,
+                                        void *const *out, void *scratch,
+                                        int part, int parts);
+
 #define KILN_TENSOR_KERNEL(name)                                             \
   void kiln_t_##name(const int64_t *p, const float *f,                        \
                      const void *const *in, void *const *out, void *scratch);
+#define KILN_TENSOR_PARTS(name)                                              \
+  void kiln_tp_##name(const int64_t *p, const float *f,                       \
+                      const void *const *in, void *const *out, void *scratch, \
+                      int part, int parts);
 #include "kiln_tensor_kernels.def"
+#undef KILN_TENSOR_PARTS
 #undef KILN_TENSOR_KERNEL
+
+/* Share `part` of `parts` of n units: [*lo, *hi), even sizes, the ends
+ * multiples of `align` (but n itself), so a share's vectors stay whole. */
+static inline void kiln_part_range(int64_t n, int part, int parts,
+                                   int64_t align, int64_t *lo, int64_t *hi) {
+  int64_t a = n * part / parts, b = n * (part + 1) / parts;
+  *lo = a - a % align;
+  *hi = part + 1 == parts ? n : b - b % align;
+}
 
 /* An epilogue: elementwise work a producing kernel (conv) applies to its f32
  * output while it is in cache, in place of the separate binary, unary and

@@ -250,9 +250,12 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
  * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
  * padding, where X itself is the column matrix. A 2-D depthwise convolution
  * (one input and one output channel per group) runs conv_depthwise2d, whose
- * padded copy of a channel takes the columns' place in the scratch. */
-void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
-                 void *const *out, void *scratch) {
+ * padded copy of a channel takes the columns' place in the scratch.
+ * Shares (kiln_tp_conv): depthwise channels; otherwise output positions when
+ * there are enough for every share, else output channels (each share then
+ * builds the columns it reads). */
+static void conv_share(const int64_t *p, const float *f, const void *const *in,
+                       void *const *out, void *scratch, int part, int parts) {
   int nsp = (int)p[0];
   int64_t N = p[1], C = p[2], M = p[3], G = p[4], chunk = p[5];
   int direct = (int)p[6];
@@ -264,43 +267,65 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
   float *col = pack + KILN_SGEMM_PACK_FLOATS;
   int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
   int64_t CK = cg * prod(kd, nsp);
+  if (nsp == 2 && cg == 1 && mg == 1 && !direct) {
+    int64_t u0, u1;
+    kiln_part_range(N * G, part, parts, 1, &u0, &u1);
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t n = u / G, g = u % G;
+      float *y = Y + (n * M + g) * P;
+      conv_depthwise2d(X + (n * C + g) * Pin, Wt + g * CK, B ? B + g : NULL,
+                       y, id, kd, od, st, dl, pb, col);
+      if (ep[0])
+        kiln_epilogue_f32(ep, f, in, y, P, g, (n * M + g) * P);
+    }
+    return;
+  }
+  int64_t c0 = 0, c1 = P, m0 = 0, m1 = mg;
+  if (P >= 64 * (int64_t)parts)
+    kiln_part_range(P, part, parts, 16, &c0, &c1);
+  else
+    kiln_part_range(mg, part, parts, 1, &m0, &m1);
+  if (c0 >= c1 || m0 >= m1)
+    return;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
       const float *x = X + (n * C + g * cg) * Pin;
-      const float *w = Wt + g * mg * CK;
-      float *y = Y + (n * M + g * mg) * P;
-      if (nsp == 2 && cg == 1 && mg == 1 && !direct) {
-        conv_depthwise2d(x, w, B ? B + g : NULL, y, id, kd, od, st, dl, pb,
-                         col);
-        if (ep[0])
-          kiln_epilogue_f32(ep, f, in, y, P, g, (n * M + g) * P);
-        continue;
-      }
+      const float *w = Wt + (g * mg + m0) * CK;
+      float *y = Y + (n * M + g * mg + m0) * P;
+      const int64_t rows = m1 - m0, ch = g * mg + m0, at = (n * M + ch) * P;
       if (B)
-        for (int64_t m = 0; m < mg; ++m)
-          for (int64_t j = 0; j < P; ++j)
-            y[m * P + j] = B[g * mg + m];
-      if (direct) {
-        kiln_sgemm(mg, P, CK, 1.0f, w, CK, 1, x, P, y, P, B != NULL, pack);
-        for (int64_t m = 0; ep[0] && m < mg; ++m)
-          kiln_epilogue_f32(ep, f, in, y + m * P, P, g * mg + m,
-                            (n * M + g * mg + m) * P);
-        continue;
-      }
-      for (int64_t j0 = 0; j0 < P; j0 += chunk) {
-        int64_t j1 = j0 + chunk < P ? j0 + chunk : P;
-        if (nsp == 2)
-          im2col_2d(x, cg, id, od, kd, st, dl, pb, j0, j1, col);
-        else
-          im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0, j1,
-                      col);
-        kiln_sgemm(mg, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0, P,
-                   B != NULL, pack);
-        for (int64_t m = 0; ep[0] && m < mg; ++m)
-          kiln_epilogue_f32(ep, f, in, y + m * P + j0, j1 - j0, g * mg + m,
-                            (n * M + g * mg + m) * P + j0);
+        for (int64_t m = 0; m < rows; ++m)
+          for (int64_t j = c0; j < c1; ++j)
+            y[m * P + j] = B[ch + m];
+      for (int64_t j0 = c0; j0 < c1; j0 += direct ? c1 - c0 : chunk) {
+        const int64_t j1 = direct || j0 + chunk >= c1 ? c1 : j0 + chunk;
+        if (direct)
+          kiln_sgemm(rows, j1 - j0, CK, 1.0f, w, CK, 1, x + j0, P, y + j0, P,
+                     B != NULL, pack);
+        else {
+          if (nsp == 2)
+            im2col_2d(x, cg, id, od, kd, st, dl, pb, j0, j1, col);
+          else
+            im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0,
+                        j1, col);
+          kiln_sgemm(rows, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0,
+                     P, B != NULL, pack);
+        }
+        for (int64_t m = 0; ep[0] && m < rows; ++m)
+          kiln_epilogue_f32(ep, f, in, y + m * P + j0, j1 - j0, ch + m,
+                            at + m * P + j0);
       }
     }
+}
+
+void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  conv_share(p, f, in, out, scratch, 0, 1);
+}
+
+void kiln_tp_conv(const int64_t *p, const float *f, const void *const *in,
+                  void *const *out, void *scratch, int part, int parts) {
+  conv_share(p, f, in, out, scratch, part, parts);
 }
 
 /* ConvTranspose (f32).
@@ -314,10 +339,11 @@ void kiln_t_conv(const int64_t *p, const float *f, const void *const *in,
  * Input position i and tap k add into output position i * stride - padBegin
  * + k * dilation (dropped outside the output). The scratch holds
  * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then (M/group) * prod(k) *
- * chunk floats: the columns of `chunk` input positions. */
-void kiln_t_conv_transpose(const int64_t *p, const float *f,
-                           const void *const *in, void *const *out,
-                           void *scratch) {
+ * chunk floats: the columns of `chunk` input positions. Shares
+ * (kiln_tp_conv_transpose): output channels of each group. */
+static void conv_transpose_share(const int64_t *p, const float *f,
+                                 const void *const *in, void *const *out,
+                                 void *scratch, int part, int parts) {
   int nsp = (int)p[0];
   int64_t N = p[1], C = p[2], M = p[3], G = p[4], chunk = p[5];
   const int64_t *id = p + 6, *kd = id + nsp, *od = kd + nsp, *st = od + nsp,
@@ -327,26 +353,42 @@ void kiln_t_conv_transpose(const int64_t *p, const float *f,
   float *Y = (float *)out[0], *pack = (float *)scratch;
   float *col = pack + KILN_SGEMM_PACK_FLOATS;
   int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
-  int64_t MK = mg * prod(kd, nsp);
-  for (int64_t n = 0; n < N; ++n) {
-    float *yn = Y + n * M * P;
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t j = 0; j < P; ++j)
-        yn[m * P + j] = B ? B[m] : 0.0f;
+  int64_t kn = prod(kd, nsp), MK = mg * kn, m0, m1;
+  kiln_part_range(mg, part, parts, 1, &m0, &m1);
+  if (m0 >= m1)
+    return;
+  for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
+      const int64_t ch = g * mg + m0, rows = m1 - m0;
+      float *y = Y + (n * M + ch) * P;
+      for (int64_t m = 0; m < rows; ++m)
+        for (int64_t j = 0; j < P; ++j)
+          y[m * P + j] = B ? B[ch + m] : 0.0f;
       const float *x = X + (n * C + g * cg) * Pin;
-      const float *w = Wt + g * cg * MK; /* [cg, MK]: read transposed */
+      /* [cg, MK], read transposed; this share's rows from channel m0 on. */
+      const float *w = Wt + g * cg * MK + m0 * kn;
       for (int64_t j0 = 0; j0 < Pin; j0 += chunk) {
         int64_t j1 = j0 + chunk < Pin ? j0 + chunk : Pin;
-        kiln_sgemm(MK, j1 - j0, cg, 1.0f, w, 1, MK, x + j0, Pin, col, j1 - j0,
-                   0, pack);
-        im2col_walk(1, yn + g * mg * P, mg, nsp, od, id, kd, st, dl, pb, j0,
-                    j1, col);
+        kiln_sgemm(rows * kn, j1 - j0, cg, 1.0f, w, 1, MK, x + j0, Pin, col,
+                   j1 - j0, 0, pack);
+        im2col_walk(1, y, rows, nsp, od, id, kd, st, dl, pb, j0, j1, col);
       }
+      for (int64_t m = 0; ep[0] && m < rows; ++m)
+        kiln_epilogue_f32(ep, f, in, y + m * P, P, ch + m,
+                          (n * M + ch + m) * P);
     }
-    for (int64_t m = 0; ep[0] && m < M; ++m)
-      kiln_epilogue_f32(ep, f, in, yn + m * P, P, m, (n * M + m) * P);
-  }
+}
+
+void kiln_t_conv_transpose(const int64_t *p, const float *f,
+                           const void *const *in, void *const *out,
+                           void *scratch) {
+  conv_transpose_share(p, f, in, out, scratch, 0, 1);
+}
+
+void kiln_tp_conv_transpose(const int64_t *p, const float *f,
+                            const void *const *in, void *const *out,
+                            void *scratch, int part, int parts) {
+  conv_transpose_share(p, f, in, out, scratch, part, parts);
 }
 
 /* BatchNormalization (inference):
@@ -594,18 +636,20 @@ void kiln_t_pool(const int64_t *p, const float *f, const void *const *in,
 }
 
 /* GlobalMaxPool / GlobalAveragePool: one value per (n, c) plane.
- *   p = {dtype, kind (0 max, 1 average), NC, S} */
-void kiln_t_global_pool(const int64_t *p, const float *f,
-                        const void *const *in, void *const *out,
-                        void *scratch) {
+ *   p = {dtype, kind (0 max, 1 average), NC, S}
+ * Shares (kiln_tp_global_pool): planes. */
+void kiln_tp_global_pool(const int64_t *p, const float *f,
+                         const void *const *in, void *const *out,
+                         void *scratch, int part, int parts) {
   (void)f; (void)scratch;
-  int64_t dtype = p[0], kind = p[1], NC = p[2], S = p[3];
+  int64_t dtype = p[0], kind = p[1], NC = p[2], S = p[3], pl0, pl1;
+  kiln_part_range(NC, part, parts, 1, &pl0, &pl1);
   switch (dtype) {
 #define X(code, T)                                                            \
   case code: {                                                                \
     const T *x = (const T *)in[0];                                            \
     T *y = (T *)out[0];                                                       \
-    for (int64_t pl = 0; pl < NC; ++pl) {                                     \
+    for (int64_t pl = pl0; pl < pl1; ++pl) {                                  \
       const T *xs = x + pl * S;                                               \
       if (kind == 0) {                                                        \
         T best = xs[0];                                                       \
@@ -625,4 +669,10 @@ void kiln_t_global_pool(const int64_t *p, const float *f,
 #undef X
   default: break;
   }
+}
+
+void kiln_t_global_pool(const int64_t *p, const float *f,
+                        const void *const *in, void *const *out,
+                        void *scratch) {
+  kiln_tp_global_pool(p, f, in, out, scratch, 0, 1);
 }

@@ -87,17 +87,26 @@ enum { SM_SOFTMAX, SM_LOGSOFTMAX, SM_HARDMAX };
 KILN_SOFTMAX(float, f)
 KILN_SOFTMAX(double, )
 
-/* p = {op, dtype, outer, n, inner}; scratch: 2 * inner elements. */
-void kiln_t_softmax(const int64_t *p, const float *f, const void *const *in,
-                    void *const *out, void *scratch) {
+/* p = {op, dtype, outer, n, inner}; scratch: 2 * inner elements.
+ * Shares (kiln_tp_softmax): the outer index. */
+void kiln_tp_softmax(const int64_t *p, const float *f, const void *const *in,
+                     void *const *out, void *scratch, int part, int parts) {
   (void)f;
   const int op = (int)p[0];
+  const int64_t at = p[3] * p[4]; /* elements per outer index */
+  int64_t o0, o1;
+  kiln_part_range(p[2], part, parts, 1, &o0, &o1);
   if (p[1] == KILN_F32)
-    softmax_float(op, p[2], p[3], p[4], (const float *)in[0], (float *)out[0],
-                  (float *)scratch);
+    softmax_float(op, o1 - o0, p[3], p[4], (const float *)in[0] + o0 * at,
+                  (float *)out[0] + o0 * at, (float *)scratch);
   else
-    softmax_double(op, p[2], p[3], p[4], (const double *)in[0],
-                   (double *)out[0], (double *)scratch);
+    softmax_double(op, o1 - o0, p[3], p[4], (const double *)in[0] + o0 * at,
+                   (double *)out[0] + o0 * at, (double *)scratch);
+}
+
+void kiln_t_softmax(const int64_t *p, const float *f, const void *const *in,
+                    void *const *out, void *scratch) {
+  kiln_tp_softmax(p, f, in, out, scratch, 0, 1);
 }
 
 /* --- LayerNormalization ------------------------------------------------------ */

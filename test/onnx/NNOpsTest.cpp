@@ -74,6 +74,17 @@ struct NodeModel {
       sh->add_dim()->set_dim_value(d);
     values[name] = t;
   }
+  /// A node input that is an initializer (a constant the lowering folds).
+  void constant(const Tensor &t) {
+    std::string name = "in" + std::to_string(node->input_size());
+    node->add_input(name);
+    auto *init = proto.mutable_graph()->add_initializer();
+    init->set_name(name);
+    init->set_data_type(t.dtype);
+    for (int64_t d : t.shape)
+      init->add_dims(d);
+    init->set_raw_data(t.data.data(), t.data.size());
+  }
   void ints(const std::string &name, std::vector<int64_t> v) {
     auto *a = node->add_attribute();
     a->set_name(name);
@@ -581,6 +592,196 @@ TEST(OnnxNN, BatchNormTrainingModeIsRejected) {
   m.run(&error);
   EXPECT_NE(error.find("training_mode=1 is not supported"), std::string::npos)
       << error;
+}
+
+
+// --- shares (kiln_tp_*, for threads) ------------------------------------------
+
+/// Lowers the model with its inputs given at run time, so its calls remain,
+/// and runs them twice: each call whole (kiln_t_*), and with every kernel that
+/// has shares split into `parts` of them (kiln_tp_*), run last share first,
+/// each with its own scratch full of garbage, every output prefilled with a
+/// pattern. The graph's outputs must be the same bytes: shares that left an
+/// element unwritten, wrote it differently or depended on each other's
+/// scratch would show.
+void expectSharesMatchWhole(NodeModel &m, std::vector<int> partCounts = {2, 3, 5}) {
+  static const std::map<std::string, kiln_tensor_kernel> whole = {
+#define KILN_TENSOR_KERNEL(name) {#name, kiln_t_##name},
+#include "kernels/tensor/kiln_tensor_kernels.def"
+#undef KILN_TENSOR_KERNEL
+  };
+  static const std::map<std::string, kiln_tensor_part_kernel> shared = {
+#define KILN_TENSOR_PARTS(name) {#name, kiln_tp_##name},
+#include "kernels/tensor/kiln_tensor_kernels.def"
+#undef KILN_TENSOR_PARTS
+  };
+  Model model;
+  model.proto = std::make_shared<::onnx::ModelProto>(m.proto);
+  model.opset = m.opset;
+  LoweredGraph g;
+  std::string error;
+  ASSERT_TRUE(lowerModel(model, {}, g, error)) << error;
+  size_t withShares = 0;
+  for (const Call &c : g.calls)
+    withShares += shared.count(c.kernel);
+  ASSERT_GT(withShares, 0u) << "no call of a kernel with shares";
+
+  auto run = [&](int parts) {
+    std::vector<std::vector<uint8_t>> buf(g.tensors.size());
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+      const Tensor &t = *g.tensors[i];
+      if (t.isConst)
+        buf[i] = t.data;
+      else if (t.input >= 0)
+        buf[i] = m.values.at(t.name).data;
+      else
+        buf[i].assign(t.bytes(), 0xA7);
+    }
+    static const float noFloats[4] = {0, 0, 0, 0};
+    for (const Call &c : g.calls) {
+      std::vector<const void *> in;
+      std::vector<void *> out;
+      for (int id : c.inputs)
+        in.push_back(id < 0 ? nullptr : buf[id].data());
+      for (int id : c.outputs)
+        out.push_back(buf[id].data());
+      const float *f = c.f.empty() ? noFloats : c.f.data();
+      auto it = shared.find(c.kernel);
+      const int n = it == shared.end() ? 1 : parts;
+      std::vector<std::vector<uint64_t>> scratch(
+          n, std::vector<uint64_t>(c.scratch / 8 + 2, 0xDEADBEEFDEADBEEFull));
+      if (n == 1)
+        whole.at(c.kernel)(c.p.data(), f, in.data(), out.data(),
+                           scratch[0].data());
+      else
+        for (int s = n - 1; s >= 0; --s)
+          it->second(c.p.data(), f, in.data(), out.data(), scratch[s].data(), s,
+                     n);
+    }
+    std::vector<std::vector<uint8_t>> outs;
+    for (int id : g.outputs)
+      outs.push_back(buf[id]);
+    return outs;
+  };
+  const auto want = run(1);
+  for (int parts : partCounts) {
+    SCOPED_TRACE(std::to_string(parts) + " shares");
+    const auto got = run(parts);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+      ASSERT_EQ(got[o].size(), want[o].size());
+      for (size_t i = 0; i < want[o].size(); ++i)
+        ASSERT_EQ(got[o][i], want[o][i]) << "output " << o << ", byte " << i;
+    }
+  }
+}
+
+TEST(OnnxShares, ConvOverPositionsAndChannels) {
+  struct Case {
+    std::vector<int64_t> x, w;
+    int64_t group;
+    std::vector<int64_t> strides, pads;
+  };
+  const Case cases[] = {
+      {{1, 3, 20, 30}, {8, 3, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}}, // positions
+      {{1, 4, 6, 7}, {13, 4, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}},  // channels
+      {{2, 16, 10, 20}, {24, 16, 1, 1}, 1, {1, 1}, {0, 0, 0, 0}}, // direct
+      {{2, 6, 9, 11}, {6, 1, 3, 3}, 6, {2, 1}, {1, 1, 1, 1}},  // depthwise
+      {{1, 4, 12, 40}, {6, 2, 3, 3}, 2, {1, 2}, {0, 1, 2, 1}}, // groups
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("X " + shapeString(c.x) + " W " + shapeString(c.w));
+    NodeModel m("Conv", 13);
+    m.input(floatTensor(c.x, 1));
+    m.input(floatTensor(c.w, 2));
+    m.input(floatTensor({c.w[0]}, 3));
+    m.i("group", c.group);
+    m.ints("strides", c.strides);
+    m.ints("pads", c.pads);
+    expectSharesMatchWhole(m);
+  }
+}
+
+TEST(OnnxShares, Conv3DAndConvTranspose) {
+  NodeModel c3("Conv", 13); // im2col_walk, two groups
+  c3.input(floatTensor({1, 4, 5, 6, 7}, 1));
+  c3.input(floatTensor({6, 2, 2, 3, 3}, 2));
+  c3.i("group", 2);
+  c3.ints("pads", {1, 0, 1, 0, 1, 1});
+  expectSharesMatchWhole(c3);
+  NodeModel ct("ConvTranspose", 13); // three channels per group: 5 shares
+  ct.input(floatTensor({1, 4, 5, 6}, 1)); // leave some empty
+  ct.input(floatTensor({4, 3, 3, 3}, 2));
+  ct.input(floatTensor({6}, 3));
+  ct.i("group", 2);
+  ct.ints("strides", {2, 2});
+  ct.ints("pads", {1, 0, 0, 1});
+  expectSharesMatchWhole(ct);
+}
+
+TEST(OnnxShares, MatMulRowsAndColumns) {
+  NodeModel rows("MatMul", 13); // 240 rows across a broadcast batch
+  rows.input(floatTensor({3, 1, 20, 17}, 1));
+  rows.input(floatTensor({4, 17, 33}, 2));
+  expectSharesMatchWhole(rows);
+  NodeModel cols("MatMul", 13); // five rows: columns
+  cols.input(floatTensor({5, 300}, 1));
+  cols.input(floatTensor({300, 70}, 2));
+  expectSharesMatchWhole(cols);
+  Tensor a, b; // the generic loop (int64), columns
+  a.dtype = b.dtype = I64;
+  a.shape = {3, 4};
+  b.shape = {4, 40};
+  for (Tensor *t : {&a, &b}) {
+    t->data.resize(t->bytes());
+    for (int64_t i = 0; i < t->numel(); ++i)
+      ((int64_t *)t->data.data())[i] = i % 7 - 3;
+  }
+  NodeModel ints("MatMul", 13);
+  ints.input(a);
+  ints.input(b);
+  expectSharesMatchWhole(ints);
+}
+
+TEST(OnnxShares, ElementwiseSoftmaxPoolingResize) {
+  NodeModel add("Add", 13); // broadcast rows
+  add.input(floatTensor({4, 1, 37}, 1));
+  add.input(floatTensor({1, 5, 37}, 2));
+  expectSharesMatchWhole(add);
+  NodeModel pw("Pow", 13); // one row: within it
+  pw.input(floatTensor({37}, 1));
+  pw.input(floatTensor({37}, 2));
+  expectSharesMatchWhole(pw);
+  NodeModel gt("Greater", 13); // bool results
+  gt.input(floatTensor({2, 3, 50}, 1));
+  gt.input(floatTensor({50}, 2));
+  expectSharesMatchWhole(gt);
+  for (int64_t axis : {1, -1}) {
+    NodeModel sm("Softmax", 13);
+    sm.input(floatTensor({3, 7, 5}, 1));
+    sm.i("axis", axis);
+    expectSharesMatchWhole(sm);
+  }
+  for (const char *op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    NodeModel gp(op, 13);
+    gp.input(floatTensor({2, 3, 4, 5}, 1));
+    expectSharesMatchWhole(gp);
+  }
+  for (const char *mode : {"nearest", "linear"}) {
+    NodeModel rs("Resize", 13);
+    rs.input(floatTensor({1, 2, 5, 7}, 1));
+    Tensor roi, scales;
+    roi.dtype = scales.dtype = F32;
+    roi.shape = {0};
+    scales.shape = {4};
+    scales.data.resize(16);
+    const float sc[4] = {1, 1, 2.0f, 1.5f};
+    memcpy(scales.data.data(), sc, 16);
+    rs.constant(roi);
+    rs.constant(scales);
+    rs.s("mode", mode);
+    expectSharesMatchWhole(rs);
+  }
 }
 
 } // namespace

@@ -74,7 +74,8 @@ static std::string modelTable(const std::vector<HarnessModel> &models) {
     if (m.built)
       s += "#include \"" + m.name + ".h\"\n";
   s += "typedef struct {\n  const char *name;\n"
-       "  kiln_status (*init)(kiln_ctx *, void *, size_t);\n"
+       "  kiln_status (*init)(kiln_ctx *, void *, size_t, uint32_t);\n"
+       "  void (*shutdown)(kiln_ctx *);\n  uint32_t threads;\n"
        "  kiln_status (*run)(kiln_ctx *, const void *const *, void *const *);\n"
        "  size_t arena;\n  int nin, nout;\n"
        "  const kiln_tensor_info *ins, *outs;\n} model_entry;\n"
@@ -83,11 +84,12 @@ static std::string modelTable(const std::vector<HarnessModel> &models) {
     if (!m.built)
       continue;
     std::string U = llvm::StringRef(m.name).upper();
-    s += "  {\"" + m.name + "\", " + m.name + "_init, " + m.name + "_run, " + U +
+    s += "  {\"" + m.name + "\", " + m.name + "_init_threads, " + m.name +
+         "_shutdown, " + U + "_MAX_THREADS, " + m.name + "_run, " + U +
          "_ARENA_BYTES, " + U + "_NUM_INPUTS, " + U + "_NUM_OUTPUTS, " +
          m.name + "_inputs, " + m.name + "_outputs},\n";
   }
-  s += "  {0, 0, 0, 0, 0, 0, 0, 0}\n};\n";
+  s += "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}\n};\n";
   return s;
 }
 
@@ -125,8 +127,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < m->nout; ++i) out[i] = malloc(m->outs[i].bytes + 1);
   void *arena = aligned_alloc(KILN_ARENA_ALIGN, (m->arena + 63) / 64 * 64);
   kiln_ctx ctx;
-  kiln_status s = m->init(&ctx, arena, m->arena);
+  kiln_status s = m->init(&ctx, arena, m->arena, m->threads);
   if (s == KILN_OK) s = m->run(&ctx, in, out);
+  m->shutdown(&ctx);
   if (s != KILN_OK) {
     fprintf(stderr, "%s: %s\n", m->name, kiln_status_string(s));
     return 4;
@@ -217,8 +220,9 @@ void _start(void) {
   }
   for (int i = 0; i < m->nout; ++i) out[i] = outbuf[i];
   kiln_ctx ctx;
-  kiln_status s = m->init(&ctx, arena, m->arena);
+  kiln_status s = m->init(&ctx, arena, m->arena, m->threads);
   if (s == KILN_OK) s = m->run(&ctx, in, out);
+  m->shutdown(&ctx);
   if (s != KILN_OK) { say(kiln_status_string(s)); say("\n"); quit(4); }
   for (int i = 0; i < m->nout; ++i) {
     long fd = sys4(56, -100, (long)line[1 + m->nin + i], 0x241, 0644);

@@ -99,10 +99,6 @@ std::string inputSpec(const kiln::onnx::Tensor &t) {
 } // namespace
 
 int bench::graphBench(const GraphBenchOptions &o) {
-  if (o.threads != 1)
-    return fail("--threads=" + std::to_string(o.threads) +
-                ": ONNX graphs run on one thread (their libraries have no "
-                "thread pool yet)");
   if (o.iterations < 1 || o.iterations > 100000)
     return fail("--iterations=" + std::to_string(o.iterations) +
                 ": expected 1 to 100000");
@@ -121,6 +117,7 @@ int bench::graphBench(const GraphBenchOptions &o) {
   opts.target = "x86";
   opts.targetOptions.cpu = o.cpu;
   opts.emit.name = "bench";
+  opts.layout.threads = o.threads;
   mlir::MLIRContext ctx;
   LoadedModel model;
   if (!loadModel(ctx, o.modelPath, model, error, shapes))
@@ -153,7 +150,7 @@ int bench::graphBench(const GraphBenchOptions &o) {
 
   const std::string iters = std::to_string(o.iterations);
   const std::vector<std::string> kilnArgv = {
-      opts.emit.outDir + "/graph_driver", "1", iters};
+      opts.emit.outDir + "/graph_driver", std::to_string(o.threads), iters};
   std::vector<std::string> peerArgv = {o.vsOnnxruntime, o.modelPath,
                                        std::to_string(o.threads), iters};
   for (const kiln::onnx::Tensor &t : inputs)

@@ -69,9 +69,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: graph_driver THREADS ITERATIONS\n");
     return 2;
   }
-  const int iterations = atoi(argv[2]);
-  if (atoi(argv[1]) != 1 || iterations < 1) {
-    fprintf(stderr, "graph_driver: expected 1 thread and at least 1 iteration\n");
+  const int threads = atoi(argv[1]), iterations = atoi(argv[2]);
+  if (threads < 1 || threads > BENCH_MAX_THREADS || iterations < 1) {
+    fprintf(stderr, "graph_driver: expected 1 to %d threads and at least 1 "
+            "iteration\n", (int)BENCH_MAX_THREADS);
     return 2;
   }
   void *arena = aligned_alloc(KILN_ARENA_ALIGN,
@@ -93,7 +94,8 @@ int main(int argc, char **argv) {
     }
   if (!arena) { perror("graph_driver: arena"); return 1; }
   kiln_ctx ctx;
-  check(bench_init(&ctx, arena, BENCH_ARENA_BYTES), "bench_init");
+  check(bench_init_threads(&ctx, arena, BENCH_ARENA_BYTES, (uint32_t)threads),
+        "bench_init_threads");
   check(bench_run(&ctx, in, out), "bench_run");
   printf("first_run %.9f\n", seconds());
   for (int it = 0; it < iterations; ++it) {

@@ -75,6 +75,8 @@ int runGraphModel(const GraphRunOptions &o) {
   opts.targetOptions.cpu = o.cpu;
   opts.targetOptions.sveBits = o.sveBits;
   opts.emit.name = "model";
+  opts.pipeline.disabled = o.disabledPasses;
+  opts.layout.threads = o.threads;
   auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)
     return fail(error);

@@ -263,6 +263,10 @@ int main(int argc, char **argv) {
     g.inputs.assign(graphInputs.begin(), graphInputs.end());
     g.inputShapes.assign(inputShape.begin(), inputShape.end());
     g.frozenInputs.assign(freezeInput.begin(), freezeInput.end());
+    g.disabledPasses.assign(disablePass.begin(), disablePass.end());
+    std::string optionError;
+    if (!parseThreadsOption(threadsArg, g.threads, optionError))
+      return fail(optionError);
     return runGraphModel(g);
   }
   for (const char *opt : {"input", "output-dir", "input-shape", "freeze-input"})

@@ -35,6 +35,11 @@ int main(void) {
   EXPECT(g_init(&ctx, (char *)arena + 1, G_ARENA_BYTES) ==
          KILN_ERR_ARENA_MISALIGNED);
   EXPECT(g_init(&ctx, arena, G_ARENA_BYTES) == KILN_OK);
+  /* More threads than compiled for: the context is usable, single-threaded. */
+  EXPECT(g_init_threads(&ctx, arena, G_ARENA_BYTES, G_MAX_THREADS + 1) ==
+         KILN_ERR_INVALID_ARGUMENT);
+  EXPECT(g_init_threads(&ctx, arena, G_ARENA_BYTES, G_MAX_THREADS) == KILN_OK);
+  EXPECT(ctx.threads == G_MAX_THREADS);
 
   const float x[6] = {0, 1, 2, -1, 0.5f, 10};
   float y[6];
@@ -59,6 +64,11 @@ int main(void) {
   const float x2[6] = {1, 1, 1, 1, 1, 1};
   in[0] = x2;
   EXPECT(g_run(&ctx, in, out) == KILN_OK);
+  for (int i = 0; i < 6; ++i)
+    EXPECT(y[i] == 2 + b[i % 3]);
+  g_shutdown(&ctx);
+  EXPECT(ctx.threads == 1);
+  EXPECT(g_run(&ctx, in, out) == KILN_OK); /* still usable */
   for (int i = 0; i < 6; ++i)
     EXPECT(y[i] == 2 + b[i % 3]);
   free(arena);

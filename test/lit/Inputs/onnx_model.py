@@ -2,6 +2,11 @@
 
   onnx_model.py text TEST_FILE OUT.onnx   the ONNX text form in TEST_FILE (lines
                                           not starting with '#') as a model
+  onnx_model.py text-weights TEST_FILE OUT.onnx SEED NAME...
+                                          the same, with the graph inputs NAME...
+                                          turned into initializers of normal
+                                          values / 4 (weights too large to
+                                          write out)
   onnx_model.py external OUT.onnx         an Add whose constant operand lives in an
                                           external data file OUT.onnx.data
   onnx_model.py bad-size OUT.onnx         an initializer with 20 bytes of raw
@@ -28,6 +33,21 @@ def text(src, out):
     with open(src) as f:
         body = "".join(l for l in f if not l.lstrip().startswith("#"))
     onnx.save(onnx.parser.parse_model(body), out)
+
+
+def text_weights(src, out, seed, names):
+    with open(src) as f:
+        body = "".join(l for l in f if not l.lstrip().startswith("#"))
+    model = onnx.parser.parse_model(body)
+    rng = np.random.default_rng(seed)
+    graph = model.graph
+    for name in names:
+        vi = next(i for i in graph.input if i.name == name)
+        shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        values = (rng.standard_normal(shape) / 4).astype(np.float32)
+        graph.initializer.append(numpy_helper.from_array(values, name))
+        graph.input.remove(vi)
+    onnx.save(model, out)
 
 
 def add_graph(weight):
@@ -89,6 +109,8 @@ if __name__ == "__main__":
     kind = sys.argv[1]
     if kind == "text":
         text(sys.argv[2], sys.argv[3])
+    elif kind == "text-weights":
+        text_weights(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:])
     elif kind == "external":
         external(sys.argv[2])
     elif kind == "bad-size":
