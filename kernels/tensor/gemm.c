@@ -168,12 +168,20 @@ static void sgemm_rows_one(int64_t mb, int64_t kc, float alpha, const float *A,
 #else
 #define TW NR
 #endif
+/* The widest column tail sgemm_rows_tail takes (TW, which ends here). */
+#ifdef KILN_SGEMM_VL
+#define TAIL_W KILN_SGEMM_VL
+#else
+#define TAIL_W NR
+#endif
 static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
                             const float *A, int64_t sam, int64_t sak,
-                            const float *B, int64_t ldb, float *C, int64_t ldc,
-                            int accumulate, float *pack) {
+                            const float *B, int64_t ldb, const int64_t *boff,
+                            float *C, int64_t ldc, int accumulate,
+                            float *pack) {
   for (int64_t kk = 0; kk < kc; ++kk) {
-    memcpy(pack + kk * TW, B + kk * ldb, (size_t)nr * sizeof(float));
+    memcpy(pack + kk * TW, B + (boff ? boff[kk] : kk * ldb),
+           (size_t)nr * sizeof(float));
     memset(pack + kk * TW + nr, 0, (size_t)(TW - nr) * sizeof(float));
   }
   float ct[MR * TW];
@@ -199,9 +207,12 @@ static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
 }
 #undef TW
 
-void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
-                int64_t sam, int64_t sak, const float *B, int64_t ldb,
-                float *C, int64_t ldc, int accumulate, float *pack) {
+/* B's row k at B + k * ldb, or with `boff` at B + boff[k] (then `pack` is
+ * required: every panel is gathered into it). */
+static void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                  int64_t sam, int64_t sak, const float *B, int64_t ldb,
+                  const int64_t *boff, float *C, int64_t ldc, int accumulate,
+                  float *pack) {
   if (k == 0) { /* an empty sum: C = 0 (or unchanged) */
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i)
@@ -224,17 +235,20 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
       for (int64_t k0 = 0; k0 < k; k0 += KC) {
         const int64_t kc = k - k0 < KC ? k - k0 : KC;
         const int acc = accumulate || k0 > 0;
-        const float *Ak = A + k0 * sak + i0 * sam, *Bk = B + k0 * ldb;
+        const float *Ak = A + k0 * sak + i0 * sam;
+        const float *Bk = boff ? B : B + k0 * ldb;
+        const int64_t *bk = boff ? boff + k0 : NULL;
         float *Ci = C + i0 * ldc;
         int64_t j = j0;
         for (; j + NR <= j1; j += NR) {
           const float *panel = Bk + j;
           int64_t ldp = ldb;
-          if (pack && mb > MR && ldb != NR) {
+          if (bk || (pack && mb > MR && ldb != NR)) {
             /* Copy the kc x NR panel contiguous: rows of B a power-of-two
              * apart would otherwise share L1 sets and evict each other. */
             for (int64_t kk = 0; kk < kc; ++kk)
-              memcpy(pack + kk * NR, Bk + kk * ldb + j, NR * sizeof(float));
+              memcpy(pack + kk * NR, Bk + (bk ? bk[kk] : kk * ldb) + j,
+                     NR * sizeof(float));
             panel = pack;
             ldp = NR;
           }
@@ -242,13 +256,16 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                      acc);
         }
 #ifdef KILN_SGEMM_VL
-        for (; j + KILN_SGEMM_VL <= j1; j += KILN_SGEMM_VL)
+        for (; !bk && j + KILN_SGEMM_VL <= j1; j += KILN_SGEMM_VL)
           sgemm_rows_one(mb, kc, alpha, Ak, sam, sak, Bk + j, ldb, Ci + j, ldc,
                          acc);
 #endif
-        if (j < j1 && pack)
-          sgemm_rows_tail(mb, (int)(j1 - j), kc, alpha, Ak, sam, sak, Bk + j,
-                          ldb, Ci + j, ldc, acc, pack);
+        if (pack)
+          for (int nr; j < j1; j += nr) { /* more than once only gathered */
+            nr = j1 - j < TAIL_W ? (int)(j1 - j) : TAIL_W;
+            sgemm_rows_tail(mb, nr, kc, alpha, Ak, sam, sak, Bk + j, ldb, bk,
+                            Ci + j, ldc, acc, pack);
+          }
         else
           for (int64_t i = 0; j < j1 && i < mb; i += MR) /* no pack buffer */
             sgemm_tile(mb - i < MR ? (int)(mb - i) : MR, (int)(j1 - j), kc,
@@ -257,6 +274,19 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
       }
     }
   }
+}
+
+void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                int64_t sam, int64_t sak, const float *B, int64_t ldb,
+                float *C, int64_t ldc, int accumulate, float *pack) {
+  sgemm(m, n, k, alpha, A, sam, sak, B, ldb, NULL, C, ldc, accumulate, pack);
+}
+
+void kiln_sgemm_gather(int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *A, int64_t sam, int64_t sak,
+                       const float *B, const int64_t *boff, float *C,
+                       int64_t ldc, int accumulate, float *pack) {
+  sgemm(m, n, k, alpha, A, sam, sak, B, 0, boff, C, ldc, accumulate, pack);
 }
 
 /* The other element types: C = alpha * A B (+ C), B read through strides. */

@@ -21,6 +21,14 @@ void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                 int64_t sam, int64_t sak, const float *B, int64_t ldb,
                 float *C, int64_t ldc, int accumulate, float *pack);
 
+/* kiln_sgemm with row k of B at B + boff[k] (its columns contiguous): rows
+ * that are shifted windows of one buffer (a convolution's taps) need not be
+ * copied out first. `pack` is required: panels are gathered into it. */
+void kiln_sgemm_gather(int64_t m, int64_t n, int64_t k, float alpha,
+                       const float *A, int64_t sam, int64_t sak,
+                       const float *B, const int64_t *boff, float *C,
+                       int64_t ldc, int accumulate, float *pack);
+
 /* Floats of the B panel buffer (KC rows of k x NR columns: 256 x 16, or
  * 128 x 32 under AVX-512). Converters add its bytes to the scratch of every
  * call that reaches kiln_sgemm. */

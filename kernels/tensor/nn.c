@@ -236,6 +236,72 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
   }
 }
 
+/* Row-shifted GEMM, a 2-D convolution of stride 1 without columns: tap
+ * (c, kh, kw) reads the input shifted by (kh * dh, kw * dw). Output rows go
+ * `chunk` at a time: a zero-padded copy of the input rows they read (pad
+ * rows and columns included, Wp = OW + (KW - 1) * dw wide, hs = chunk +
+ * (KH - 1) * dh rows per channel, small enough to stay in L2) makes output
+ * (oh0 + r, ow) column r * Wp + ow of a GEMM whose row k = (c, kh, kw) starts
+ * at c * hs * Wp + kh * dh * Wp + kw * dw: kiln_sgemm_gather reads B through
+ * that offset table. The Wp - OW columns past each output row are computed
+ * into `cp` and dropped. Each output sums the values im2col would have
+ * built, zeros included, in its order: the same bits. Scratch after the pack
+ * buffer: CK offsets, the copy (cg x hs x Wp, then (KW - 1) * dw zeros the
+ * last row's dropped columns read) and `cp`, mg x chunk x Wp. */
+static void conv_shifted(const float *x, const float *w, const float *bias,
+                         float *y, int64_t cg, int64_t mg, const int64_t *id,
+                         const int64_t *kd, const int64_t *od,
+                         const int64_t *dl, const int64_t *pb, int64_t r0,
+                         int64_t r1, int64_t chunk, float *pack,
+                         const int64_t *ep, const float *f,
+                         const void *const *in, int64_t ch, int64_t at) {
+  const int64_t H = id[0], W = id[1], KH = kd[0], KW = kd[1], OW = od[1],
+                dh = dl[0], dw = dl[1], P = od[0] * OW;
+  const int64_t Wp = OW + (KW - 1) * dw, hs = chunk + (KH - 1) * dh;
+  const int64_t plane = hs * Wp, CK = cg * KH * KW;
+  int64_t *boff = (int64_t *)(pack + KILN_SGEMM_PACK_FLOATS);
+  float *xp = (float *)(boff + CK), *cp = xp + cg * plane + (KW - 1) * dw;
+  int64_t k = 0;
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        boff[k++] = c * plane + kh * dh * Wp + kw * dw;
+  memset(xp + cg * plane, 0, (size_t)((KW - 1) * dw) * sizeof(float));
+  /* Padded column i is image column i - pb[1]. */
+  const int64_t lo = pb[1] < Wp ? pb[1] : Wp;
+  const int64_t hi = pb[1] + W < Wp ? pb[1] + W : Wp;
+  for (int64_t oh0 = r0; oh0 < r1; oh0 += chunk) {
+    const int64_t oh1 = oh0 + chunk < r1 ? oh0 + chunk : r1;
+    const int64_t n = (oh1 - oh0) * Wp;
+    for (int64_t c = 0; c < cg; ++c) /* padded row i: image row oh0 - pt + i */
+      for (int64_t i = 0; i < hs; ++i) {
+        float *dst = xp + c * plane + i * Wp;
+        const int64_t ih = oh0 - pb[0] + i;
+        if (ih < 0 || ih >= H || hi <= lo) {
+          memset(dst, 0, (size_t)Wp * sizeof(float));
+          continue;
+        }
+        memset(dst, 0, (size_t)lo * sizeof(float));
+        memcpy(dst + lo, x + (c * H + ih) * W + (lo - pb[1]),
+               (size_t)(hi - lo) * sizeof(float));
+        memset(dst + hi, 0, (size_t)(Wp - hi) * sizeof(float));
+      }
+    for (int64_t m = 0; bias && m < mg; ++m)
+      for (int64_t j = 0; j < n; ++j)
+        cp[m * n + j] = bias[m];
+    kiln_sgemm_gather(mg, n, CK, 1.0f, w, CK, 1, xp, boff, cp, n,
+                      bias != NULL, pack);
+    for (int64_t m = 0; m < mg; ++m) {
+      for (int64_t oh = oh0; oh < oh1; ++oh)
+        memcpy(y + m * P + oh * OW, cp + m * n + (oh - oh0) * Wp,
+               (size_t)OW * sizeof(float));
+      if (ep[0])
+        kiln_epilogue_f32(ep, f, in, y + m * P + oh0 * OW, (oh1 - oh0) * OW,
+                          ch + m, at + m * P + oh0 * OW);
+    }
+  }
+}
+
 /* Conv (f32).
  *   p = {nsp, N, C, M, group, chunk, direct, in[nsp], k[nsp], out[nsp],
  *        stride[nsp], dilation[nsp], padBegin[nsp], epilogue...}
@@ -247,13 +313,15 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
  * rows as soon as the GEMM has written it. chunk: output positions per
  * im2col block; the scratch holds
  * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then the columns:
- * (C/group) * prod(k) * chunk floats. direct: 1x1 kernel, stride 1, no
- * padding, where X itself is the column matrix. A 2-D depthwise convolution
+ * (C/group) * prod(k) * chunk floats. direct: 1 for a 1x1 kernel, stride
+ * 1, no padding, where X itself is the column matrix; 2 for a 2-D
+ * convolution of stride 1 run as conv_shifted (chunk: output rows per GEMM,
+ * the scratch as conv_shifted says); 0 im2col. A 2-D depthwise convolution
  * (one input and one output channel per group) runs conv_depthwise2d, whose
  * padded copy of a channel takes the columns' place in the scratch.
- * Shares (kiln_tp_conv): depthwise channels; otherwise output positions when
- * there are enough for every share, else output channels (each share then
- * builds the columns it reads). */
+ * Shares (kiln_tp_conv): depthwise channels; output rows (conv_shifted);
+ * otherwise output positions when there are enough for every share, else
+ * output channels (each share then builds the columns it reads). */
 static void conv_share(const int64_t *p, const float *f, const void *const *in,
                        void *const *out, void *scratch, int part, int parts) {
   int nsp = (int)p[0];
@@ -267,6 +335,17 @@ static void conv_share(const int64_t *p, const float *f, const void *const *in,
   float *col = pack + KILN_SGEMM_PACK_FLOATS;
   int64_t cg = C / G, mg = M / G, P = prod(od, nsp), Pin = prod(id, nsp);
   int64_t CK = cg * prod(kd, nsp);
+  if (direct == 2) {
+    int64_t r0, r1;
+    kiln_part_range(od[0], part, parts, 1, &r0, &r1);
+    for (int64_t n = 0; r0 < r1 && n < N; ++n)
+      for (int64_t g = 0; g < G; ++g)
+        conv_shifted(X + (n * C + g * cg) * Pin, Wt + g * mg * CK,
+                     B ? B + g * mg : NULL, Y + (n * M + g * mg) * P, cg, mg,
+                     id, kd, od, dl, pb, r0, r1, chunk, pack, ep, f, in,
+                     g * mg, (n * M + g * mg) * P);
+    return;
+  }
   if (nsp == 2 && cg == 1 && mg == 1 && !direct) {
     int64_t u0, u1;
     kiln_part_range(N * G, part, parts, 1, &u0, &u1);

@@ -301,6 +301,66 @@ TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
   }
 }
 
+TEST(OnnxNN, ConvShiftedRowsAgainstSpec) {
+  // Stride 1 and output rows wide enough: the GEMM reads the taps as shifted
+  // rows of a padded copy (nn.c's conv_shifted) instead of im2col columns.
+  checkConv({{2, 5, 9, 33}, {7, 5, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1},
+             {9, 33}, true});
+  checkConv({{1, 4, 12, 40}, {6, 2, 5, 3}, 2, {1, 1}, {2, 2}, {3, 0, 1, 4},
+             {8, 40}, false});
+}
+
+TEST(OnnxNN, ConvShiftedRowsBitIdenticalToIm2col) {
+  // The shifted-row GEMM sums the values im2col would build, padding zeros
+  // included, in its order: the same conv written as 3-D (depth 1), which
+  // builds columns, gives the same bits.
+  struct Case {
+    int64_t N, C, H, W, M, G, KH, KW, dh, dw;
+    std::vector<int64_t> pads; // top, left, bottom, right
+    bool bias;
+  };
+  const Case cases[] = {
+      {1, 96, 12, 40, 24, 1, 3, 3, 1, 1, {1, 1, 1, 1}, true},
+      {2, 5, 9, 33, 7, 1, 3, 3, 1, 1, {1, 1, 1, 1}, false},
+      {1, 4, 11, 48, 70, 2, 5, 5, 1, 2, {2, 4, 3, 1}, true},
+      {1, 3, 7, 29, 5, 1, 3, 1, 2, 1, {2, 0, 2, 0}, true}, // no dropped columns
+      {1, 2, 4, 64, 3, 1, 2, 3, 1, 1, {5, 3, 5, 3}, true}, // pads past the image
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("C " + std::to_string(c.C) + " W " + std::to_string(c.W) +
+                 " k " + std::to_string(c.KH) + "x" + std::to_string(c.KW));
+    const int64_t cg = c.C / c.G;
+    Tensor x = floatTensor({c.N, c.C, c.H, c.W}, 21),
+           w = floatTensor({c.M, cg, c.KH, c.KW}, 22), b = floatTensor({c.M}, 23);
+    NodeModel m2("Conv", 13);
+    m2.input(x);
+    m2.input(w);
+    if (c.bias)
+      m2.input(b);
+    m2.i("group", c.G);
+    m2.ints("dilations", {c.dh, c.dw});
+    m2.ints("pads", c.pads);
+    Tensor x3 = x, w3 = w;
+    x3.shape = {c.N, c.C, 1, c.H, c.W};
+    w3.shape = {c.M, cg, 1, c.KH, c.KW};
+    NodeModel m3("Conv", 13);
+    m3.input(x3);
+    m3.input(w3);
+    if (c.bias)
+      m3.input(b);
+    m3.i("group", c.G);
+    m3.ints("dilations", {1, c.dh, c.dw});
+    m3.ints("pads", {0, c.pads[0], c.pads[1], 0, c.pads[2], c.pads[3]});
+    auto o2 = m2.run(), o3 = m3.run();
+    ASSERT_EQ(o2.size(), 1u);
+    ASSERT_EQ(o3.size(), 1u);
+    ASSERT_GT(o2[0].numel(), 0);
+    ASSERT_EQ(o2[0].data.size(), o3[0].data.size());
+    for (int64_t i = 0; i < o2[0].numel(); ++i)
+      ASSERT_EQ(floats(o2[0])[i], floats(o3[0])[i]) << "at " << i;
+  }
+}
+
 TEST(OnnxNN, Conv3D) {
   checkConv({{1, 2, 5, 6, 7}, {3, 2, 2, 3, 3}, 1, {1, 2, 1}, {1, 1, 2},
              {1, 0, 1, 0, 1, 1}, {5, 3, 5}, false});
@@ -688,6 +748,7 @@ TEST(OnnxShares, ConvOverPositionsAndChannels) {
       {{2, 16, 10, 20}, {24, 16, 1, 1}, 1, {1, 1}, {0, 0, 0, 0}}, // direct
       {{2, 6, 9, 11}, {6, 1, 3, 3}, 6, {2, 1}, {1, 1, 1, 1}},  // depthwise
       {{1, 4, 12, 40}, {6, 2, 3, 3}, 2, {1, 2}, {0, 1, 2, 1}}, // groups
+      {{2, 6, 7, 40}, {6, 3, 3, 3}, 2, {1, 1}, {1, 2, 0, 1}},  // shifted rows
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("X " + shapeString(c.x) + " W " + shapeString(c.w));

@@ -292,10 +292,40 @@ RegisterConverter convOp({"Conv"}, [](NodeContext &c) {
     columns = CheckedInt(win.in[0]) *
               ((CheckedInt(win.out[1]) - 1) * win.stride[1] +
                (CheckedInt(k[1]) - 1) * win.dil[1] + 1);
+  // A 2-D convolution of stride 1 builds no columns either when its output
+  // rows are wide enough that the padded row (Wp) adds at most an eighth of
+  // dropped columns: nn.c's conv_shifted, the GEMM reading the taps as
+  // shifted rows of a padded copy of the input rows a chunk of output rows
+  // reads. Its scratch: the tap offsets, that copy (chunk + (KH - 1) * dh
+  // rows of Wp per channel, sized for about 256 KiB so that it stays in L2
+  // while the GEMM reads it 9 times over) and mg x chunk output rows of Wp.
+  int mode = direct ? 1 : 0;
+  if (win.n == 2 && !direct && !depthwise && win.stride[0] == 1 &&
+      win.stride[1] == 1) {
+    const CheckedInt Wp =
+        CheckedInt(win.out[1]) + (CheckedInt(k[1]) - 1) * win.dil[1];
+    const int64_t mg = M / G;
+    const CheckedInt rowFloats = Wp * mg;
+    if (rowFloats.ok() && rowFloats.value() > 0 &&
+        (Wp * 8).ok() && (CheckedInt(win.out[1]) * 9).ok() &&
+        Wp.value() * 8 <= win.out[1] * 9) {
+      const CheckedInt copyRow = Wp * (C / G), halo =
+          (CheckedInt(k[0]) - 1) * win.dil[0];
+      if (copyRow.ok() && copyRow.value() > 0 && halo.ok()) {
+        mode = 2;
+        chunk = std::min(65536 / rowFloats.value(),
+                         65536 / copyRow.value() - halo.value());
+        chunk = std::clamp<int64_t>(chunk, 1, win.out[0]);
+        columns = CheckedInt(CK) * 2 + copyRow * (halo + chunk) +
+                  (CheckedInt(k[1]) - 1) * win.dil[1] +
+                  CheckedInt(mg) * chunk * Wp;
+      }
+    }
+  }
   const CheckedInt scratch = columns * 4 + kPackBytes;
   if (!scratch.ok())
     return c.fail("the convolution's scratch overflows 64-bit sizes");
-  std::vector<int64_t> p = {(int64_t)win.n, N, C, M, G, chunk, direct};
+  std::vector<int64_t> p = {(int64_t)win.n, N, C, M, G, chunk, mode};
   for (auto *v : {&win.in, &win.k, &win.out, &win.stride, &win.dil,
                   &win.padBegin})
     append(p, *v);
