@@ -321,7 +321,9 @@ static void conv_shifted(const float *x, const float *w, const float *bias,
  * padded copy of a channel takes the columns' place in the scratch.
  * Shares (kiln_tp_conv): depthwise channels; output rows (conv_shifted);
  * otherwise output positions when there are enough for every share, else
- * output channels (each share then builds the columns it reads). */
+ * output channels (each share then builds the columns it reads). A 1x1
+ * convolution with channels enough for every share splits those, so that
+ * each share streams only its part of the weights. */
 static void conv_share(const int64_t *p, const float *f, const void *const *in,
                        void *const *out, void *scratch, int part, int parts) {
   int nsp = (int)p[0];
@@ -360,7 +362,7 @@ static void conv_share(const int64_t *p, const float *f, const void *const *in,
     return;
   }
   int64_t c0 = 0, c1 = P, m0 = 0, m1 = mg;
-  if (P >= 64 * (int64_t)parts)
+  if (P >= 64 * (int64_t)parts && !(direct && mg >= 64 * (int64_t)parts))
     kiln_part_range(P, part, parts, 16, &c0, &c1);
   else
     kiln_part_range(mg, part, parts, 1, &m0, &m1);
