@@ -302,6 +302,85 @@ static void conv_shifted(const float *x, const float *w, const float *bias,
   }
 }
 
+/* Small maps (stride 1, output rows narrower than 32): a row is too short
+ * for the vector loop, so the taps run over the whole channel at once. In a
+ * zero-padded plane of the input (Hp = OH + (KH - 1) * dh rows of Wp =
+ * OW + (KW - 1) * dw, then (KW - 1) * dw zeros), output (oh, ow) is element
+ * oh * Wp + ow of a plane `yp` that each tap (kh, kw) adds its weight times
+ * the input plane shifted by kh * dh * Wp + kw * dw into, one contiguous
+ * loop per tap; the Wp - OW extra columns per row are dropped. The same
+ * terms in the same order as the row kernel (a padding row's terms add
+ * zero to a sum that started at +0), so the same bits. The scratch holds
+ * the two planes: (Hp + OH) * Wp + (KW - 1) * dw floats (ops/NN.cpp sizes it
+ * with the same formula when dw_small_map says so). */
+/* A kernel row of KWC taps added into a register per element. */
+#define KILN_DW_PLANE(KWC)                                                    \
+  {                                                                           \
+    float wk[KWC];                                                            \
+    for (int kw = 0; kw < KWC; ++kw)                                          \
+      wk[kw] = wr[kw];                                                        \
+    for (int64_t j = 0; j < n; ++j) {                                         \
+      float acc = yp[j];                                                      \
+      for (int kw = 0; kw < KWC; ++kw)                                        \
+        acc += wk[kw] * xr[j + kw * dw];                                      \
+      yp[j] = acc;                                                            \
+    }                                                                         \
+  }
+static int dw_small_map(const int64_t *od, const int64_t *st) {
+  return st[0] == 1 && st[1] == 1 && od[1] < 32;
+}
+static void conv_depthwise2d_flat(const float *x, const float *w,
+                                  const float *bias, float *y,
+                                  const int64_t *id, const int64_t *kd,
+                                  const int64_t *od, const int64_t *dl,
+                                  const int64_t *pb, float *xp) {
+  const int64_t H = id[0], W = id[1], KH = kd[0], KW = kd[1], OH = od[0],
+                OW = od[1], dh = dl[0], dw = dl[1];
+  const int64_t Wp = OW + (KW - 1) * dw, Hp = OH + (KH - 1) * dh;
+  const int64_t n = OH * Wp;
+  float *restrict yp = xp + Hp * Wp + (KW - 1) * dw;
+  const int64_t lo = pb[1] < Wp ? pb[1] : Wp;
+  const int64_t hi = pb[1] + W < Wp ? pb[1] + W : Wp;
+  for (int64_t i = 0; i < Hp; ++i) { /* padded row i: image row i - pb[0] */
+    float *dst = xp + i * Wp;
+    const int64_t ih = i - pb[0];
+    if (ih < 0 || ih >= H || hi <= lo) {
+      memset(dst, 0, (size_t)Wp * sizeof(float));
+      continue;
+    }
+    memset(dst, 0, (size_t)lo * sizeof(float));
+    memcpy(dst + lo, x + ih * W + (lo - pb[1]),
+           (size_t)(hi - lo) * sizeof(float));
+    memset(dst + hi, 0, (size_t)(Wp - hi) * sizeof(float));
+  }
+  memset(xp + Hp * Wp, 0, (size_t)((KW - 1) * dw) * sizeof(float));
+  for (int64_t j = 0; j < n; ++j)
+    yp[j] = 0.0f;
+  for (int64_t kh = 0; kh < KH; ++kh) {
+    const float *restrict xr = xp + kh * dh * Wp;
+    const float *wr = w + kh * KW;
+    if (KW == 3) KILN_DW_PLANE(3)
+    else if (KW == 5) KILN_DW_PLANE(5)
+    else if (KW == 7) KILN_DW_PLANE(7)
+    else
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const float wv = wr[kw];
+        const float *restrict xs = xr + kw * dw;
+        for (int64_t j = 0; j < n; ++j)
+          yp[j] += wv * xs[j];
+      }
+  }
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    float *yr = y + oh * OW;
+    const float *src = yp + oh * Wp;
+    if (bias)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        yr[ow] = *bias + src[ow];
+    else
+      memcpy(yr, src, (size_t)OW * sizeof(float));
+  }
+}
+
 /* Conv (f32).
  *   p = {nsp, N, C, M, group, chunk, direct, in[nsp], k[nsp], out[nsp],
  *        stride[nsp], dilation[nsp], padBegin[nsp], epilogue...}
@@ -354,8 +433,12 @@ static void conv_share(const int64_t *p, const float *f, const void *const *in,
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t n = u / G, g = u % G;
       float *y = Y + (n * M + g) * P;
-      conv_depthwise2d(X + (n * C + g) * Pin, Wt + g * CK, B ? B + g : NULL,
-                       y, id, kd, od, st, dl, pb, col);
+      if (dw_small_map(od, st))
+        conv_depthwise2d_flat(X + (n * C + g) * Pin, Wt + g * CK,
+                              B ? B + g : NULL, y, id, kd, od, dl, pb, col);
+      else
+        conv_depthwise2d(X + (n * C + g) * Pin, Wt + g * CK, B ? B + g : NULL,
+                         y, id, kd, od, st, dl, pb, col);
       if (ep[0])
         kiln_epilogue_f32(ep, f, in, y, P, g, (n * M + g) * P);
     }

@@ -265,6 +265,11 @@ TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
       {2, 8, 19, 2, 4, 1, 1, 1, 1, {1, 2, 0, 1}}, // width 4: a tap at a time
       {2, 7, 3, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},  // narrower than the kernel
       {2, 16, 27, 5, 5, 2, 2, 2, 2, {4, 4, 3, 3}},
+      // Small maps: the whole plane per tap.
+      {3, 10, 10, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},
+      {2, 20, 20, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
+      {2, 6, 9, 3, 5, 1, 1, 2, 1, {3, 1, 0, 4}},
+      {2, 5, 4, 7, 7, 1, 1, 1, 1, {3, 3, 3, 3}}, // pads wider than the image
   };
   for (const Case &c : cases) {
     SCOPED_TRACE("k " + std::to_string(c.KH) + "x" + std::to_string(c.KW) +
@@ -748,6 +753,7 @@ TEST(OnnxShares, ConvOverPositionsAndChannels) {
       {{2, 16, 10, 20}, {24, 16, 1, 1}, 1, {1, 1}, {0, 0, 0, 0}}, // direct
       {{1, 8, 6, 30}, {130, 8, 1, 1}, 1, {1, 1}, {0, 0, 0, 0}},  // by channel
       {{2, 6, 9, 11}, {6, 1, 3, 3}, 6, {2, 1}, {1, 1, 1, 1}},  // depthwise
+      {{1, 5, 10, 10}, {5, 1, 5, 5}, 5, {1, 1}, {2, 2, 2, 2}}, // small map
       {{1, 4, 12, 40}, {6, 2, 3, 3}, 2, {1, 2}, {0, 1, 2, 1}}, // groups
       {{2, 6, 7, 40}, {6, 3, 3, 3}, 2, {1, 1}, {1, 2, 0, 1}},  // shifted rows
   };

@@ -292,6 +292,15 @@ RegisterConverter convOp({"Conv"}, [](NodeContext &c) {
     columns = CheckedInt(win.in[0]) *
               ((CheckedInt(win.out[1]) - 1) * win.stride[1] +
                (CheckedInt(k[1]) - 1) * win.dil[1] + 1);
+  // Small maps (nn.c's dw_small_map): the padded plane and the output plane.
+  if (depthwise && win.stride[0] == 1 && win.stride[1] == 1 &&
+      win.out[1] < 32) {
+    const CheckedInt tail = (CheckedInt(k[1]) - 1) * win.dil[1];
+    const CheckedInt Wp = CheckedInt(win.out[1]) + tail;
+    const CheckedInt Hp =
+        CheckedInt(win.out[0]) + (CheckedInt(k[0]) - 1) * win.dil[0];
+    columns = (Hp + win.out[0]) * Wp + tail;
+  }
   // A 2-D convolution of stride 1 builds no columns either when its output
   // rows are wide enough that the padded row (Wp) adds at most an eighth of
   // dropped columns: nn.c's conv_shifted, the GEMM reading the taps as
