@@ -40,7 +40,7 @@ _Static_assert(KC * NR == KILN_SGEMM_PACK_FLOATS, "pack buffer size");
 static inline __attribute__((always_inline)) void
 sgemm_tile(int mr, int nr, int64_t kc, float alpha, const float *A,
            int64_t sam, int64_t sak, const float *B, int64_t ldb, float *C,
-           int64_t ldc, int accumulate) {
+           int64_t ldc, int accumulate, const float *bias) {
   float acc[MR][NR];
   for (int r = 0; r < mr; ++r)
     for (int j = 0; j < nr; ++j)
@@ -58,6 +58,9 @@ sgemm_tile(int mr, int nr, int64_t kc, float alpha, const float *A,
     if (accumulate)
       for (int j = 0; j < nr; ++j)
         c[j] += alpha * acc[r][j];
+    else if (bias)
+      for (int j = 0; j < nr; ++j)
+        c[j] = bias[r] + alpha * acc[r][j];
     else
       for (int j = 0; j < nr; ++j)
         c[j] = alpha * acc[r][j];
@@ -78,7 +81,8 @@ typedef float kiln_sgemm_v
 static inline __attribute__((always_inline)) void
 sgemm_tile_v(kiln_sgemm_v zero, int mr, int nv, int64_t kc, float alpha,
              const float *A, int64_t sam, int64_t sak, const float *B,
-             int64_t ldb, float *C, int64_t ldc, int accumulate) {
+             int64_t ldb, float *C, int64_t ldc, int accumulate,
+             const float *bias) {
   kiln_sgemm_v acc[MR][NV];
   for (int r = 0; r < mr; ++r)
     for (int v = 0; v < nv; ++v)
@@ -101,17 +105,19 @@ sgemm_tile_v(kiln_sgemm_v zero, int mr, int nv, int64_t kc, float alpha,
         kiln_sgemm_v old;
         __builtin_memcpy(&old, c, sizeof old);
         out = old + out;
+      } else if (bias) {
+        out = bias[r] + out; /* the bias splatted, as a preset C would be */
       }
       __builtin_memcpy(c, &out, sizeof out);
     }
 }
 #define KILN_SGEMM_TILE(mr, nv)                                               \
   sgemm_tile_v((kiln_sgemm_v){0}, mr, nv, kc, alpha, A + i * sam, sam, sak,  \
-               B, ldb, C + i * ldc, ldc, accumulate)
+               B, ldb, C + i * ldc, ldc, accumulate, bias ? bias + i : NULL)
 #else
 #define KILN_SGEMM_TILE(mr, nv)                                               \
   sgemm_tile(mr, NR, kc, alpha, A + i * sam, sam, sak, B, ldb, C + i * ldc,   \
-             ldc, accumulate)
+             ldc, accumulate, bias ? bias + i : NULL)
 #endif
 
 /* Column tiles of nv vectors (NR columns, or one vector's width on the
@@ -119,7 +125,7 @@ sgemm_tile_v(kiln_sgemm_v zero, int mr, int nv, int64_t kc, float alpha,
 static inline __attribute__((always_inline)) void
 sgemm_rows_nv(int nv, int64_t mb, int64_t kc, float alpha, const float *A,
               int64_t sam, int64_t sak, const float *B, int64_t ldb, float *C,
-              int64_t ldc, int accumulate) {
+              int64_t ldc, int accumulate, const float *bias) {
   (void)nv;
   int64_t i = 0;
   for (; i + MR <= mb; i += MR)
@@ -141,19 +147,24 @@ sgemm_rows_nv(int nv, int64_t mb, int64_t kc, float alpha, const float *A,
 }
 static void sgemm_rows(int64_t mb, int64_t kc, float alpha, const float *A,
                        int64_t sam, int64_t sak, const float *B, int64_t ldb,
-                       float *C, int64_t ldc, int accumulate) {
+                       float *C, int64_t ldc, int accumulate,
+                       const float *bias) {
 #ifdef KILN_SGEMM_VL
-  sgemm_rows_nv(NV, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate);
+  sgemm_rows_nv(NV, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate,
+                bias);
 #else
-  sgemm_rows_nv(1, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate);
+  sgemm_rows_nv(1, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate,
+                bias);
 #endif
 }
 #ifdef KILN_SGEMM_VL
 /* One vector's width of columns, for a column tail of at least that. */
 static void sgemm_rows_one(int64_t mb, int64_t kc, float alpha, const float *A,
                            int64_t sam, int64_t sak, const float *B,
-                           int64_t ldb, float *C, int64_t ldc, int accumulate) {
-  sgemm_rows_nv(1, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate);
+                           int64_t ldb, float *C, int64_t ldc, int accumulate,
+                           const float *bias) {
+  sgemm_rows_nv(1, mb, kc, alpha, A, sam, sak, B, ldb, C, ldc, accumulate,
+                bias);
 }
 #endif
 
@@ -178,7 +189,7 @@ static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
                             const float *A, int64_t sam, int64_t sak,
                             const float *B, int64_t ldb, const int64_t *boff,
                             float *C, int64_t ldc, int accumulate,
-                            float *pack) {
+                            const float *bias, float *pack) {
   for (int64_t kk = 0; kk < kc; ++kk) {
     memcpy(pack + kk * TW, B + (boff ? boff[kk] : kk * ldb),
            (size_t)nr * sizeof(float));
@@ -190,16 +201,19 @@ static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
     for (int64_t r = 0; r < mr; ++r) {
       if (accumulate)
         memcpy(ct + r * TW, C + (i + r) * ldc, (size_t)nr * sizeof(float));
+      else if (bias)
+        for (int j = 0; j < nr; ++j)
+          ct[r * TW + j] = bias[i + r];
       else
         memset(ct + r * TW, 0, (size_t)nr * sizeof(float));
       memset(ct + r * TW + nr, 0, (size_t)(TW - nr) * sizeof(float));
     }
 #ifdef KILN_SGEMM_VL
     sgemm_rows_one(mr, kc, alpha, A + i * sam, sam, sak, pack, TW, ct, TW,
-                   accumulate);
+                   accumulate || bias, NULL);
 #else
     sgemm_rows(mr, kc, alpha, A + i * sam, sam, sak, pack, TW, ct, TW,
-               accumulate);
+               accumulate || bias, NULL);
 #endif
     for (int64_t r = 0; r < mr; ++r)
       memcpy(C + (i + r) * ldc, ct + r * TW, (size_t)nr * sizeof(float));
@@ -212,11 +226,11 @@ static void sgemm_rows_tail(int64_t mb, int nr, int64_t kc, float alpha,
 static void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                   int64_t sam, int64_t sak, const float *B, int64_t ldb,
                   const int64_t *boff, float *C, int64_t ldc, int accumulate,
-                  float *pack) {
-  if (k == 0) { /* an empty sum: C = 0 (or unchanged) */
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i)
-        memset(C + i * ldc, 0, (size_t)n * sizeof(float));
+                  const float *bias, float *pack) {
+  if (k == 0) { /* an empty sum: C = bias, 0 (or unchanged) */
+    for (int64_t i = 0; !accumulate && i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        C[i * ldc + j] = bias ? bias[i] : 0.0f;
     return;
   }
   /* Row blocks, then column blocks, then k blocks: the block of C that a
@@ -235,6 +249,9 @@ static void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
       for (int64_t k0 = 0; k0 < k; k0 += KC) {
         const int64_t kc = k - k0 < KC ? k - k0 : KC;
         const int acc = accumulate || k0 > 0;
+        /* The first k block adds the bias as the GEMM would add the product
+         * to a C preset to it: bias[i] + alpha * sum. */
+        const float *bi = acc || !bias ? NULL : bias + i0;
         const float *Ak = A + k0 * sak + i0 * sam;
         const float *Bk = boff ? B : B + k0 * ldb;
         const int64_t *bk = boff ? boff + k0 : NULL;
@@ -253,24 +270,24 @@ static void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
             ldp = NR;
           }
           sgemm_rows(mb, kc, alpha, Ak, sam, sak, panel, ldp, Ci + j, ldc,
-                     acc);
+                     acc, bi);
         }
 #ifdef KILN_SGEMM_VL
         for (; !bk && j + KILN_SGEMM_VL <= j1; j += KILN_SGEMM_VL)
           sgemm_rows_one(mb, kc, alpha, Ak, sam, sak, Bk + j, ldb, Ci + j, ldc,
-                         acc);
+                         acc, bi);
 #endif
         if (pack)
           for (int nr; j < j1; j += nr) { /* more than once only gathered */
             nr = j1 - j < TAIL_W ? (int)(j1 - j) : TAIL_W;
             sgemm_rows_tail(mb, nr, kc, alpha, Ak, sam, sak, Bk + j, ldb, bk,
-                            Ci + j, ldc, acc, pack);
+                            Ci + j, ldc, acc, bi, pack);
           }
         else
           for (int64_t i = 0; j < j1 && i < mb; i += MR) /* no pack buffer */
             sgemm_tile(mb - i < MR ? (int)(mb - i) : MR, (int)(j1 - j), kc,
                        alpha, Ak + i * sam, sam, sak, Bk + j, ldb,
-                       Ci + i * ldc + j, ldc, acc);
+                       Ci + i * ldc + j, ldc, acc, bi ? bi + i : NULL);
       }
     }
   }
@@ -278,15 +295,19 @@ static void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
 
 void kiln_sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float *A,
                 int64_t sam, int64_t sak, const float *B, int64_t ldb,
-                float *C, int64_t ldc, int accumulate, float *pack) {
-  sgemm(m, n, k, alpha, A, sam, sak, B, ldb, NULL, C, ldc, accumulate, pack);
+                float *C, int64_t ldc, int accumulate, const float *bias,
+                float *pack) {
+  sgemm(m, n, k, alpha, A, sam, sak, B, ldb, NULL, C, ldc, accumulate, bias,
+        pack);
 }
 
 void kiln_sgemm_gather(int64_t m, int64_t n, int64_t k, float alpha,
                        const float *A, int64_t sam, int64_t sak,
                        const float *B, const int64_t *boff, float *C,
-                       int64_t ldc, int accumulate, float *pack) {
-  sgemm(m, n, k, alpha, A, sam, sak, B, 0, boff, C, ldc, accumulate, pack);
+                       int64_t ldc, int accumulate, const float *bias,
+                       float *pack) {
+  sgemm(m, n, k, alpha, A, sam, sak, B, 0, boff, C, ldc, accumulate, bias,
+        pack);
 }
 
 /* The other element types: C = alpha * A B (+ C), B read through strides. */
@@ -363,7 +384,8 @@ void kiln_tp_matmul(const int64_t *p, const float *f, const void *const *in,
       switch (dtype) {
       case KILN_F32:
         kiln_sgemm(i1 - i0, c1 - c0, K, 1.0f, (const float *)a, K, 1,
-                   (const float *)b, N, (float *)c, N, 0, (float *)scratch);
+                   (const float *)b, N, (float *)c, N, 0, NULL,
+                   (float *)scratch);
         break;
 #define X(code, T)                                                            \
   case code:                                                                  \
@@ -420,7 +442,7 @@ void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
       B = bt;
     }
     kiln_sgemm(M, N, K, alpha, (const float *)in[0], sam, sak, B, N, Y, N, acc,
-               pack);
+               NULL, pack);
     break;
   }
 #define X(code, T)                                                            \

@@ -286,11 +286,8 @@ static void conv_shifted(const float *x, const float *w, const float *bias,
                (size_t)(hi - lo) * sizeof(float));
         memset(dst + hi, 0, (size_t)(Wp - hi) * sizeof(float));
       }
-    for (int64_t m = 0; bias && m < mg; ++m)
-      for (int64_t j = 0; j < n; ++j)
-        cp[m * n + j] = bias[m];
-    kiln_sgemm_gather(mg, n, CK, 1.0f, w, CK, 1, xp, boff, cp, n,
-                      bias != NULL, pack);
+    kiln_sgemm_gather(mg, n, CK, 1.0f, w, CK, 1, xp, boff, cp, n, 0, bias,
+                      pack);
     for (int64_t m = 0; m < mg; ++m) {
       for (int64_t oh = oh0; oh < oh1; ++oh)
         memcpy(y + m * P + oh * OW, cp + m * n + (oh - oh0) * Wp,
@@ -457,15 +454,11 @@ static void conv_share(const int64_t *p, const float *f, const void *const *in,
       const float *w = Wt + (g * mg + m0) * CK;
       float *y = Y + (n * M + g * mg + m0) * P;
       const int64_t rows = m1 - m0, ch = g * mg + m0, at = (n * M + ch) * P;
-      if (B)
-        for (int64_t m = 0; m < rows; ++m)
-          for (int64_t j = c0; j < c1; ++j)
-            y[m * P + j] = B[ch + m];
       for (int64_t j0 = c0; j0 < c1; j0 += direct ? c1 - c0 : chunk) {
         const int64_t j1 = direct || j0 + chunk >= c1 ? c1 : j0 + chunk;
         if (direct)
           kiln_sgemm(rows, j1 - j0, CK, 1.0f, w, CK, 1, x + j0, P, y + j0, P,
-                     B != NULL, pack);
+                     0, B ? B + ch : NULL, pack);
         else {
           if (nsp == 2)
             im2col_2d(x, cg, id, od, kd, st, dl, pb, j0, j1, col);
@@ -473,7 +466,7 @@ static void conv_share(const int64_t *p, const float *f, const void *const *in,
             im2col_walk(0, (float *)x, cg, nsp, id, od, kd, st, dl, pb, j0,
                         j1, col);
           kiln_sgemm(rows, j1 - j0, CK, 1.0f, w, CK, 1, col, j1 - j0, y + j0,
-                     P, B != NULL, pack);
+                     P, 0, B ? B + ch : NULL, pack);
         }
         for (int64_t m = 0; ep[0] && m < rows; ++m)
           kiln_epilogue_f32(ep, f, in, y + m * P + j0, j1 - j0, ch + m,
@@ -534,7 +527,7 @@ static void conv_transpose_share(const int64_t *p, const float *f,
       for (int64_t j0 = 0; j0 < Pin; j0 += chunk) {
         int64_t j1 = j0 + chunk < Pin ? j0 + chunk : Pin;
         kiln_sgemm(rows * kn, j1 - j0, cg, 1.0f, w, 1, MK, x + j0, Pin, col,
-                   j1 - j0, 0, pack);
+                   j1 - j0, 0, NULL, pack);
         im2col_walk(1, y, rows, nsp, od, id, kd, st, dl, pb, j0, j1, col);
       }
       for (int64_t m = 0; ep[0] && m < rows; ++m)
