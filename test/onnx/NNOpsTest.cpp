@@ -248,6 +248,43 @@ TEST(OnnxNN, ConvDepthwise2DStridedDilatedUnevenPads) {
              {5, 5}, false});
 }
 
+/// Runs the 2-D Conv of X, W (and B) with the attributes given and the same
+/// convolution written as 3-D of depth 1 (which builds im2col columns) and
+/// expects the same bits.
+void expectSameBitsAs3D(const Tensor &x, const Tensor &w, const Tensor *b,
+                        int64_t group, const std::vector<int64_t> &strides,
+                        const std::vector<int64_t> &dilations,
+                        const std::vector<int64_t> &pads) {
+  NodeModel m2("Conv", 13);
+  m2.input(x);
+  m2.input(w);
+  if (b)
+    m2.input(*b);
+  m2.i("group", group);
+  m2.ints("strides", strides);
+  m2.ints("dilations", dilations);
+  m2.ints("pads", pads);
+  Tensor x3 = x, w3 = w;
+  x3.shape.insert(x3.shape.begin() + 2, 1);
+  w3.shape.insert(w3.shape.begin() + 2, 1);
+  NodeModel m3("Conv", 13);
+  m3.input(x3);
+  m3.input(w3);
+  if (b)
+    m3.input(*b);
+  m3.i("group", group);
+  m3.ints("strides", {1, strides[0], strides[1]});
+  m3.ints("dilations", {1, dilations[0], dilations[1]});
+  m3.ints("pads", {0, pads[0], pads[1], 0, pads[2], pads[3]});
+  auto o2 = m2.run(), o3 = m3.run();
+  ASSERT_EQ(o2.size(), 1u);
+  ASSERT_EQ(o3.size(), 1u);
+  ASSERT_GT(o2[0].numel(), 0);
+  ASSERT_EQ(o2[0].data.size(), o3[0].data.size());
+  for (int64_t i = 0; i < o2[0].numel(); ++i)
+    ASSERT_EQ(floats(o2[0])[i], floats(o3[0])[i]) << "at " << i;
+}
+
 TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
   // The depthwise kernel adds each element's taps in im2col's order, the
   // padding's zeros included (a kernel row of 3, 5 or 7 taps at once, other
@@ -265,7 +302,7 @@ TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
       {2, 8, 19, 2, 4, 1, 1, 1, 1, {1, 2, 0, 1}}, // width 4: a tap at a time
       {2, 7, 3, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},  // narrower than the kernel
       {2, 16, 27, 5, 5, 2, 2, 2, 2, {4, 4, 3, 3}},
-      // Small maps: the whole plane per tap.
+      // Small maps (stride 1, rows under 32): the whole plane at once.
       {3, 10, 10, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},
       {2, 20, 20, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
       {2, 6, 9, 3, 5, 1, 1, 2, 1, {3, 1, 0, 4}},
@@ -277,32 +314,7 @@ TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
                  std::to_string(c.dw) + " W " + std::to_string(c.W));
     Tensor x = floatTensor({1, c.C, c.H, c.W}, 11),
            w = floatTensor({c.C, 1, c.KH, c.KW}, 12), b = floatTensor({c.C}, 13);
-    NodeModel m2("Conv", 13);
-    m2.input(x);
-    m2.input(w);
-    m2.input(b);
-    m2.i("group", c.C);
-    m2.ints("strides", {c.sh, c.sw});
-    m2.ints("dilations", {c.dh, c.dw});
-    m2.ints("pads", c.pads);
-    Tensor x3 = x, w3 = w;
-    x3.shape = {1, c.C, 1, c.H, c.W};
-    w3.shape = {c.C, 1, 1, c.KH, c.KW};
-    NodeModel m3("Conv", 13);
-    m3.input(x3);
-    m3.input(w3);
-    m3.input(b);
-    m3.i("group", c.C);
-    m3.ints("strides", {1, c.sh, c.sw});
-    m3.ints("dilations", {1, c.dh, c.dw});
-    m3.ints("pads", {0, c.pads[0], c.pads[1], 0, c.pads[2], c.pads[3]});
-    auto o2 = m2.run(), o3 = m3.run();
-    ASSERT_EQ(o2.size(), 1u);
-    ASSERT_EQ(o3.size(), 1u);
-    ASSERT_GT(o2[0].numel(), 0);
-    ASSERT_EQ(o2[0].data.size(), o3[0].data.size());
-    for (int64_t i = 0; i < o2[0].numel(); ++i)
-      ASSERT_EQ(floats(o2[0])[i], floats(o3[0])[i]) << "at " << i;
+    expectSameBitsAs3D(x, w, &b, c.C, {c.sh, c.sw}, {c.dh, c.dw}, c.pads);
   }
 }
 
@@ -334,35 +346,11 @@ TEST(OnnxNN, ConvShiftedRowsBitIdenticalToIm2col) {
   for (const Case &c : cases) {
     SCOPED_TRACE("C " + std::to_string(c.C) + " W " + std::to_string(c.W) +
                  " k " + std::to_string(c.KH) + "x" + std::to_string(c.KW));
-    const int64_t cg = c.C / c.G;
     Tensor x = floatTensor({c.N, c.C, c.H, c.W}, 21),
-           w = floatTensor({c.M, cg, c.KH, c.KW}, 22), b = floatTensor({c.M}, 23);
-    NodeModel m2("Conv", 13);
-    m2.input(x);
-    m2.input(w);
-    if (c.bias)
-      m2.input(b);
-    m2.i("group", c.G);
-    m2.ints("dilations", {c.dh, c.dw});
-    m2.ints("pads", c.pads);
-    Tensor x3 = x, w3 = w;
-    x3.shape = {c.N, c.C, 1, c.H, c.W};
-    w3.shape = {c.M, cg, 1, c.KH, c.KW};
-    NodeModel m3("Conv", 13);
-    m3.input(x3);
-    m3.input(w3);
-    if (c.bias)
-      m3.input(b);
-    m3.i("group", c.G);
-    m3.ints("dilations", {1, c.dh, c.dw});
-    m3.ints("pads", {0, c.pads[0], c.pads[1], 0, c.pads[2], c.pads[3]});
-    auto o2 = m2.run(), o3 = m3.run();
-    ASSERT_EQ(o2.size(), 1u);
-    ASSERT_EQ(o3.size(), 1u);
-    ASSERT_GT(o2[0].numel(), 0);
-    ASSERT_EQ(o2[0].data.size(), o3[0].data.size());
-    for (int64_t i = 0; i < o2[0].numel(); ++i)
-      ASSERT_EQ(floats(o2[0])[i], floats(o3[0])[i]) << "at " << i;
+           w = floatTensor({c.M, c.C / c.G, c.KH, c.KW}, 22),
+           b = floatTensor({c.M}, 23);
+    expectSameBitsAs3D(x, w, c.bias ? &b : nullptr, c.G, {1, 1}, {c.dh, c.dw},
+                       c.pads);
   }
 }
 
