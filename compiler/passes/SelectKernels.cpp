@@ -134,6 +134,11 @@ double tensorWork(TensorOp t, bool &gemmLike) {
 int64_t tensorParts(TensorOp t, int64_t threads) {
   if (threads <= 1 || !kernels::tensorKernelHasParts(t.getKernel().str()))
     return 1;
+  // Softmax splits its outer index (p = {op, dtype, outer, n, inner}): with
+  // one, every share but the first would have nothing to do.
+  ArrayRef<int64_t> p = t.getParams();
+  if (t.getKernel() == "softmax" && p.size() >= 3 && p[2] < 2)
+    return 1;
   bool gemmLike = false;
   const double work = tensorWork(t, gemmLike);
   return work >= (gemmLike ? 0x1p18 : 0x1p16) ? threads : 1;
