@@ -182,6 +182,25 @@ static int64_t dw_padded_width(const int64_t *kd, const int64_t *od,
       yr[ow] = acc;                                                           \
     }                                                                         \
   }
+/* Fills `rows` rows of Wp floats from an H x W image plane: padded row i is
+ * image row top + i, padded column j image column j - pl; whatever lies
+ * outside the image is zero. */
+static void pad_rows(float *dst, const float *x, int64_t H, int64_t W,
+                     int64_t top, int64_t rows, int64_t pl, int64_t Wp) {
+  const int64_t lo = pl < Wp ? pl : Wp;
+  const int64_t hi = pl + W < Wp ? pl + W : Wp;
+  for (int64_t i = 0; i < rows; ++i, dst += Wp) {
+    const int64_t ih = top + i;
+    if (ih < 0 || ih >= H || hi <= lo) {
+      memset(dst, 0, (size_t)Wp * sizeof(float));
+      continue;
+    }
+    memset(dst, 0, (size_t)lo * sizeof(float));
+    memcpy(dst + lo, x + ih * W + (lo - pl), (size_t)(hi - lo) * sizeof(float));
+    memset(dst + hi, 0, (size_t)(Wp - hi) * sizeof(float));
+  }
+}
+
 static void conv_depthwise2d(const float *x, const float *w, const float *bias,
                              float *y, const int64_t *id, const int64_t *kd,
                              const int64_t *od, const int64_t *st,
@@ -189,15 +208,7 @@ static void conv_depthwise2d(const float *x, const float *w, const float *bias,
   const int64_t H = id[0], W = id[1], KH = kd[0], KW = kd[1], OH = od[0],
                 OW = od[1], sh = st[0], sw = st[1], dw = dl[1], pw = pb[1];
   const int64_t Wp = dw_padded_width(kd, od, st, dl);
-  /* Image columns [0, W) land at [pw, pw + W) of the padded row. */
-  const int64_t copy = W < Wp - pw ? W : (Wp - pw > 0 ? Wp - pw : 0);
-  const int64_t left = pw < Wp ? pw : Wp;
-  for (int64_t ih = 0; ih < H; ++ih) {
-    float *row = xp + ih * Wp;
-    memset(row, 0, (size_t)left * sizeof(float));
-    memcpy(row + left, x + ih * W, (size_t)copy * sizeof(float));
-    memset(row + left + copy, 0, (size_t)(Wp - left - copy) * sizeof(float));
-  }
+  pad_rows(xp, x, H, W, 0, H, pw, Wp); /* the image's rows only */
   const int wide = (KW == 3 || KW == 5 || KW == 7) && (sw == 1 || sw == 2);
   for (int64_t oh = 0; oh < OH; ++oh) {
     float *yr = y + oh * OW;
@@ -267,25 +278,11 @@ static void conv_shifted(const float *x, const float *w, const float *bias,
       for (int64_t kw = 0; kw < KW; ++kw)
         boff[k++] = c * plane + kh * dh * Wp + kw * dw;
   memset(xp + cg * plane, 0, (size_t)((KW - 1) * dw) * sizeof(float));
-  /* Padded column i is image column i - pb[1]. */
-  const int64_t lo = pb[1] < Wp ? pb[1] : Wp;
-  const int64_t hi = pb[1] + W < Wp ? pb[1] + W : Wp;
   for (int64_t oh0 = r0; oh0 < r1; oh0 += chunk) {
     const int64_t oh1 = oh0 + chunk < r1 ? oh0 + chunk : r1;
     const int64_t n = (oh1 - oh0) * Wp;
-    for (int64_t c = 0; c < cg; ++c) /* padded row i: image row oh0 - pt + i */
-      for (int64_t i = 0; i < hs; ++i) {
-        float *dst = xp + c * plane + i * Wp;
-        const int64_t ih = oh0 - pb[0] + i;
-        if (ih < 0 || ih >= H || hi <= lo) {
-          memset(dst, 0, (size_t)Wp * sizeof(float));
-          continue;
-        }
-        memset(dst, 0, (size_t)lo * sizeof(float));
-        memcpy(dst + lo, x + (c * H + ih) * W + (lo - pb[1]),
-               (size_t)(hi - lo) * sizeof(float));
-        memset(dst + hi, 0, (size_t)(Wp - hi) * sizeof(float));
-      }
+    for (int64_t c = 0; c < cg; ++c)
+      pad_rows(xp + c * plane, x + c * H * W, H, W, oh0 - pb[0], hs, pb[1], Wp);
     kiln_sgemm_gather(mg, n, CK, 1.0f, w, CK, 1, xp, boff, cp, n, 0, bias,
                       pack);
     for (int64_t m = 0; m < mg; ++m) {
@@ -336,20 +333,7 @@ static void conv_depthwise2d_flat(const float *x, const float *w,
   const int64_t Wp = OW + (KW - 1) * dw, Hp = OH + (KH - 1) * dh;
   const int64_t n = OH * Wp;
   float *restrict yp = xp + Hp * Wp + (KW - 1) * dw;
-  const int64_t lo = pb[1] < Wp ? pb[1] : Wp;
-  const int64_t hi = pb[1] + W < Wp ? pb[1] + W : Wp;
-  for (int64_t i = 0; i < Hp; ++i) { /* padded row i: image row i - pb[0] */
-    float *dst = xp + i * Wp;
-    const int64_t ih = i - pb[0];
-    if (ih < 0 || ih >= H || hi <= lo) {
-      memset(dst, 0, (size_t)Wp * sizeof(float));
-      continue;
-    }
-    memset(dst, 0, (size_t)lo * sizeof(float));
-    memcpy(dst + lo, x + ih * W + (lo - pb[1]),
-           (size_t)(hi - lo) * sizeof(float));
-    memset(dst + hi, 0, (size_t)(Wp - hi) * sizeof(float));
-  }
+  pad_rows(xp, x, H, W, -pb[0], Hp, pb[1], Wp);
   memset(xp + Hp * Wp, 0, (size_t)((KW - 1) * dw) * sizeof(float));
   for (int64_t j = 0; j < n; ++j)
     yp[j] = 0.0f;

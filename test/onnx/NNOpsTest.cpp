@@ -255,28 +255,27 @@ void expectSameBitsAs3D(const Tensor &x, const Tensor &w, const Tensor *b,
                         int64_t group, const std::vector<int64_t> &strides,
                         const std::vector<int64_t> &dilations,
                         const std::vector<int64_t> &pads) {
-  NodeModel m2("Conv", 13);
-  m2.input(x);
-  m2.input(w);
-  if (b)
-    m2.input(*b);
-  m2.i("group", group);
-  m2.ints("strides", strides);
-  m2.ints("dilations", dilations);
-  m2.ints("pads", pads);
+  auto conv = [&](const Tensor &xt, const Tensor &wt,
+                  const std::vector<int64_t> &st, const std::vector<int64_t> &dl,
+                  const std::vector<int64_t> &pd) {
+    NodeModel m("Conv", 13);
+    m.input(xt);
+    m.input(wt);
+    if (b)
+      m.input(*b);
+    m.i("group", group);
+    m.ints("strides", st);
+    m.ints("dilations", dl);
+    m.ints("pads", pd);
+    return m.run();
+  };
   Tensor x3 = x, w3 = w;
   x3.shape.insert(x3.shape.begin() + 2, 1);
   w3.shape.insert(w3.shape.begin() + 2, 1);
-  NodeModel m3("Conv", 13);
-  m3.input(x3);
-  m3.input(w3);
-  if (b)
-    m3.input(*b);
-  m3.i("group", group);
-  m3.ints("strides", {1, strides[0], strides[1]});
-  m3.ints("dilations", {1, dilations[0], dilations[1]});
-  m3.ints("pads", {0, pads[0], pads[1], 0, pads[2], pads[3]});
-  auto o2 = m2.run(), o3 = m3.run();
+  auto o2 = conv(x, w, strides, dilations, pads);
+  auto o3 = conv(x3, w3, {1, strides[0], strides[1]},
+                 {1, dilations[0], dilations[1]},
+                 {0, pads[0], pads[1], 0, pads[2], pads[3]});
   ASSERT_EQ(o2.size(), 1u);
   ASSERT_EQ(o3.size(), 1u);
   ASSERT_GT(o2[0].numel(), 0);
