@@ -196,3 +196,14 @@ bool kiln::kernels::tensorKernelHasParts(const std::string &kernel) {
       return true;
   return false;
 }
+
+int64_t kiln::kernels::tensorEpilogueAt(const std::string &kernel,
+                                        const int64_t *p, size_t n) {
+  if ((kernel != "conv" && kernel != "conv_transpose") || n == 0 || p[0] < 1 ||
+      p[0] > 6)
+    return -1;
+  const int64_t at = (kernel == "conv" ? 7 : 6) + 6 * p[0];
+  if ((int64_t)n < at + 1 || p[at] < 0 || (int64_t)n != at + 1 + 4 * p[at])
+    return -1;
+  return at;
+}

@@ -9,6 +9,7 @@
 //
 #include "kernels/Embedded.h"
 #include "compiler/codegen/GraphEmitter.h"
+#include "compiler/codegen/EpilogueLoops.h"
 #include "compiler/codegen/WeightBlob.h"
 #include "kiln/kiln.h"
 
@@ -152,15 +153,25 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   // (its kernel, where its parameters and operands are in the tables), so
   // the C the compiler sees grows by data, not code, with the graph, and a
   // graph of 200,000 nodes compiles about as fast as one of 2,000.
-  std::string steps, pTable = "0", fTable = "0.0f", rTable;
+  std::string steps, pTable = "0", fTable = "0.0f", rTable, epilogues;
   llvm::raw_string_ostream ss(steps), ps(pTable), fs_(fTable), rs(rTable);
-  int64_t nP = 1, nF = 1, nR = 0, nSteps = 0;
+  int64_t nP = 1, nF = 1, nR = 0, nSteps = 0, nEpilogues = 0;
   size_t maxIn = 1, maxOut = 1;
   for (Operation &op : func.getBody().front()) {
     auto t = dyn_cast<TensorOp>(op);
     if (!t)
       continue;
-    ArrayRef<int64_t> params = t.getParams();
+    SmallVector<int64_t> slots;
+    if (auto sl = t.getSlots())
+      slots.assign(sl->begin(), sl->end());
+    else
+      for (size_t i = 0; i < t.getInputs().size(); ++i)
+        slots.push_back(i);
+    // Runs of the epilogue compiled to loops: each an extra input (ref kind
+    // 4, the function's index).
+    SmallVector<int64_t> params(t.getParams());
+    SmallVector<int64_t> loops = emitEpilogueLoops(
+        t.getKernel(), params, (int64_t)slots.size(), N, nEpilogues, epilogues);
     const int64_t pAt = params.empty() ? 0 : nP;
     for (int64_t v : params)
       ps << ", " << v;
@@ -173,19 +184,16 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
         fs_ << ", " << floatLiteral(v);
       nF += fvals.size();
     }
-    SmallVector<int64_t> slots;
-    if (auto sl = t.getSlots())
-      slots.assign(sl->begin(), sl->end());
-    else
-      for (size_t i = 0; i < t.getInputs().size(); ++i)
-        slots.push_back(i);
     const int64_t rAt = nR;
     for (int64_t slot : slots)
       rs << (nR++ ? ", " : "") << ref(slot < 0 ? Value() : t.getInputs()[slot])
          << "u";
+    for (int64_t k : loops)
+      rs << (nR++ ? ", " : "") << (4ull << 60 | (uint64_t)k) << "u";
     for (size_t i = 0; i < t.getNumResults(); ++i)
       rs << (nR++ ? ", " : "") << ref(t->getResult(i)) << "u";
-    maxIn = std::max(maxIn, slots.size());
+    const size_t nInputs = slots.size() + loops.size();
+    maxIn = std::max(maxIn, nInputs);
     maxOut = std::max<size_t>(maxOut, t.getNumResults());
     int64_t scratch = -1, parts = 1, stride = 0;
     if (auto off = t->getAttrOfType<IntegerAttr>("kiln.scratch_offset"))
@@ -197,7 +205,7 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     ss << "  /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()
        << ") */ {kiln_t_" << t.getKernel() << ", "
        << (parts > 1 ? "kiln_tp_" + t.getKernel().str() : std::string("0"))
-       << ", " << pAt << "u, " << fAt << "u, " << rAt << "u, " << slots.size()
+       << ", " << pAt << "u, " << fAt << "u, " << rAt << "u, " << nInputs
        << "u, " << t.getNumResults() << "u, " << scratch << ", " << stride
        << "},\n";
     ++nSteps;
@@ -208,10 +216,10 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
   rss << "/* Step i calls fn with the parameters p[pi..], the float parameters\n"
       << "   f[fi..] (fi 0: none), its operands and then its results from\n"
       << "   refs[ri..] (each kind << 60 | index or offset: 0 a graph input,\n"
-      << "   1 the weights, 2 the arena, 3 none) and its scratch at act +\n"
-      << "   scratch (-1: none). A step with shares (part) runs them on the\n"
-      << "   context's threads, share i with the scratch at act + scratch +\n"
-      << "   i * stride. */\n"
+      << "   1 the weights, 2 the arena, 3 none, 4 an epilogue loop) and its\n"
+      << "   scratch at act + scratch (-1: none). A step with shares (part)\n"
+      << "   runs them on the context's threads, share i with the scratch at\n"
+      << "   act + scratch + i * stride. */\n"
       << "typedef struct {\n  kiln_tensor_kernel fn;\n"
       << "  kiln_tensor_part_kernel part;\n"
       << "  uint32_t pi, fi, ri, n_in, n_out;\n  int64_t scratch, stride;\n} "
@@ -223,13 +231,24 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
       << "static const " << N << "_step " << N << "_steps[] = {\n"
       << (steps.empty() ? "  {0, 0, 0, 0, 0, 0, 0, -1, 0},\n" : steps)
       << "};\n\n"
-      << "static void *" << N << "_ref(uint64_t r, uint8_t *act, const uint8_t *wts,\n"
+      << epilogues;
+  if (nEpilogues) {
+    rss << "static const kiln_epilogue_fn " << N << "_epilogues[] = {";
+    for (int64_t k = 0; k < nEpilogues; ++k)
+      rss << (k ? ", " : "") << N << "_ep" << k;
+    rss << "};\n\n";
+  }
+  rss << "static void *" << N << "_ref(uint64_t r, uint8_t *act, const uint8_t *wts,\n"
       << "    const void *const *inputs) {\n"
       << "  const uint64_t at = r & ((1ull << 60) - 1);\n"
       << "  switch (r >> 60) {\n"
       << "  case 0: return (void *)inputs[at];\n"
       << "  case 1: return (void *)(wts + at);\n"
       << "  case 2: return act + at;\n"
+      << (nEpilogues ? "  case 4: { /* a function, as kiln_epilogue_f32 reads it */\n"
+                       "    void *fn;\n    memcpy(&fn, &" + N + "_epilogues[at], sizeof fn);\n"
+                       "    return fn;\n  }\n"
+                     : std::string())
       << "  default: return 0;\n  }\n}\n\n"
       << "typedef struct {\n  const " << N << "_step *st;\n"
       << "  const void *const *in;\n  void *const *out;\n  uint8_t *scratch;\n"

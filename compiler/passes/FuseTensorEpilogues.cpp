@@ -12,6 +12,7 @@
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
 
+#include "kernels/KernelTable.h"
 #include "kernels/tensor/kiln_tensor.h"
 
 #include "mlir/IR/Builders.h"
@@ -25,9 +26,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-/// kiln_t_binary's Pow, the one float operation bin_float does not compute
-/// (BIN_POW in kernels/tensor/elementwise.c).
-constexpr int64_t kBinaryPow = 4;
 /// Longest chain between a saved value and the operation that reads it again.
 constexpr int kMaxSavedChain = 8;
 
@@ -82,7 +80,7 @@ std::optional<int64_t> operandKind(Value other, RankedTensorType out) {
 bool isEpilogueBinary(TensorOp op, ArrayRef<Value> ins, RankedTensorType out) {
   ArrayRef<int64_t> p = op.getParams();
   return op.getKernel() == "binary" && ins.size() == 2 && p.size() >= 4 &&
-         p[0] != kBinaryPow && p[1] == KILN_F32 && p[2] == KILN_F32 &&
+         p[0] != KILN_BIN_POW && p[1] == KILN_F32 && p[2] == KILN_F32 &&
          p[3] == KILN_F32 && op->getNumResults() == 1 &&
          op->getResult(0).getType() == out;
 }
@@ -214,22 +212,10 @@ struct FuseTensorEpiloguesPass
       fuse(conv, b);
   }
 
-  /// Where a conv's or conv_transpose's epilogue count is in its
-  /// parameters (after {nsp, N, C, M, group, chunk[, direct]} and six
-  /// per-axis lists), or -1 if they are not such (an IR kilnc did not write).
-  static int64_t epilogueAt(TensorOp conv) {
-    ArrayRef<int64_t> p = conv.getParams();
-    if (p.empty() || p[0] < 1 || p[0] > 6)
-      return -1;
-    const int64_t at = (conv.getKernel() == "conv" ? 7 : 6) + 6 * p[0];
-    if ((int64_t)p.size() < at + 1 || p[at] < 0 ||
-        (int64_t)p.size() != at + 1 + 4 * p[at])
-      return -1;
-    return at;
-  }
-
   void fuse(TensorOp conv, OpBuilder &b) {
-    const int64_t at = epilogueAt(conv);
+    ArrayRef<int64_t> p0 = conv.getParams();
+    const int64_t at = kernels::tensorEpilogueAt(conv.getKernel().str(),
+                                                 p0.data(), p0.size());
     auto out = conv->getResult(0).getType().dyn_cast<RankedTensorType>();
     if (at < 0 || !out || !out.getElementType().isF32())
       return;

@@ -8,22 +8,6 @@
 
 #include <math.h>
 
-/* Operation codes of kiln_t_binary (BinaryOp in ops/Elementwise.cpp). */
-enum {
-  BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_POW, BIN_MAX, BIN_MIN, BIN_MOD,
-  BIN_FMOD, BIN_EQUAL, BIN_LESS, BIN_GREATER, BIN_LESS_EQ, BIN_GREATER_EQ,
-  BIN_AND, BIN_OR, BIN_XOR, BIN_PRELU
-};
-
-/* Operation codes of kiln_t_unary (UnaryOp in ops/Elementwise.cpp). */
-enum {
-  UN_RELU, UN_LEAKY_RELU, UN_SIGMOID, UN_HARD_SIGMOID, UN_HARD_SWISH, UN_TANH,
-  UN_ERF, UN_GELU, UN_GELU_TANH, UN_SQRT, UN_EXP, UN_LOG, UN_ABS, UN_NEG,
-  UN_RECIPROCAL, UN_NOT, UN_FLOOR, UN_CEIL, UN_SIN, UN_COS, UN_SOFTPLUS,
-  UN_SOFTSIGN, UN_ELU, UN_SELU, UN_SIGN, UN_ROUND, UN_CELU, UN_THRESHOLDED_RELU,
-  UN_IDENTITY
-};
-
 void kiln_t_copy(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   (void)f; (void)scratch;
@@ -84,20 +68,20 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
     T *y = (T *)o;                                                             \
     uint8_t *c = (uint8_t *)o;                                                 \
     switch (op) {                                                              \
-    case BIN_ADD: KILN_BIN_VLOOP(T, y, u + v); break;                           \
-    case BIN_SUB: KILN_BIN_VLOOP(T, y, u - v); break;                           \
-    case BIN_MUL: KILN_BIN_VLOOP(T, y, u * v); break;                           \
-    case BIN_DIV: KILN_BIN_VLOOP(T, y, u / v); break;                           \
-    case BIN_MAX: KILN_BIN_VLOOP(T, y, (u != u || u > v) ? u : v); break;       \
-    case BIN_MIN: KILN_BIN_VLOOP(T, y, (u != u || u < v) ? u : v); break;       \
-    case BIN_MOD: KILN_BIN_LOOP(T, y, (T)fmod_py(u, v)); break;                \
-    case BIN_FMOD: KILN_BIN_LOOP(T, y, (T)fmod(u, v)); break;                  \
-    case BIN_PRELU: KILN_BIN_VLOOP(T, y, u < 0 ? u * v : u); break;             \
-    case BIN_EQUAL: KILN_BIN_LOOP(T, c, u == v); break;                        \
-    case BIN_LESS: KILN_BIN_LOOP(T, c, u < v); break;                          \
-    case BIN_GREATER: KILN_BIN_LOOP(T, c, u > v); break;                       \
-    case BIN_LESS_EQ: KILN_BIN_LOOP(T, c, u <= v); break;                      \
-    case BIN_GREATER_EQ: KILN_BIN_LOOP(T, c, u >= v); break;                   \
+    case KILN_BIN_ADD: KILN_BIN_VLOOP(T, y, KILN_EX_ADD(u, v)); break;                           \
+    case KILN_BIN_SUB: KILN_BIN_VLOOP(T, y, KILN_EX_SUB(u, v)); break;                           \
+    case KILN_BIN_MUL: KILN_BIN_VLOOP(T, y, KILN_EX_MUL(u, v)); break;                           \
+    case KILN_BIN_DIV: KILN_BIN_VLOOP(T, y, KILN_EX_DIV(u, v)); break;                           \
+    case KILN_BIN_MAX: KILN_BIN_VLOOP(T, y, KILN_EX_MAX(u, v)); break;       \
+    case KILN_BIN_MIN: KILN_BIN_VLOOP(T, y, KILN_EX_MIN(u, v)); break;       \
+    case KILN_BIN_MOD: KILN_BIN_LOOP(T, y, (T)fmod_py(u, v)); break;                \
+    case KILN_BIN_FMOD: KILN_BIN_LOOP(T, y, (T)fmod(u, v)); break;                  \
+    case KILN_BIN_PRELU: KILN_BIN_VLOOP(T, y, KILN_EX_PRELU(u, v)); break;             \
+    case KILN_BIN_EQUAL: KILN_BIN_LOOP(T, c, u == v); break;                        \
+    case KILN_BIN_LESS: KILN_BIN_LOOP(T, c, u < v); break;                          \
+    case KILN_BIN_GREATER: KILN_BIN_LOOP(T, c, u > v); break;                       \
+    case KILN_BIN_LESS_EQ: KILN_BIN_LOOP(T, c, u <= v); break;                      \
+    case KILN_BIN_GREATER_EQ: KILN_BIN_LOOP(T, c, u >= v); break;                   \
     }                                                                          \
   }
 #define KILN_BIN_INT(T)                                                       \
@@ -106,24 +90,24 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
     T *y = (T *)o;                                                             \
     uint8_t *c = (uint8_t *)o;                                                 \
     switch (op) {                                                              \
-    case BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] + b[i * sb]); break; \
-    case BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] - b[i * sb]); break; \
-    case BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] * b[i * sb]); break; \
-    case BIN_DIV: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = v ? (T)(a[i * sa] / v) : 0; } break; \
-    case BIN_MAX: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u > v ? u : v; } break; \
-    case BIN_MIN: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u < v ? u : v; } break; \
-    case BIN_MOD: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; T r = v ? (T)(u % v) : 0; \
+    case KILN_BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] + b[i * sb]); break; \
+    case KILN_BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] - b[i * sb]); break; \
+    case KILN_BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = (T)(a[i * sa] * b[i * sb]); break; \
+    case KILN_BIN_DIV: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = v ? (T)(a[i * sa] / v) : 0; } break; \
+    case KILN_BIN_MAX: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u > v ? u : v; } break; \
+    case KILN_BIN_MIN: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u < v ? u : v; } break; \
+    case KILN_BIN_MOD: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; T r = v ? (T)(u % v) : 0; \
                     y[i] = (r != 0 && ((r < 0) != (v < 0))) ? (T)(r + v) : r; } break; \
-    case BIN_FMOD: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = v ? (T)(a[i * sa] % v) : 0; } break; \
-    case BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? (T)(u * b[i * sb]) : u; } break; \
-    case BIN_EQUAL: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] == b[i * sb]; break; \
-    case BIN_LESS: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] < b[i * sb]; break; \
-    case BIN_GREATER: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] > b[i * sb]; break; \
-    case BIN_LESS_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] <= b[i * sb]; break; \
-    case BIN_GREATER_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] >= b[i * sb]; break; \
-    case BIN_AND: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] && b[i * sb]; break; \
-    case BIN_OR: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] || b[i * sb]; break; \
-    case BIN_XOR: for (int64_t i = 0; i < n; ++i) c[i] = (!a[i * sa]) != (!b[i * sb]); break; \
+    case KILN_BIN_FMOD: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = v ? (T)(a[i * sa] % v) : 0; } break; \
+    case KILN_BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? (T)(u * b[i * sb]) : u; } break; \
+    case KILN_BIN_EQUAL: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] == b[i * sb]; break; \
+    case KILN_BIN_LESS: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] < b[i * sb]; break; \
+    case KILN_BIN_GREATER: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] > b[i * sb]; break; \
+    case KILN_BIN_LESS_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] <= b[i * sb]; break; \
+    case KILN_BIN_GREATER_EQ: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] >= b[i * sb]; break; \
+    case KILN_BIN_AND: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] && b[i * sb]; break; \
+    case KILN_BIN_OR: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] || b[i * sb]; break; \
+    case KILN_BIN_XOR: for (int64_t i = 0; i < n; ++i) c[i] = (!a[i * sa]) != (!b[i * sb]); break; \
     }                                                                          \
   }
 KILN_BIN_FLOAT(float)
@@ -200,7 +184,7 @@ void kiln_tp_binary(const int64_t *p, const float *f, const void *const *in,
                     eb * (kiln_nd_offset(idx, sb, rank) + i0 * ib);
     char *o = (char *)out[0] + eo * (row * n + i0);
     const int64_t m = i1 - i0;
-    if (op == BIN_POW) {
+    if (op == KILN_BIN_POW) {
       for (int64_t i = 0; i < m; ++i)
         store_from_double(o, to, i,
                           pow(load_as_double(a, ta, i * ia),
@@ -235,45 +219,45 @@ static float gelu_tanh(float x) {
 #define KILN_UNARY_FLOAT(T, S)                                                 \
   static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
     switch (op) {                                                              \
-    case UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
-    case UN_LEAKY_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * x[i]; break; \
-    case UN_SIGMOID: for (int64_t i = 0; i < n; ++i) y[i] = 1 / (1 + exp##S(-x[i])); break; \
-    case UN_HARD_SIGMOID: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) { T v = alpha * x[i] + beta; y[i] = v < 0 ? 0 : v > 1 ? 1 : v; } break; \
-    case UN_HARD_SWISH: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) { T v = x[i] / 6 + (T)0.5; y[i] = x[i] * (v < 0 ? 0 : v > 1 ? 1 : v); } break; \
-    case UN_TANH: for (int64_t i = 0; i < n; ++i) y[i] = tanh##S(x[i]); break; \
-    case UN_ERF: for (int64_t i = 0; i < n; ++i) y[i] = erf##S(x[i]); break; \
-    case UN_GELU: for (int64_t i = 0; i < n; ++i) y[i] = (T)0.5 * x[i] * (1 + erf##S(x[i] * (T)0.70710678118654752)); break; \
-    case UN_GELU_TANH: for (int64_t i = 0; i < n; ++i) y[i] = (T)gelu_tanh((float)x[i]); break; \
-    case UN_SQRT: for (int64_t i = 0; i < n; ++i) y[i] = sqrt##S(x[i]); break; \
-    case UN_EXP: for (int64_t i = 0; i < n; ++i) y[i] = exp##S(x[i]); break;  \
-    case UN_LOG: for (int64_t i = 0; i < n; ++i) y[i] = log##S(x[i]); break;  \
-    case UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = fabs##S(x[i]); break; \
-    case UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;         \
-    case UN_RECIPROCAL: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = 1 / x[i]; break; \
-    case UN_FLOOR: for (int64_t i = 0; i < n; ++i) y[i] = floor##S(x[i]); break; \
-    case UN_CEIL: for (int64_t i = 0; i < n; ++i) y[i] = ceil##S(x[i]); break; \
-    case UN_SIN: for (int64_t i = 0; i < n; ++i) y[i] = sin##S(x[i]); break;  \
-    case UN_COS: for (int64_t i = 0; i < n; ++i) y[i] = cos##S(x[i]); break;  \
-    case UN_SOFTPLUS: for (int64_t i = 0; i < n; ++i) y[i] = log##S(1 + exp##S(x[i])); break; \
-    case UN_SOFTSIGN: for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1 + fabs##S(x[i])); break; \
-    case UN_ELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * (exp##S(x[i]) - 1); break; \
-    case UN_SELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? beta * x[i] : beta * (alpha * exp##S(x[i]) - alpha); break; \
-    case UN_CELU: for (int64_t i = 0; i < n; ++i) { T v = alpha * (exp##S(x[i] / alpha) - 1); y[i] = (x[i] > 0 ? x[i] : 0) + (v < 0 ? v : 0); } break; \
-    case UN_THRESHOLDED_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > alpha ? x[i] : 0; break; \
-    case UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
-    case UN_ROUND: for (int64_t i = 0; i < n; ++i) y[i] = nearbyint##S(x[i]); break; \
-    case UN_IDENTITY: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;     \
+    case KILN_UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = KILN_EX_RELU(x[i]); break; \
+    case KILN_UN_LEAKY_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = KILN_EX_LEAKY_RELU(x[i], alpha); break; \
+    case KILN_UN_SIGMOID: for (int64_t i = 0; i < n; ++i) y[i] = 1 / (1 + exp##S(-x[i])); break; \
+    case KILN_UN_HARD_SIGMOID: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) { T v = KILN_EX_HARD_SIGMOID_IN(x[i], alpha, beta); y[i] = KILN_EX_UNIT(v); } break; \
+    case KILN_UN_HARD_SWISH: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) { T v = KILN_EX_HARD_SWISH_IN(x[i]); y[i] = x[i] * KILN_EX_UNIT(v); } break; \
+    case KILN_UN_TANH: for (int64_t i = 0; i < n; ++i) y[i] = tanh##S(x[i]); break; \
+    case KILN_UN_ERF: for (int64_t i = 0; i < n; ++i) y[i] = erf##S(x[i]); break; \
+    case KILN_UN_GELU: for (int64_t i = 0; i < n; ++i) y[i] = (T)0.5 * x[i] * (1 + erf##S(x[i] * (T)0.70710678118654752)); break; \
+    case KILN_UN_GELU_TANH: for (int64_t i = 0; i < n; ++i) y[i] = (T)gelu_tanh((float)x[i]); break; \
+    case KILN_UN_SQRT: for (int64_t i = 0; i < n; ++i) y[i] = sqrt##S(x[i]); break; \
+    case KILN_UN_EXP: for (int64_t i = 0; i < n; ++i) y[i] = exp##S(x[i]); break;  \
+    case KILN_UN_LOG: for (int64_t i = 0; i < n; ++i) y[i] = log##S(x[i]); break;  \
+    case KILN_UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = fabs##S(x[i]); break; \
+    case KILN_UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = KILN_EX_NEG(x[i]); break;         \
+    case KILN_UN_RECIPROCAL: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = KILN_EX_RECIPROCAL(x[i]); break; \
+    case KILN_UN_FLOOR: for (int64_t i = 0; i < n; ++i) y[i] = floor##S(x[i]); break; \
+    case KILN_UN_CEIL: for (int64_t i = 0; i < n; ++i) y[i] = ceil##S(x[i]); break; \
+    case KILN_UN_SIN: for (int64_t i = 0; i < n; ++i) y[i] = sin##S(x[i]); break;  \
+    case KILN_UN_COS: for (int64_t i = 0; i < n; ++i) y[i] = cos##S(x[i]); break;  \
+    case KILN_UN_SOFTPLUS: for (int64_t i = 0; i < n; ++i) y[i] = log##S(1 + exp##S(x[i])); break; \
+    case KILN_UN_SOFTSIGN: for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1 + fabs##S(x[i])); break; \
+    case KILN_UN_ELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : alpha * (exp##S(x[i]) - 1); break; \
+    case KILN_UN_SELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? beta * x[i] : beta * (alpha * exp##S(x[i]) - alpha); break; \
+    case KILN_UN_CELU: for (int64_t i = 0; i < n; ++i) { T v = alpha * (exp##S(x[i] / alpha) - 1); y[i] = (x[i] > 0 ? x[i] : 0) + (v < 0 ? v : 0); } break; \
+    case KILN_UN_THRESHOLDED_RELU: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > alpha ? x[i] : 0; break; \
+    case KILN_UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
+    case KILN_UN_ROUND: for (int64_t i = 0; i < n; ++i) y[i] = nearbyint##S(x[i]); break; \
+    case KILN_UN_IDENTITY: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;     \
     }                                                                          \
   }
 #define KILN_UNARY_INT(T)                                                      \
   static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
     (void)alpha; (void)beta;                                                   \
     switch (op) {                                                              \
-    case UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
-    case UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? (T)-x[i] : x[i]; break; \
-    case UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = (T)-x[i]; break;      \
-    case UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
-    case UN_NOT: for (int64_t i = 0; i < n; ++i) y[i] = !x[i]; break;         \
+    case KILN_UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
+    case KILN_UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? (T)-x[i] : x[i]; break; \
+    case KILN_UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = (T)-x[i]; break;      \
+    case KILN_UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
+    case KILN_UN_NOT: for (int64_t i = 0; i < n; ++i) y[i] = !x[i]; break;         \
     default: for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;              \
     }                                                                          \
   }
@@ -413,17 +397,17 @@ void kiln_t_clip(const int64_t *p, const float *f, const void *const *in,
       KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i) {                                        \
         T v = x[i];                                                            \
-        v = v < lo ? lo : v;                                                   \
-        y[i] = v > hi ? hi : v;                                                \
+        v = KILN_EX_CLIP_LO(v, lo);                                            \
+        y[i] = KILN_EX_CLIP_HI(v, hi);                                         \
       }                                                                        \
     else if (in[1])                                                            \
       KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i)                                          \
-        y[i] = x[i] < lo ? lo : x[i];                                          \
+        y[i] = KILN_EX_CLIP_LO(x[i], lo);                                      \
     else if (in[2])                                                            \
       KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i)                                          \
-        y[i] = x[i] > hi ? hi : x[i];                                          \
+        y[i] = KILN_EX_CLIP_HI(x[i], hi);                                      \
     else if (y != x)                                                           \
       KILN_SAFE_LOOP                                                           \
       for (int64_t i = 0; i < n; ++i)                                          \
@@ -440,6 +424,8 @@ void kiln_t_clip(const int64_t *p, const float *f, const void *const *in,
 /* Elements per pass of the operations: a block stays in L1 from the first
  * operation to the last, and the saved copy fits on the stack. */
 #define KILN_EP_BLOCK 256
+_Static_assert(sizeof(kiln_epilogue_fn) == sizeof(void *),
+               "an epilogue function travels as an input pointer");
 
 /* y = op(y, other) or, swapped, op(other, y); other advances by `step` (0: a
  * scalar). The standalone kernel's loop, so the same expression. */
@@ -494,6 +480,13 @@ void kiln_epilogue_f32(const int64_t *ep, const float *f,
       case KILN_EP_BATCHNORM:
         kiln_batchnorm_channel_f32(in + op[2], f[op[3]], channel, yb, yb, m);
         break;
+      case KILN_EP_CALL: {
+        kiln_epilogue_fn fn;
+        memcpy(&fn, &in[op[2]], sizeof fn); /* a function stored as data */
+        fn(f, in, yb, m, channel, offset + b);
+        e += op[1];
+        break;
+      }
       }
     }
   }

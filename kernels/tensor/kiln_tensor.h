@@ -78,6 +78,46 @@ static inline void kiln_part_range(int64_t n, int part, int parts,
   *hi = part + 1 == parts ? n : b - b % align;
 }
 
+/* Operation codes of kiln_t_binary and kiln_t_unary (BinaryOp and UnaryOp
+ * in compiler/frontend/onnx/ops/Elementwise.cpp). */
+enum {
+  KILN_BIN_ADD, KILN_BIN_SUB, KILN_BIN_MUL, KILN_BIN_DIV, KILN_BIN_POW,
+  KILN_BIN_MAX, KILN_BIN_MIN, KILN_BIN_MOD, KILN_BIN_FMOD, KILN_BIN_EQUAL,
+  KILN_BIN_LESS, KILN_BIN_GREATER, KILN_BIN_LESS_EQ, KILN_BIN_GREATER_EQ,
+  KILN_BIN_AND, KILN_BIN_OR, KILN_BIN_XOR, KILN_BIN_PRELU
+};
+enum {
+  KILN_UN_RELU, KILN_UN_LEAKY_RELU, KILN_UN_SIGMOID, KILN_UN_HARD_SIGMOID,
+  KILN_UN_HARD_SWISH, KILN_UN_TANH, KILN_UN_ERF, KILN_UN_GELU,
+  KILN_UN_GELU_TANH, KILN_UN_SQRT, KILN_UN_EXP, KILN_UN_LOG, KILN_UN_ABS,
+  KILN_UN_NEG, KILN_UN_RECIPROCAL, KILN_UN_NOT, KILN_UN_FLOOR, KILN_UN_CEIL,
+  KILN_UN_SIN, KILN_UN_COS, KILN_UN_SOFTPLUS, KILN_UN_SOFTSIGN, KILN_UN_ELU,
+  KILN_UN_SELU, KILN_UN_SIGN, KILN_UN_ROUND, KILN_UN_CELU,
+  KILN_UN_THRESHOLDED_RELU, KILN_UN_IDENTITY
+};
+
+/* The floating-point element expressions of kiln_t_binary (u op v),
+ * kiln_t_unary (x, alpha, beta) and kiln_t_clip that generated epilogue
+ * loops repeat: one text, so one rounding (a product and a sum inside one
+ * expression may contract into a fused multiply-add, in both or neither).
+ * A NaN stays NaN through Max, Min and Clip. */
+#define KILN_EX_ADD(u, v) ((u) + (v))
+#define KILN_EX_SUB(u, v) ((u) - (v))
+#define KILN_EX_MUL(u, v) ((u) * (v))
+#define KILN_EX_DIV(u, v) ((u) / (v))
+#define KILN_EX_MAX(u, v) (((u) != (u) || (u) > (v)) ? (u) : (v))
+#define KILN_EX_MIN(u, v) (((u) != (u) || (u) < (v)) ? (u) : (v))
+#define KILN_EX_PRELU(u, v) ((u) < 0 ? (u) * (v) : (u))
+#define KILN_EX_RELU(x) ((x) > 0 ? (x) : 0)
+#define KILN_EX_NEG(x) (-(x))
+#define KILN_EX_RECIPROCAL(x) (1 / (x))
+#define KILN_EX_LEAKY_RELU(x, alpha) ((x) >= 0 ? (x) : (alpha) * (x))
+#define KILN_EX_HARD_SIGMOID_IN(x, alpha, beta) ((alpha) * (x) + (beta))
+#define KILN_EX_HARD_SWISH_IN(x) ((x) / 6 + 0.5f)
+#define KILN_EX_UNIT(v) ((v) < 0 ? 0 : (v) > 1 ? 1 : (v)) /* clamp to [0, 1] */
+#define KILN_EX_CLIP_LO(x, lo) ((x) < (lo) ? (lo) : (x))
+#define KILN_EX_CLIP_HI(x, hi) ((x) > (hi) ? (hi) : (x))
+
 /* An epilogue: elementwise work a producing kernel (conv) applies to its f32
  * output while it is in cache, in place of the separate binary, unary and
  * clip calls it replaces, with the same expressions (bit-identical results).
@@ -94,8 +134,17 @@ static inline void kiln_part_range(int64_t n, int part, int parts,
  * code is a kiln_t_binary or kiln_t_unary operation code. */
 enum {
   KILN_EP_SAVE, KILN_EP_SCALAR, KILN_EP_CHANNEL, KILN_EP_FULL, KILN_EP_SAVED,
-  KILN_EP_UNARY, KILN_EP_CLIP, KILN_EP_BATCHNORM
+  KILN_EP_UNARY, KILN_EP_CLIP, KILN_EP_BATCHNORM, KILN_EP_CALL
 };
+/* KILN_EP_CALL {kind, count, a, 0} runs the `count` operations after it as
+ * one loop that the model's generated code holds (in[a], a kiln_epilogue_fn
+ * called on each block with the block's n, channel and offset); they are
+ * skipped here. It computes what they would, element by element, with the
+ * expressions below: the same bits, one pass over the block instead of one
+ * per operation. */
+typedef void (*kiln_epilogue_fn)(const float *f, const void *const *in,
+                                 float *y, int64_t n, int64_t channel,
+                                 int64_t offset);
 /* BatchNormalization of channel c's S values xs into ys, params = {scale, B,
  * mean, var} (kiln_t_batchnorm's and the epilogue's one computation). */
 void kiln_batchnorm_channel_f32(const void *const *params, float eps,
