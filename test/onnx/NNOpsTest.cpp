@@ -646,6 +646,64 @@ TEST(OnnxNN, BatchNormTrainingModeIsRejected) {
       << error;
 }
 
+// Contiguous f32 rows take the kernel's own vector exp: against double
+// precision on rows whose lengths leave every tail size (1 to 7 lanes), with
+// spreads down to exp's underflow, -inf entries (exactly 0), a NaN (the row
+// NaN), and LogSoftmax. 4 ulp-ish relative error: exp's 2 ulp, the sum and
+// the division.
+TEST(OnnxNN, SoftmaxRowsAgainstDouble) {
+  for (int64_t op : {0, 1}) // Softmax, LogSoftmax
+    for (int64_t n : {1, 7, 8, 13, 64, 6625}) {
+      const int64_t outer = 3;
+      std::vector<float> x(outer * n), y(outer * n);
+      std::mt19937 rng(unsigned(n * 2 + op));
+      std::uniform_real_distribution<float> u(-60.0f, 20.0f);
+      for (float &v : x)
+        v = u(rng);
+      if (n > 2)
+        x[n + 1] = -INFINITY; // row 1
+      const int64_t p[] = {op, KILN_F32, outer, n, 1};
+      const void *in[] = {x.data()};
+      void *out[] = {y.data()};
+      kiln_t_softmax(p, nullptr, in, out, nullptr);
+      for (int64_t o = 0; o < outer; ++o) {
+        double m = -INFINITY, s = 0;
+        for (int64_t j = 0; j < n; ++j)
+          m = std::max(m, (double)x[o * n + j]);
+        for (int64_t j = 0; j < n; ++j)
+          s += std::exp((double)x[o * n + j] - m);
+        for (int64_t j = 0; j < n; ++j) {
+          const double xv = x[o * n + j], got = y[o * n + j];
+          if (op == 1) {
+            if (std::isinf(xv))
+              EXPECT_TRUE(std::isinf(got) && got < 0) << n << " " << j;
+            else
+              EXPECT_NEAR(got, xv - m - std::log(s), 2e-6 * (1 + std::fabs(xv - m)))
+                  << n << " " << j;
+            continue;
+          }
+          // x - max rounded to float, as the kernel computes it (at -70
+          // that rounding alone moves e^x by 2e-6).
+          const double want = std::exp((double)(float)(xv - m)) / s;
+          if (std::isinf(xv))
+            EXPECT_EQ(got, 0.0) << n << " " << j;
+          else if (want > 1e-37)
+            EXPECT_NEAR(got, want, 5e-7 * want) << n << " " << o << " " << j;
+          else
+            EXPECT_LE(got, 2e-37) << n << " " << j;
+        }
+      }
+    }
+  std::vector<float> x = {0.5f, NAN, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f},
+                     y(9);
+  const int64_t p[] = {0, KILN_F32, 1, 9, 1};
+  const void *in[] = {x.data()};
+  void *out[] = {y.data()};
+  kiln_t_softmax(p, nullptr, in, out, nullptr);
+  for (float v : y)
+    EXPECT_TRUE(std::isnan(v));
+}
+
 
 // --- shares (kiln_tp_*, for threads) ------------------------------------------
 
