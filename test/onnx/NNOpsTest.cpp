@@ -286,7 +286,8 @@ void expectSameBitsAs3D(const Tensor &x, const Tensor &w, const Tensor *b,
 
 TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
   // The depthwise kernel adds each element's taps in im2col's order, the
-  // padding's zeros included (a kernel row of 3, 5 or 7 taps at once, other
+  // padding's zeros included (a kernel row of 3, 5 or 7 taps at once, all
+  // nine of a 3x3 kernel at once on rows inside the image, other
   // widths a tap at a time), so the same convolution written as a 3-D one of
   // depth 1, which builds columns for the GEMM, gives the same bits.
   struct Case {
@@ -298,6 +299,10 @@ TEST(OnnxNN, ConvDepthwise2DBitIdenticalToIm2col) {
       {2, 17, 41, 5, 5, 2, 2, 1, 1, {2, 2, 2, 2}},
       {2, 9, 30, 3, 7, 1, 1, 2, 2, {3, 6, 1, 0}},
       {4, 9, 9, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}},
+      // 3x3 rows inside the image: nine taps per output in one register.
+      {2, 11, 37, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}},
+      {2, 12, 40, 3, 3, 1, 1, 2, 2, {2, 2, 2, 2}},
+      {3, 13, 45, 3, 3, 2, 2, 1, 1, {1, 0, 1, 0}},
       {2, 8, 19, 2, 4, 1, 1, 1, 1, {1, 2, 0, 1}}, // width 4: a tap at a time
       {2, 7, 3, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}},  // narrower than the kernel
       {2, 16, 27, 5, 5, 2, 2, 2, 2, {4, 4, 3, 3}},
