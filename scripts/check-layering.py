@@ -46,6 +46,7 @@ KNOWN = {}
 # CMake libraries and the room that builds them.
 LIBRARIES = {
     "KilnKernelSources": "kernels", "KilnTensorKernels": "kernels",
+    "KilnHalidePipelines": "kernels",
     "KilnQuant": "compiler/support", "KilnSupport": "compiler/support",
     "KilnDialect": "compiler/dialect", "KilnWeights": "compiler/weights",
     "KilnFrontend": "compiler/frontend", "KilnGGUF": "compiler/frontend",

@@ -21,6 +21,8 @@ PACKAGES=(
   clang-16 lld-16 llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   libclang-rt-16-dev libgtest-dev zlib1g-dev libzstd-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
+  # Halide 14 (kiln-halide-gen: the graph kernels as Halide pipelines)
+  libhalide14-0-dev
   # tests: ONNX test data, the scripts that write test models, strings(1)
   libonnx-testdata python3-onnx python3-numpy binutils
   # --target=neon and sve: link with the cross gcc against the arm64 C
