@@ -7,8 +7,12 @@
  * least 8 independent accumulators are needed to keep the FMA units busy.
  *   AVX-512: 8 x 32 (16 zmm accumulators, 2 loads of B, 1 broadcast);
  *   AVX2:    6 x 16 (12 ymm accumulators);
+ *   Hexagon: 4 x 4 scalar (v67 HVX has no float vectors): 16 accumulators
+ *            of the 32 general registers; 4 x 16 spilled to the stack;
  *   others:  4 x 16, written as plain loops that clang unrolls and
  *            vectorizes (NEON/SVE/RVV: 16 accumulators of 4 lanes).
+ * The plain tile walks A and B by pointer increments: index products are
+ * 64-bit multiplies on 32-bit Hexagon (docs/kernels.md, "Graph kernels").
  * Blocking k by KC and m by MC keeps the B panel (KC x NR, the pack buffer)
  * in L1 and the A block in L2, and blocking n the C block a row block
  * accumulates into in L2. Row tails (m % MR) take tiles of constant smaller
@@ -26,6 +30,9 @@
 #define MR 6
 #define NR 16
 #define KILN_SGEMM_VL 8
+#elif defined(__hexagon__)
+#define MR 4
+#define NR 4
 #else
 #define MR 4
 #define NR 16
@@ -45,14 +52,13 @@ sgemm_tile(int mr, int nr, int64_t kc, float alpha, const float *A,
   for (int r = 0; r < mr; ++r)
     for (int j = 0; j < nr; ++j)
       acc[r][j] = 0.0f;
-  for (int64_t k = 0; k < kc; ++k) {
-    const float *b = B + k * ldb;
+  const float *a = A, *b = B;
+  for (int64_t k = 0; k < kc; ++k, a += sak, b += ldb)
     for (int r = 0; r < mr; ++r) {
-      float a = A[r * sam + k * sak];
+      const float ar = a[r * sam];
       for (int j = 0; j < nr; ++j)
-        acc[r][j] += a * b[j];
+        acc[r][j] += ar * b[j];
     }
-  }
   for (int r = 0; r < mr; ++r) {
     float *c = C + r * ldc;
     if (accumulate)

@@ -194,13 +194,23 @@ dw_row_3x3(float *restrict yr, const float *x0, const float *w, int64_t OW,
   float wk[9];
   for (int t = 0; t < 9; ++t)
     wk[t] = w[t];
+  const float *x1 = x0 + rs, *x2 = x1 + rs;
+  const int64_t d2 = 2 * dw;
+  /* Pointers that advance, not products of indices: 64-bit multiplies on
+   * 32-bit Hexagon. */
 #define KILN_DW_3X3(SW)                                                       \
   _Pragma("clang loop interleave_count(2)")                                   \
-  for (int64_t ow = 0; ow < OW; ++ow) {                                       \
+  for (int64_t ow = 0; ow < OW; ++ow, x0 += SW, x1 += SW, x2 += SW) {         \
     float acc = 0.0f;                                                         \
-    for (int kh = 0; kh < 3; ++kh)                                            \
-      for (int kw = 0; kw < 3; ++kw)                                          \
-        acc += wk[kh * 3 + kw] * x0[kh * rs + ow * SW + kw * dw];             \
+    acc += wk[0] * x0[0];                                                     \
+    acc += wk[1] * x0[dw];                                                    \
+    acc += wk[2] * x0[d2];                                                    \
+    acc += wk[3] * x1[0];                                                     \
+    acc += wk[4] * x1[dw];                                                    \
+    acc += wk[5] * x1[d2];                                                    \
+    acc += wk[6] * x2[0];                                                     \
+    acc += wk[7] * x2[dw];                                                    \
+    acc += wk[8] * x2[d2];                                                    \
     yr[ow] = acc;                                                             \
   }
   if (sw == 1)
