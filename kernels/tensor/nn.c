@@ -844,9 +844,19 @@ void kiln_tp_global_pool(const int64_t *p, const float *f,
           best = xs[i] > best ? xs[i] : best;                                 \
         y[pl] = best;                                                         \
       } else {                                                                \
-        double sum = 0;                                                       \
-        for (int64_t i = 0; i < S; ++i)                                       \
-          sum += (double)xs[i];                                               \
+        /* Eight running sums (element i into sum i % 8), added pairwise at \
+         * the end: independent adds that vectorize, in an order fixed by    \
+         * the source, where one running sum is a chain of dependent adds.  \
+         */                                                                   \
+        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};                             \
+        int64_t i = 0;                                                        \
+        for (; i + 8 <= S; i += 8)                                            \
+          for (int l = 0; l < 8; ++l)                                         \
+            acc[l] += (double)xs[i + l];                                      \
+        for (int l = 0; i < S; ++i, ++l)                                      \
+          acc[l] += (double)xs[i];                                            \
+        const double sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) +          \
+                           ((acc[4] + acc[5]) + (acc[6] + acc[7]));           \
         y[pl] = (T)(sum / (double)S);                                         \
       }                                                                       \
     }                                                                         \

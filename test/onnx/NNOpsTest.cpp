@@ -656,6 +656,29 @@ TEST(OnnxNN, BatchNormTrainingModeIsRejected) {
 // spreads down to exp's underflow, -inf entries (exactly 0), a NaN (the row
 // NaN), and LogSoftmax. 4 ulp-ish relative error: exp's 2 ulp, the sum and
 // the division.
+TEST(OnnxNN, GlobalAveragePoolAgainstDouble) {
+  // Eight running sums then a pairwise total: every element counted once,
+  // whole groups of eight and the tail alike.
+  for (int64_t S : {1, 7, 8, 9, 25, 6400, 6403}) {
+    const int64_t planes = 3;
+    std::vector<float> x(planes * S), y(planes);
+    std::mt19937 rng((unsigned)S);
+    std::uniform_real_distribution<float> u(-4.0f, 8.0f);
+    for (float &v : x)
+      v = u(rng);
+    const int64_t p[] = {KILN_F32, 1, planes, S};
+    const void *in[] = {x.data()};
+    void *out[] = {y.data()};
+    kiln_t_global_pool(p, nullptr, in, out, nullptr);
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      double s = 0;
+      for (int64_t i = 0; i < S; ++i)
+        s += x[pl * S + i];
+      EXPECT_NEAR(y[pl], s / S, 1e-6 * (1 + std::fabs(s / S))) << S << " " << pl;
+    }
+  }
+}
+
 TEST(OnnxNN, SoftmaxRowsAgainstDouble) {
   for (int64_t op : {0, 1}) // Softmax, LogSoftmax
     for (int64_t n : {1, 7, 8, 13, 64, 6625}) {
