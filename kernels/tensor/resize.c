@@ -69,12 +69,15 @@ void kiln_tp_resize_axis(const int64_t *p, const float *f,
       const uint32_t *xs = (const uint32_t *)in[0];
       uint32_t *ys = (uint32_t *)out[0], fill;
       memcpy(&fill, f, 4);
-      for (int64_t r = r0; r < r1; ++r, ++j) {
-        if (j == out_len) {
-          j = 0;
-          ++o;
-        }
-        ys[r] = idx[j] >= 0 ? xs[o * in_len + idx[j]] : fill;
+      /* A row (or the share's part of one) at a time: the inner loop has
+       * no wrap-around test and vectorizes as a gather. */
+      for (int64_t r = r0; r < r1; j = 0, ++o) {
+        const int64_t jn = out_len < j + (r1 - r) ? out_len : j + (r1 - r);
+        const uint32_t *xr = xs + o * in_len;
+        uint32_t *yr = ys + (r - j);
+        for (int64_t q = j; q < jn; ++q)
+          yr[q] = idx[q] >= 0 ? xr[idx[q]] : fill;
+        r += jn - j;
       }
       return;
     }
