@@ -353,12 +353,14 @@ static void conv_shifted(const float *x, const float *w, const float *bias,
  * zero to a sum that started at +0), so the same bits. The scratch holds
  * the two planes: (Hp + OH) * Wp + (KW - 1) * dw floats (ops/NN.cpp sizes it
  * with the same formula when dw_small_map says so). */
-/* A kernel row of KWC taps added into a register per element. */
+/* A kernel row of KWC taps added into a register per element, two vectors
+ * in flight (each element's taps are a chain of dependent adds). */
 #define KILN_DW_PLANE(KWC)                                                    \
   {                                                                           \
     float wk[KWC];                                                            \
     for (int kw = 0; kw < KWC; ++kw)                                          \
       wk[kw] = wr[kw];                                                        \
+    _Pragma("clang loop interleave_count(2)")                                 \
     for (int64_t j = 0; j < n; ++j) {                                         \
       float acc = yp[j];                                                      \
       for (int kw = 0; kw < KWC; ++kw)                                        \
@@ -587,8 +589,12 @@ void kiln_tp_conv_transpose(const int64_t *p, const float *f,
   do {                                                                        \
     T a = sc[c] / (T)sqrt((double)va[c] + (double)eps);                       \
     T b = bi[c] - mu[c] * a;                                                  \
-    for (int64_t i = 0; i < S; ++i)                                           \
-      ys[i] = xs[i] * a + b;                                                  \
+    if (xs == ys) /* in place (an epilogue): one pointer, so it vectorizes */ \
+      for (int64_t i = 0; i < S; ++i)                                         \
+        ys[i] = ys[i] * a + b;                                                \
+    else                                                                      \
+      for (int64_t i = 0; i < S; ++i)                                         \
+        ys[i] = xs[i] * a + b;                                                \
   } while (0)
 
 void kiln_batchnorm_channel_f32(const void *const *params, float eps,
