@@ -11,29 +11,16 @@
 #include "kernels/Embedded.h"
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
+#include "test/kernels/CheckProgram.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 using namespace kiln;
+using namespace kiln::test;
 
 namespace {
-
-bool writeFile(const std::string &path, const std::string &text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  return bool(f);
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 class HalidePipelines : public ::testing::TestWithParam<const char *> {};
 
@@ -66,10 +53,8 @@ TEST_P(HalidePipelines, MatchReferenceOnTarget) {
     objects.push_back(obj);
   }
 
-  const std::string check =
-      readFile(std::string(KILN_SOURCE_DIR) + "/test/kernels/halide_check.c");
-  ASSERT_FALSE(check.empty());
-  ASSERT_TRUE(writeFile(dir + "/halide_check.c", check));
+  ASSERT_TRUE(copyCheckSource(dir, "halide_check.c"));
+  ASSERT_TRUE(copyCheckSource(dir, "check_io.h"));
   std::vector<std::string> units = {"halide_check.c"};
   if (!target->hosted()) {
     units.push_back("kiln_freestanding.c");

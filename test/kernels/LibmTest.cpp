@@ -15,30 +15,17 @@
 #include "kernels/Embedded.h"
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
+#include "test/kernels/CheckProgram.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 using namespace kiln;
+using namespace kiln::test;
 
 namespace {
-
-bool writeFile(const std::string &path, const std::string &text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  return bool(f);
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 class Libm : public ::testing::TestWithParam<const char *> {};
 
@@ -52,10 +39,8 @@ TEST_P(Libm, MatchesGlibc) {
   char tmpl[] = "/tmp/kiln-libm-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
-  const std::string check =
-      readFile(std::string(KILN_SOURCE_DIR) + "/test/kernels/libm_check.c");
-  ASSERT_FALSE(check.empty());
-  ASSERT_TRUE(writeFile(dir + "/libm_check.c", check));
+  ASSERT_TRUE(copyCheckSource(dir, "libm_check.c"));
+  ASSERT_TRUE(copyCheckSource(dir, "check_io.h"));
   std::vector<std::string> units = {"libm_check.c", "kiln_libm.c"};
   ASSERT_TRUE(writeFile(dir + "/kiln_libm.c", embeddedSource("kiln_libm.c")));
   ASSERT_TRUE(writeFile(dir + "/math.h", embeddedSource("math.h")));

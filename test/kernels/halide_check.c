@@ -16,21 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check_io.h"
+
 #if defined(__hexagon__)
-static long sys3(long nr, long a, long b, long c) {
-  register long r0 __asm__("r0") = a;
-  register long r1 __asm__("r1") = b;
-  register long r2 __asm__("r2") = c;
-  register long r6 __asm__("r6") = nr;
-  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
-  return r0;
-}
-static void sys_write(const char *s, size_t n) { sys3(64, 1, (long)s, (long)n); }
 /* Halide's Hexagon objects bring the runtime's HVX lock wrappers even with
  * no_runtime: they call QuRT's lock (freestanding under qemu the vector unit
  * is always ours, so it succeeds) and on failure format an error with these,
  * which never run here: the heap is refused. */
-static void put_str(const char *s);
 int qurt_hvx_lock(int mode) { (void)mode; return 0; }
 int qurt_hvx_unlock(void) { return 0; }
 void *malloc(size_t n) { (void)n; return NULL; }
@@ -53,25 +45,8 @@ int halide_msan_annotate_memory_is_initialized(void *user_context,
   (void)user_context, (void)ptr, (void)len;
   return 0;
 }
-#else
-#include <unistd.h>
-static void sys_write(const char *s, size_t n) {
-  while (n) {
-    long w = write(1, s, n);
-    if (w <= 0)
-      return;
-    s += w;
-    n -= (size_t)w;
-  }
-}
 #endif
 
-static void put_str(const char *s) {
-  size_t n = 0;
-  while (s[n])
-    ++n;
-  sys_write(s, n);
-}
 static void put_int(long v) {
   char b[24];
   int i = 23;
@@ -228,15 +203,8 @@ static int run(void) {
   bad |= check_dw("dw_a", dw_a, 3, 9, 21, 3, 1);
   bad |= check_dw("dw_b", dw_b, 2, 7, 10, 5, 2);
   put_str(bad ? "FAIL\n" : "all ok\n");
+  flush();
   return bad;
 }
 
-#if defined(__hexagon__)
-void _start(void) {
-  sys3(93, run(), 0, 0);
-  for (;;) {
-  }
-}
-#else
-int main(void) { return run(); }
-#endif
+CHECK_MAIN(run)

@@ -12,47 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check_io.h"
+
 #if defined(__hexagon__)
-static long sys3(long nr, long a, long b, long c) {
-  register long r0 __asm__("r0") = a;
-  register long r1 __asm__("r1") = b;
-  register long r2 __asm__("r2") = c;
-  register long r6 __asm__("r6") = nr;
-  __asm__ volatile("trap0(#1)" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r6) : "memory");
-  return r0;
-}
-static void sys_write(const char *s, size_t n) { sys3(64, 1, (long)s, (long)n); }
 #define DIV(a, b) ((a) / (b)) /* __hexagon_divdf3 */
 #else
-#include <unistd.h>
-static void sys_write(const char *s, size_t n) {
-  while (n) {
-    long w = write(1, s, n);
-    if (w <= 0)
-      return;
-    s += w;
-    n -= (size_t)w;
-  }
-}
 double kiln_libm_div(double, double);
 #define DIV(a, b) kiln_libm_div(a, b)
 #endif
 
-static char buf[1 << 16];
-static size_t used;
-static void flush(void) {
-  sys_write(buf, used);
-  used = 0;
-}
-static void put_char(char c) {
-  if (used == sizeof buf)
-    flush();
-  buf[used++] = c;
-}
-static void put_str(const char *s) {
-  while (*s)
-    put_char(*s++);
-}
 static void put_hex(uint64_t v, int digits) {
   put_char(' ');
   for (int i = digits - 1; i >= 0; --i)
@@ -314,12 +282,4 @@ static int run(void) {
   return 0;
 }
 
-#if defined(__hexagon__)
-void _start(void) {
-  sys3(93, run(), 0, 0);
-  for (;;) {
-  }
-}
-#else
-int main(void) { return run(); }
-#endif
+CHECK_MAIN(run)
