@@ -151,8 +151,16 @@ KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
     p += b >= lim ? skip : 0;
     for (int o = 0; o < bytes; o += 64)
       _mm_prefetch(p + o, _MM_HINT_T1);
-    if (meta && !((meta * b) & 63))
-      _mm_prefetch((const char *)grp + next + meta * b, _MM_HINT_T1);
+    /* The first block that crosses into group g + G lands past the head of
+     * its quants when dist is not a multiple of bytes (or the group is
+     * shorter than dist): fetch the head up to there. */
+    if (b == (lim > 0 ? lim : 0)) {
+      const char *head = (const char *)grp + next + metaBytes;
+      for (const char *h = head; h < p && h < head + dist; h += 64)
+        _mm_prefetch(h, _MM_HINT_T1);
+    }
+    for (int o = (meta * b + 63) & ~63; o < meta * (b + 1); o += 64)
+      _mm_prefetch((const char *)grp + next + o, _MM_HINT_T1);
   }
 }
 
