@@ -66,6 +66,11 @@ inline bool smallValues(llvm::StringRef type, const uint8_t *src, int j,
     q5(src + 2, src + 6);
   } else if (type == "q5_1") {
     q5(src + 4, src + 8);
+  } else if (type == "q4_k") {
+    const uint8_t *qs = src + 16 + (j / 2) * 32;
+    const int shift = (j % 2) * 4;
+    for (int l = 0; l < 32; ++l)
+      u[l] = (uint8_t)((qs[l] >> shift) & 0xf);
   } else if (type == "q5_k") {
     const uint8_t *qh = src + 16, *qs = src + 48 + (j / 2) * 32;
     const int shift = (j % 2) * 4;
@@ -170,10 +175,10 @@ inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
           scaleMinK4(sub, row + 4, sc, m);
           bl.s0 = d * (float)sc;
           bl.s1 = dmin * (float)m;
-          const uint8_t *q = row + 16 + (sub / 2) * 32;
-          const int shift = (sub % 2) * 4;
+          uint8_t u[32];
+          smallValues(type, row, sub, u);
           for (int l = 0; l < 32; ++l)
-            bl.q[l] = (int8_t)((q[l] >> shift) & 0xf);
+            bl.q[l] = (int8_t)u[l];
         }
       }
     } else if (type != "q6_k") { // the five-bit and IQ4 types

@@ -243,7 +243,7 @@ KILN_KERNEL void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
   }
 }
 
-/* K-quants, "1x1": GGML layout as is (no repacking). Each weight sub-block is
+/* Q6_K, "1x1": GGML layout as is (no repacking). Each weight sub-block is
  * decoded once into int8 vectors and dotted with the activation blocks of up
  * to 32 rows; the float arithmetic per sub-block is the scalar kernel's. */
 static inline int32_t kiln_neon_dot32(int8x16_t w0, int8x16_t w1,
@@ -251,49 +251,6 @@ static inline int32_t kiln_neon_dot32(int8x16_t w0, int8x16_t w1,
   int32x4_t s = vdotq_s32(vdupq_n_s32(0), w0, vld1q_s8(aq));
   s = vdotq_s32(s, w1, vld1q_s8(aq + 16));
   return vaddvq_s32(s);
-}
-
-KILN_KERNEL void kiln_matmul_q4_k_q8_0_1x1_neon_dotprod(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32, ns = K / 256;
-  const int8x16_t ones = vdupq_n_s8(1);
-  const uint8x16_t m4 = vdupq_n_u8(0xf);
-  for (int r0 = 0; r0 < rows; r0 += 32) {
-    const int nr = rows - r0 < 32 ? rows - r0 : 32;
-    const kiln_q8_block *ar = a + (int64_t)r0 * nb;
-    for (int j = 0; j < N; ++j) {
-      float sum[32];
-      for (int r = 0; r < nr; ++r)
-        sum[r] = 0.0f;
-      const uint8_t *ws = w + (int64_t)j * ns * 144;
-      for (int s = 0; s < ns; ++s, ws += 144) {
-        const float d = kiln_g_f16(kiln_g_u16(ws)),
-                    dmin = kiln_g_f16(kiln_g_u16(ws + 2));
-        for (int p = 0; p < 4; ++p) {
-          const uint8x16_t q0 = vld1q_u8(ws + 16 + p * 32),
-                           q1 = vld1q_u8(ws + 32 + p * 32);
-          for (int h = 0; h < 2; ++h) {
-            const int jj = p * 2 + h;
-            int sc, m;
-            kiln_g_scale_min_k4(jj, ws + 4, &sc, &m);
-            const int8x16_t w0 = vreinterpretq_s8_u8(h ? vshrq_n_u8(q0, 4) : vandq_u8(q0, m4)),
-                            w1 = vreinterpretq_s8_u8(h ? vshrq_n_u8(q1, 4) : vandq_u8(q1, m4));
-            for (int r = 0; r < nr; ++r) {
-              const kiln_q8_block *ab = ar + (int64_t)r * nb + s * 8 + jj;
-              const int32_t isum = kiln_neon_dot32(w0, w1, ab->qs);
-              const int32_t asum = kiln_neon_dot32(ones, ones, ab->qs);
-              const float da = kiln_neon_h2f(ab->d);
-              sum[r] += da * (d * (float)sc * (float)isum - dmin * (float)m * (float)asum);
-            }
-          }
-        }
-      }
-      for (int r = 0; r < nr; ++r)
-        y[(int64_t)(r0 + r) * N + j] = sum[r] + (bias ? bias[j] : 0.0f);
-    }
-  }
 }
 
 KILN_KERNEL void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
@@ -350,12 +307,13 @@ KILN_KERNEL void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
   }
 }
 
-/* ---- five-bit and IQ4 weights, "4x4" (neon_blocks) --------------------- */
+/* ---- Q4_K, five-bit and IQ4 weights, "4x4" (neon_blocks) -------------- */
 
 /* A block's 32 values as int8 vectors for vdotq_laneq_s32: w[v] elements
  * 4v+t, w[4+v] elements 16+4v+t of the tile's 4 rows (bytes 4i+t).
  * Five-bit: the nibbles at p, the fifth bits at p + 64 moved to bit 4, the
- * type's offset subtracted (values stay within int8). IQ4: the levels. */
+ * type's offset subtracted (values stay within int8). Q4_K: the nibbles.
+ * IQ4: the levels. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u5(const uint8_t *p, uint8_t off, int8x16_t w[8]) {
   const uint8x16_t m4 = vdupq_n_u8(0xf), b4 = vdupq_n_u8(0x10),
@@ -371,6 +329,15 @@ kiln_neon_u5(const uint8_t *p, uint8_t off, int8x16_t w[8]) {
         vsubq_u8(vorrq_u8(vandq_u8(q, m4), vandq_u8(hl[v], b4)), o));
     w[v + 4] = vreinterpretq_s8_u8(
         vsubq_u8(vorrq_u8(vshrq_n_u8(q, 4), vandq_u8(hh[v], b4)), o));
+  }
+}
+static inline __attribute__((always_inline)) void
+kiln_neon_u4(const uint8_t *p, int8x16_t w[8]) {
+  const uint8x16_t m4 = vdupq_n_u8(0xf);
+  for (int v = 0; v < 4; ++v) {
+    const uint8x16_t q = vld1q_u8(p + 16 * v);
+    w[v] = vreinterpretq_s8_u8(vandq_u8(q, m4));
+    w[v + 4] = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
   }
 }
 static inline __attribute__((always_inline)) void
@@ -406,7 +373,9 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 }
 
 /* The matmul over 4-row tiles of TILE_BYTES (an expression of K and nb)
- * that calls kiln_neon_T_tile for up to 4 activation rows at a time. */
+ * that calls kiln_neon_T_tile for up to 4 activation rows at a time. Each
+ * activation block's scale (da) and scale times sum (ms, for the types with
+ * a min term) are computed once per group of rows, not once per tile. */
 #define KILN_NEON_TILES_DRIVER(T, TILE_BYTES)                                  \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                    \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -418,15 +387,20 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
       const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
       const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
       float *yr = y + (int64_t)r0 * N;                                         \
+      float da[4 * nb], ms[4 * nb];                                            \
+      for (int i = 0; i < nr * nb; ++i) {                                      \
+        da[i] = kiln_neon_h2f(ar[i].d);                                        \
+        ms[i] = da[i] * (float)kiln_neon_asum(ar[i].qs);                       \
+      }                                                                        \
       for (int j = 0; j < N; j += 4) {                                         \
         const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
         const float *bj = bias ? bias + j : 0;                                 \
         const int n = N - j < 4 ? N - j : 4;                                   \
         switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_tile(t, nb, ar, 1, bj, yr + j, N, n); break;   \
-        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
-        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
-        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
+        case 1: kiln_neon_##T##_tile(t, nb, ar, da, ms, 1, bj, yr + j, N, n); break; \
+        case 2: kiln_neon_##T##_tile(t, nb, ar, da, ms, 2, bj, yr + j, N, n); break; \
+        case 3: kiln_neon_##T##_tile(t, nb, ar, da, ms, 3, bj, yr + j, N, n); break; \
+        default: kiln_neon_##T##_tile(t, nb, ar, da, ms, 4, bj, yr + j, N, n); break; \
         }                                                                      \
       }                                                                        \
     }                                                                          \
@@ -446,17 +420,23 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 #define KILN_NEON_IQ4_NL_QUANTS(t, b) ((t) + (int64_t)(b) * 72)
 #define KILN_NEON_IQ4_NL_DECODE(p, w) kiln_neon_iq4(p, w)
 #define KILN_NEON_IQ4_NL_SCALES(t, b, ds, mt) (ds = kiln_neon_h4((t) + (int64_t)(b) * 72 + 64))
-#define KILN_NEON_Q5_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 720 + 80 + ((b) % 8) * 80)
-#define KILN_NEON_Q5_K_DECODE(p, w) kiln_neon_u5(p, 0, w)
-#define KILN_NEON_Q5_K_SCALES(t, b, ds, mt)                                    \
+/* Q4_K and Q5_K super-blocks (SB bytes of tile) start with 4 d, 4 dmin,
+ * 8x4 u8 scales and 8x4 u8 mins. */
+#define KILN_NEON_KMIN_SCALES(t, b, SB, ds, mt)                                \
   {                                                                            \
-    const uint8_t *m_ = (t) + (int64_t)((b) / 8) * 720;                        \
+    const uint8_t *m_ = (t) + (int64_t)((b) / 8) * (SB);                       \
     const int j_ = (b) % 8;                                                    \
     const uint16x4_t sc_ = vget_low_u16(vmovl_u8(vld1_u8(m_ + 16 + 4 * j_)));  \
     const uint16x4_t mn_ = vget_low_u16(vmovl_u8(vld1_u8(m_ + 48 + 4 * j_)));  \
     ds = vmulq_f32(kiln_neon_h4(m_), vcvtq_f32_u32(vmovl_u16(sc_)));           \
     mt = vnegq_f32(vmulq_f32(kiln_neon_h4(m_ + 8), vcvtq_f32_u32(vmovl_u16(mn_)))); \
   }
+#define KILN_NEON_Q4_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 592 + 80 + ((b) % 8) * 64)
+#define KILN_NEON_Q4_K_DECODE(p, w) kiln_neon_u4(p, w)
+#define KILN_NEON_Q4_K_SCALES(t, b, ds, mt) KILN_NEON_KMIN_SCALES(t, b, 592, ds, mt)
+#define KILN_NEON_Q5_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 720 + 80 + ((b) % 8) * 80)
+#define KILN_NEON_Q5_K_DECODE(p, w) kiln_neon_u5(p, 0, w)
+#define KILN_NEON_Q5_K_SCALES(t, b, ds, mt) KILN_NEON_KMIN_SCALES(t, b, 720, ds, mt)
 #define KILN_NEON_IQ4_XS_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 552 + 40 + ((b) % 8) * 64)
 #define KILN_NEON_IQ4_XS_DECODE(p, w) kiln_neon_iq4(p, w)
 #define KILN_NEON_IQ4_XS_SCALES(t, b, ds, mt)                                  \
@@ -470,8 +450,8 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
  * each block decoded once, the float steps those of the scalar kernels. */
 #define KILN_NEON_BLOCK_MATMUL(T, U, TILE_BYTES_PER_BLOCK, HASMIN)             \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
-      const uint8_t *t, int nb, const kiln_q8_block *a, int nr,                \
-      const float *bias, float *y, int N, int n) {                             \
+      const uint8_t *t, int nb, const kiln_q8_block *a, const float *da,      \
+      const float *ms, int nr, const float *bias, float *y, int N, int n) {    \
     float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
                         vdupq_n_f32(0)};                                       \
     for (int b = 0; b < nb; ++b) {                                             \
@@ -480,12 +460,11 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
       float32x4_t ds, mt = vdupq_n_f32(0);                                     \
       KILN_NEON_##U##_SCALES(t, b, ds, mt);                                    \
       for (int r = 0; r < nr; ++r) {                                           \
-        const kiln_q8_block *ab = a + (int64_t)r * nb + b;                     \
-        const float da = kiln_neon_h2f(ab->d);                                 \
-        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(kiln_neon_dot8(w, ab->qs)),       \
-                         vmulq_n_f32(ds, da));                                 \
+        const int64_t i = (int64_t)r * nb + b;                                 \
+        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(kiln_neon_dot8(w, a[i].qs)),      \
+                         vmulq_n_f32(ds, da[i]));                              \
         if (HASMIN)                                                            \
-          f[r] = vfmaq_n_f32(f[r], mt, da * (float)kiln_neon_asum(ab->qs));    \
+          f[r] = vfmaq_n_f32(f[r], mt, ms[i]);                                 \
       }                                                                        \
     }                                                                          \
     for (int r = 0; r < nr; ++r)                                               \
@@ -493,7 +472,9 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
   }                                                                            \
   KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK))
 
-/* Tile bytes per 32-element block: q5_k 720 and iq4_xs 552 per 8 blocks. */
+/* Tile bytes per 32-element block: q4_k 592, q5_k 720 and iq4_xs 552 per 8
+ * blocks. */
+KILN_NEON_BLOCK_MATMUL(q4_k, Q4_K, 74, 1)
 KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0)
 KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1)
 KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0)
@@ -532,10 +513,11 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
 
 #define KILN_NEON_K23_MATMUL(T, THREE, SB_BYTES, META)                         \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
-      const uint8_t *t, int nb, const kiln_q8_block *a, int nr,                \
-      const float *bias, float *y, int N, int n) {                             \
+      const uint8_t *t, int nb, const kiln_q8_block *a, const float *da,      \
+      const float *ms, int nr, const float *bias, float *y, int N, int n) {    \
     float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
                         vdupq_n_f32(0)};                                       \
+    (void)ms;                                                                  \
     for (int b = 0; b < nb; ++b) {                                             \
       const uint8_t *m = t + (int64_t)(b / 8) * (SB_BYTES);                    \
       const int j = b % 8;                                                     \
@@ -564,13 +546,13 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
         s0 = vdotq_laneq_s32(s0, w[3], a0, 3);                                 \
         s1 = vdotq_laneq_s32(s1, w[7], a1, 3);                                 \
         const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
-        const float da = kiln_neon_h2f(ab->d);                                 \
-        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, da));          \
+        const float dab = da[(int64_t)r * nb + b];                             \
+        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, dab));         \
         if (!THREE) {                                                          \
           const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
                                            mn1, vaddlvq_s8(a1));               \
           f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(mi),                            \
-                           vmulq_n_f32(kiln_neon_h4(m + 8), da));              \
+                           vmulq_n_f32(kiln_neon_h4(m + 8), dab));             \
         }                                                                      \
       }                                                                        \
     }                                                                          \

@@ -79,14 +79,14 @@ bool packTilesMM(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
-/// Repacks the five-bit and IQ4 types into the 4-row tiles of kernels_neon.c
+/// Repacks Q4_K, the five-bit and the IQ4 types into the 4-row tiles of kernels_neon.c
 /// ("neon_blocks"). Per 32-element block: 4 vectors of nibbles, vector v byte
 /// 4i+t of row i holding element 4v+t (low nibble) and 16+4v+t (high); for
 /// the five-bit types a vector of fifth bits, byte 4i+t bit v = element 4v+t,
 /// bit 4+v = element 16+4v+t. q5_0 / iq4_nl blocks are followed by 4 fp16 d,
-/// q5_1 by 4 d and 4 m; q5_k / iq4_xs super-blocks start with their metadata
-/// (q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4 d, 8x4 int8
-/// scales - 32), then their 8 blocks. Rows past N are zero.
+/// q5_1 by 4 d and 4 m; q4_k / q5_k / iq4_xs super-blocks start with their
+/// metadata (q4_k, q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4
+/// d, 8x4 int8 scales - 32), then their 8 blocks. Rows past N are zero.
 /// Q2_K / Q3_K in the 4-row tiles of kernels_neon.c (layout described there).
 bool packK23(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
              size_t bytes, std::vector<uint8_t> &out, std::string &error) {
@@ -136,13 +136,14 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
                  std::string &error) {
   if (type == "q2_k" || type == "q3_k")
     return packK23(type, N, K, ggml, bytes, out, error);
-  const bool five = type.startswith("q5"), super = type == "q5_k" || type == "iq4_xs";
+  const bool five = type.startswith("q5"), kmin = type == "q5_k" || type == "q4_k",
+             super = kmin || type == "iq4_xs";
   const int64_t bs = super ? 256 : 32;
   const int64_t bb = type == "q5_0" ? 22 : type == "q5_1" ? 24 : type == "iq4_nl" ? 18
-                   : type == "q5_k" ? 176 : 136;
+                   : type == "q5_k" ? 176 : type == "q4_k" ? 144 : 136;
   const int64_t qb = five ? 80 : 64; // quant bytes of a block of the tile
   const int64_t meta = type == "q5_0" || type == "iq4_nl" ? 8 : type == "q5_1" ? 16
-                     : type == "q5_k" ? 80 : 40;
+                     : kmin ? 80 : 40;
   const int64_t rec = super ? meta + 8 * qb : qb + meta;
   const int64_t ns = K / bs;
   if (K % bs || (size_t)(N * ns * bb) != bytes) {
@@ -159,10 +160,10 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
       uint8_t *r = tile + s * rec;
       uint8_t *m = super ? r : r + qb;
       std::memcpy(m + 2 * i, src, 2); // d
-      if (type == "q5_1" || type == "q5_k")
+      if (type == "q5_1" || kmin)
         std::memcpy(m + 8 + 2 * i, src + 2, 2); // m / dmin
       for (int j = 0; j < (super ? 8 : 1); ++j) {
-        if (type == "q5_k") {
+        if (kmin) {
           int sc, mn;
           qblocks::scaleMinK4(j, src + 4, sc, mn);
           m[16 + 4 * j + i] = (uint8_t)sc;
