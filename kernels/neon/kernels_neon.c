@@ -374,9 +374,10 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 
 /* The matmul over 4-row tiles of TILE_BYTES (an expression of K and nb)
  * that calls kiln_neon_T_tile for up to 4 activation rows at a time. Each
- * activation block's scale (da) and scale times sum (ms, for the types with
- * a min term) are computed once per group of rows, not once per tile. */
-#define KILN_NEON_TILES_DRIVER(T, TILE_BYTES)                                  \
+ * activation block's scale (da) and, when HASMIN (a min term times the
+ * block's sum), its scale times sum (ms) are computed once per group of
+ * rows, not once per tile. */
+#define KILN_NEON_TILES_DRIVER(T, TILE_BYTES, HASMIN)                          \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                    \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
@@ -387,10 +388,11 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
       const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
       const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
       float *yr = y + (int64_t)r0 * N;                                         \
-      float da[4 * nb], ms[4 * nb];                                            \
+      float da[4 * nb], ms[(HASMIN) ? 4 * nb : 1];                             \
       for (int i = 0; i < nr * nb; ++i) {                                      \
         da[i] = kiln_neon_h2f(ar[i].d);                                        \
-        ms[i] = da[i] * (float)kiln_neon_asum(ar[i].qs);                       \
+        if (HASMIN)                                                            \
+          ms[i] = da[i] * (float)kiln_neon_asum(ar[i].qs);                     \
       }                                                                        \
       for (int j = 0; j < N; j += 4) {                                         \
         const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
@@ -470,7 +472,7 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK))
+  KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK), HASMIN)
 
 /* Tile bytes per 32-element block: q4_k 592, q5_k 720 and iq4_xs 552 per 8
  * blocks. */
@@ -559,7 +561,7 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * (SB_BYTES))
+  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * (SB_BYTES), 0)
 
 KILN_NEON_K23_MATMUL(q3_k, 1, 456, 72)
 KILN_NEON_K23_MATMUL(q2_k, 0, 400, 144)

@@ -7,6 +7,8 @@
 #ifndef KILN_TEST_KERNELS_CHECKPROGRAM_H
 #define KILN_TEST_KERNELS_CHECKPROGRAM_H
 
+#include "compiler/support/Process.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -32,6 +34,14 @@ inline bool copyCheckSource(const std::string &dir, const std::string &name) {
   std::string text =
       readFile(std::string(KILN_SOURCE_DIR) + "/test/kernels/" + name);
   return !text.empty() && writeFile(dir + "/" + name, text);
+}
+
+/// Writes check_io.h into DIR with the output functions it includes
+/// (program_io.h: kiln::programIoSource, stdio on hosted targets, system
+/// calls on freestanding ones).
+inline bool writeCheckIo(const std::string &dir, bool hosted) {
+  return copyCheckSource(dir, "check_io.h") &&
+         writeFile(dir + "/program_io.h", programIoSource(hosted));
 }
 
 } // namespace kiln::test
