@@ -107,6 +107,18 @@ inline void twoBitBlock(bool three, const uint8_t *src, int blk, uint8_t low[32]
   }
 }
 
+/// The 32 six-bit values (0..63; the weight is value - 32) of 32-element
+/// block blk of a Q6_K super-block at src. Its sub-blocks' int8 scales are
+/// src[192 + 2 * blk] (elements 0..15) and src[193 + 2 * blk] (16..31).
+inline void sixBitBlock(const uint8_t *src, int blk, uint8_t u[32]) {
+  const int half = blk / 4, quad = blk % 4;
+  const uint8_t *l4 = src + half * 64 + (quad & 1) * 32;
+  const uint8_t *h2 = src + 128 + half * 32;
+  const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+  for (int l = 0; l < 32; ++l)
+    u[l] = (uint8_t)(((l4[l] >> lowShift) & 0xf) | (((h2[l] >> highShift) & 3) << 4));
+}
+
 /// The 6-bit scale of IQ4_XS sub-block j, minus 32.
 inline int iq4xsScale(const uint8_t *src, int j) {
   const int sh = src[2] | src[3] << 8;
@@ -208,22 +220,16 @@ inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
         }
     } else { // q6_k
       for (int64_t s = 0; s < K / 256; ++s, row += 210) {
-        const uint8_t *ql = row, *qh = row + 128;
         const int8_t *sc = (const int8_t *)(row + 192);
         const float d = f16(row + 208);
         for (int b = 0; b < 8; ++b) {
           Block &bl = o[s * 8 + b];
-          const int half = b / 4, quad = b % 4;
-          const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
-          const uint8_t *h2 = qh + half * 32;
-          const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+          uint8_t u[32];
+          sixBitBlock(row, b, u);
           for (int l = 0; l < 32; ++l)
-            bl.q[l] = (int8_t)((int)(((l4[l] >> lowShift) & 0xf) |
-                                     (((h2[l] >> highShift) & 3) << 4)) -
-                               32);
-          const int si = half * 8 + quad * 2;
-          bl.s0 = d * (float)sc[si];
-          bl.s1 = d * (float)sc[si + 1];
+            bl.q[l] = (int8_t)((int)u[l] - 32);
+          bl.s0 = d * (float)sc[2 * b];
+          bl.s1 = d * (float)sc[2 * b + 1];
         }
       }
     }

@@ -243,70 +243,6 @@ KILN_KERNEL void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
   }
 }
 
-/* Q6_K, "1x1": GGML layout as is (no repacking). Each weight sub-block is
- * decoded once into int8 vectors and dotted with the activation blocks of up
- * to 32 rows; the float arithmetic per sub-block is the scalar kernel's. */
-static inline int32_t kiln_neon_dot32(int8x16_t w0, int8x16_t w1,
-                                      const int8_t *aq) {
-  int32x4_t s = vdotq_s32(vdupq_n_s32(0), w0, vld1q_s8(aq));
-  s = vdotq_s32(s, w1, vld1q_s8(aq + 16));
-  return vaddvq_s32(s);
-}
-
-KILN_KERNEL void kiln_matmul_q6_k_q8_0_1x1_neon_dotprod(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32, ns = K / 256;
-  const uint8x16_t m4 = vdupq_n_u8(0xf), m2 = vdupq_n_u8(0x30);
-  const int8x16_t k32 = vdupq_n_s8(32);
-  for (int r0 = 0; r0 < rows; r0 += 32) {
-    const int nr = rows - r0 < 32 ? rows - r0 : 32;
-    const kiln_q8_block *ar = a + (int64_t)r0 * nb;
-    for (int j = 0; j < N; ++j) {
-      float sum[32];
-      for (int r = 0; r < nr; ++r)
-        sum[r] = 0.0f;
-      const uint8_t *ws = w + (int64_t)j * ns * 210;
-      for (int s = 0; s < ns; ++s, ws += 210) {
-        const int8_t *sc = (const int8_t *)(ws + 192);
-        const float d = kiln_g_f16(kiln_g_u16(ws + 208));
-        for (int b = 0; b < 8; ++b) {
-          const int half = b / 4, quad = b % 4;
-          const uint8_t *l4 = ws + half * 64 + (quad & 1) * 32;
-          const uint8_t *h2 = ws + 128 + half * 32;
-          const uint8x16_t lo0 = vld1q_u8(l4), lo1 = vld1q_u8(l4 + 16);
-          const uint8x16_t hi0 = vld1q_u8(h2), hi1 = vld1q_u8(h2 + 16);
-          uint8x16_t v0, v1, u0, u1;
-          if (quad >> 1) {
-            v0 = vshrq_n_u8(lo0, 4); v1 = vshrq_n_u8(lo1, 4);
-          } else {
-            v0 = vandq_u8(lo0, m4); v1 = vandq_u8(lo1, m4);
-          }
-          /* bits (2*quad, 2*quad+1) of the high byte -> bits 4, 5 */
-          switch (quad) {
-          case 0: u0 = vshlq_n_u8(hi0, 4); u1 = vshlq_n_u8(hi1, 4); break;
-          case 1: u0 = vshlq_n_u8(hi0, 2); u1 = vshlq_n_u8(hi1, 2); break;
-          case 2: u0 = hi0; u1 = hi1; break;
-          default: u0 = vshrq_n_u8(hi0, 2); u1 = vshrq_n_u8(hi1, 2); break;
-          }
-          const int8x16_t w0 = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(v0, vandq_u8(u0, m2))), k32),
-                          w1 = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(v1, vandq_u8(u1, m2))), k32);
-          const int si = half * 8 + quad * 2;
-          for (int r = 0; r < nr; ++r) {
-            const kiln_q8_block *ab = ar + (int64_t)r * nb + s * 8 + b;
-            const int32_t p0 = vaddvq_s32(vdotq_s32(vdupq_n_s32(0), w0, vld1q_s8(ab->qs)));
-            const int32_t p1 = vaddvq_s32(vdotq_s32(vdupq_n_s32(0), w1, vld1q_s8(ab->qs + 16)));
-            sum[r] += kiln_g_f16(ab->d) * d * (float)(sc[si] * p0 + sc[si + 1] * p1);
-          }
-        }
-      }
-      for (int r = 0; r < nr; ++r)
-        y[(int64_t)(r0 + r) * N + j] = sum[r] + (bias ? bias[j] : 0.0f);
-    }
-  }
-}
-
 /* ---- Q4_K, five-bit and IQ4 weights, "4x4" (neon_blocks) -------------- */
 
 /* A block's 32 values as int8 vectors for vdotq_laneq_s32: w[v] elements
@@ -483,13 +419,17 @@ KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0)
 KILN_NEON_BLOCK_MATMUL(q5_k, Q5_K, 90, 1)
 KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0)
 
-/* ---- Q2_K and Q3_K, "4x4" (neon_blocks) -------------------------------- */
-/* Per super-block: metadata (q3_k: 4 fp16 d, 16x4 int8 scales - 32; q2_k:
- * 4 fp16 d, 4 fp16 dmin, 16x4 u8 scales, 16x4 u8 mins), then 8 blocks of
- * 2 vectors of two-bit planes (vector h, byte 4i+t bits 2c..2c+1: element
- * 16h+4c+t of row i) and, for q3_k, a vector of third bits (byte 4i+t bit
- * c: element 4c+t, bit 4+c: 16+4c+t). The 16-element sub-blocks' scales
- * multiply the two halves' exact integer sums. */
+/* ---- Q2_K, Q3_K and Q6_K, "4x4" (neon_blocks) ------------------------- */
+/* The K-quants whose scales cover 16 elements. Per super-block: metadata
+ * (q3_k, q6_k: 4 fp16 d, 16x4 int8 scales (q3_k: minus 32); q2_k: 4 fp16 d,
+ * 4 fp16 dmin, 16x4 u8 scales, 16x4 u8 mins), then 8 blocks. q2_k / q3_k
+ * blocks: 2 vectors of two-bit planes (vector h, byte 4i+t bits 2c..2c+1:
+ * element 16h+4c+t of row i) and, for q3_k, a vector of third bits (byte
+ * 4i+t bit c: element 4c+t, bit 4+c: 16+4c+t). q6_k blocks: 4 vectors of
+ * the values' low nibbles (the Q4_K layout: vector c byte 4i+t holds element
+ * 4c+t low, 16+4c+t high), then 2 vectors of their high bit pairs (vector h,
+ * byte 4i+t bits 2c..2c+1: element 16h+4c+t). The 16-element sub-blocks'
+ * scales multiply the two halves' exact integer sums. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
   const uint8x16_t m2 = vdupq_n_u8(3), b2 = vdupq_n_u8(4), k4 = vdupq_n_u8(4);
@@ -512,8 +452,29 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
     w[c + 4] = vreinterpretq_s8_u8(b);
   }
 }
+/* Q6_K: each value's nibble with its bit pair shifted in above it (SLI
+ * keeps the nibble, the pair lands in bits 4..5, the pairs above it in bits
+ * 6..7 are masked off), minus 32. */
+static inline __attribute__((always_inline)) void
+kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
+  const uint8x16_t m6 = vdupq_n_u8(0x3f), k32 = vdupq_n_u8(32);
+  const uint8x16_t h0 = vld1q_u8(p + 64), h1 = vld1q_u8(p + 80);
+  const uint8x16_t hl[4] = {h0, vshrq_n_u8(h0, 2), vshrq_n_u8(h0, 4), vshrq_n_u8(h0, 6)};
+  const uint8x16_t hh[4] = {h1, vshrq_n_u8(h1, 2), vshrq_n_u8(h1, 4), vshrq_n_u8(h1, 6)};
+  for (int c = 0; c < 4; ++c) {
+    const uint8x16_t q = vld1q_u8(p + 16 * c);
+    w[c] = vreinterpretq_s8_u8(vsubq_u8(vandq_u8(vsliq_n_u8(q, hl[c], 4), m6), k32));
+    w[c + 4] = vreinterpretq_s8_u8(
+        vsubq_u8(vandq_u8(vsliq_n_u8(vshrq_n_u8(q, 4), hh[c], 4), m6), k32));
+  }
+}
+#define KILN_NEON_DECODE_Q2_K(p, w) kiln_neon_u2(p, 0, w)
+#define KILN_NEON_DECODE_Q3_K(p, w) kiln_neon_u2(p, 1, w)
+#define KILN_NEON_DECODE_Q6_K(p, w) kiln_neon_u6(p, w)
 
-#define KILN_NEON_K23_MATMUL(T, THREE, SB_BYTES, META)                         \
+/* SIGNED: int8 scales, no mins (q3_k, q6_k); else q2_k's u8 scales and mins.
+ * QB: bytes of a block, after META bytes of super-block metadata. */
+#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB)                           \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
       const uint8_t *t, int nb, const kiln_q8_block *a, const float *da,      \
       const float *ms, int nr, const float *bias, float *y, int N, int n) {    \
@@ -521,13 +482,13 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
                         vdupq_n_f32(0)};                                       \
     (void)ms;                                                                  \
     for (int b = 0; b < nb; ++b) {                                             \
-      const uint8_t *m = t + (int64_t)(b / 8) * (SB_BYTES);                    \
+      const uint8_t *m = t + (int64_t)(b / 8) * ((META) + 8 * (QB));           \
       const int j = b % 8;                                                     \
       int8x16_t w[8];                                                          \
-      kiln_neon_u2(m + (META) + j * (THREE ? 48 : 32), THREE, w);              \
+      KILN_NEON_DECODE_##U(m + (META) + j * (QB), w);                          \
       const float32x4_t d = kiln_neon_h4(m);                                   \
       int32x4_t sc0, sc1, mn0 = vdupq_n_s32(0), mn1 = mn0;                     \
-      if (THREE) {                                                             \
+      if (SIGNED) {                                                            \
         sc0 = vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m + 8 + 8 * j)))); \
         sc1 = vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m + 12 + 8 * j)))); \
       } else {                                                                 \
@@ -550,7 +511,7 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
         const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
         const float dab = da[(int64_t)r * nb + b];                             \
         f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, dab));         \
-        if (!THREE) {                                                          \
+        if (!(SIGNED)) {                                                       \
           const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
                                            mn1, vaddlvq_s8(a1));               \
           f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(mi),                            \
@@ -561,10 +522,11 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * (SB_BYTES), 0)
+  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0)
 
-KILN_NEON_K23_MATMUL(q3_k, 1, 456, 72)
-KILN_NEON_K23_MATMUL(q2_k, 0, 400, 144)
+KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48)
+KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32)
+KILN_NEON_K16_MATMUL(q6_k, Q6_K, 1, 72, 96)
 
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the

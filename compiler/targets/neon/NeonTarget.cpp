@@ -87,12 +87,13 @@ bool packTilesMM(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
 /// q5_1 by 4 d and 4 m; q4_k / q5_k / iq4_xs super-blocks start with their
 /// metadata (q4_k, q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4
 /// d, 8x4 int8 scales - 32), then their 8 blocks. Rows past N are zero.
-/// Q2_K / Q3_K in the 4-row tiles of kernels_neon.c (layout described there).
-bool packK23(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
+/// Q2_K, Q3_K and Q6_K, the K-quants with 16-element sub-block scales, in
+/// the 4-row tiles of kernels_neon.c (layout described there).
+bool packK16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
              size_t bytes, std::vector<uint8_t> &out, std::string &error) {
-  const bool three = type == "q3_k";
-  const int64_t bb = three ? 110 : 84, meta = three ? 72 : 144,
-                qb = three ? 48 : 32, rec = meta + 8 * qb, ns = K / 256;
+  const bool two = type == "q2_k", six = type == "q6_k";
+  const int64_t bb = two ? 84 : six ? 210 : 110, meta = two ? 144 : 72,
+                qb = two ? 32 : six ? 96 : 48, rec = meta + 8 * qb, ns = K / 256;
   if (K % 256 || (size_t)(N * ns * bb) != bytes) {
     error = "neon: unexpected " + type.str() + " weight size for packing";
     return false;
@@ -105,20 +106,34 @@ bool packK23(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
     for (int64_t s = 0; s < ns; ++s) {
       const uint8_t *src = ggml + (row * ns + s) * bb;
       uint8_t *m = tile + s * rec;
-      std::memcpy(m + 2 * i, src + (three ? 108 : 80), 2); // d
-      if (!three)
+      std::memcpy(m + 2 * i, src + (two ? 80 : six ? 208 : 108), 2); // d
+      if (two)
         std::memcpy(m + 8 + 2 * i, src + 82, 2); // dmin
       for (int s16 = 0; s16 < 16; ++s16) {
-        if (three) {
-          m[8 + 4 * s16 + i] = (uint8_t)(int8_t)qblocks::q3kScale(src, s16);
-        } else {
+        if (two) {
           m[16 + 4 * s16 + i] = src[s16] & 0xf;
           m[80 + 4 * s16 + i] = src[s16] >> 4;
+        } else {
+          m[8 + 4 * s16 + i] =
+              six ? src[192 + s16] : (uint8_t)(int8_t)qblocks::q3kScale(src, s16);
         }
       }
       for (int blk = 0; blk < 8; ++blk) {
-        uint8_t *q = m + meta + blk * qb, low[32], high[32];
-        qblocks::twoBitBlock(three, src, blk, low, high);
+        uint8_t *q = m + meta + blk * qb;
+        if (six) {
+          uint8_t u[32];
+          qblocks::sixBitBlock(src, blk, u);
+          for (int v = 0; v < 4; ++v)
+            for (int t = 0; t < 4; ++t) {
+              const int lo = u[4 * v + t], hi = u[16 + 4 * v + t];
+              q[16 * v + 4 * i + t] = (uint8_t)((lo & 0xf) | (hi & 0xf) << 4);
+              q[64 + 4 * i + t] |= (uint8_t)((lo >> 4) << (2 * v));
+              q[80 + 4 * i + t] |= (uint8_t)((hi >> 4) << (2 * v));
+            }
+          continue;
+        }
+        uint8_t low[32], high[32];
+        qblocks::twoBitBlock(!two, src, blk, low, high);
         for (int l = 0; l < 32; ++l) {
           const int h = l / 16, c = (l % 16) / 4, t = l % 4;
           q[16 * h + 4 * i + t] |= (uint8_t)(low[l] << (2 * c));
@@ -134,8 +149,8 @@ bool packK23(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
 bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                  std::string &error) {
-  if (type == "q2_k" || type == "q3_k")
-    return packK23(type, N, K, ggml, bytes, out, error);
+  if (type == "q2_k" || type == "q3_k" || type == "q6_k")
+    return packK16(type, N, K, ggml, bytes, out, error);
   const bool five = type.startswith("q5"), kmin = type == "q5_k" || type == "q4_k",
              super = kmin || type == "iq4_xs";
   const int64_t bs = super ? 256 : 32;

@@ -40,17 +40,6 @@ bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
-/// GGML Q4_K 6-bit (scale, min) of sub-block j.
-void scaleMinK4(int j, const uint8_t *q, int &sc, int &m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
-}
-
 /// Repacks GGML q4_k / q6_k rows into the 16-row K-quant tiles of
 /// kernels_sve.c (layout described there). Rows past N are all zero.
 bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
@@ -82,26 +71,22 @@ bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
               q[v * 64 + g * 16 + i * 4 + c] =
                   (uint8_t)(e[4 * v + c] | (e[16 + 4 * v + c] << 4));
           int sc, m;
-          scaleMinK4((int)j, w + 4, sc, m);
+          qblocks::scaleMinK4((int)j, w + 4, sc, m);
           const float d = gguf::fp16ToFp32((uint16_t)(w[0] | w[1] << 8)),
                       dmin = gguf::fp16ToFp32((uint16_t)(w[2] | w[3] << 8));
           const float D = d * (float)sc, M = dmin * (float)m;
           std::memcpy(tile + nb * 256 + (b * 16 + r) * 4, &D, 4);
           std::memcpy(tile + nb * 256 + (nb * 16 + b * 16 + r) * 4, &M, 4);
         } else {
-          const int64_t half = j / 4, quad = j % 4;
-          const uint8_t *l4 = w + half * 64 + (quad & 1) * 32,
-                        *h2 = w + 128 + half * 32;
-          const int lowShift = (int)(quad >> 1) * 4, highShift = (int)quad * 2;
+          uint8_t u[32];
+          qblocks::sixBitBlock(w, (int)j, u);
           for (int l = 0; l < 32; ++l)
-            e[l] = (int8_t)((int)(((l4[l] >> lowShift) & 0xf) |
-                                  (((h2[l] >> highShift) & 3) << 4)) - 32);
+            e[l] = (int8_t)((int)u[l] - 32);
           for (int64_t v = 0; v < 8; ++v)
             for (int64_t c = 0; c < 4; ++c)
               q[v * 64 + g * 16 + i * 4 + c] = (uint8_t)e[4 * v + c];
-          const int64_t si = half * 8 + quad * 2;
-          tile[nb * 512 + b * 32 + r] = w[192 + si];
-          tile[nb * 512 + b * 32 + 16 + r] = w[192 + si + 1];
+          tile[nb * 512 + b * 32 + r] = w[192 + 2 * j];
+          tile[nb * 512 + b * 32 + 16 + r] = w[193 + 2 * j];
           const float d = gguf::fp16ToFp32((uint16_t)(w[208] | w[209] << 8));
           std::memcpy(tile + nb * 544 + (b * 16 + r) * 4, &d, 4);
         }

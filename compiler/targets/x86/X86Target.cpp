@@ -200,19 +200,13 @@ bool packX86(llvm::StringRef type, int NR, bool xor80, int64_t N, int64_t K,
               }
           }
         } else { // q6_k
-          const uint8_t *ql = src, *qh = src + 128, *sc = src + 192;
+          const uint8_t *sc = src + 192;
           std::memcpy(m + 2 * i, src + 208, 2);
           for (int s = 0; s < 16; ++s)
             m[2 * NR + s * NR + i] = sc[s];
           for (int blk = 0; blk < 8; ++blk) {
-            const int half = blk / 4, quad = blk % 4;
-            const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
-            const uint8_t *h2 = qh + half * 32;
-            const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
             uint8_t u[32];
-            for (int l = 0; l < 32; ++l)
-              u[l] = (uint8_t)(((l4[l] >> lowShift) & 0xf) |
-                               (((h2[l] >> highShift) & 3) << 4));
+            qblocks::sixBitBlock(src, blk, u);
             uint8_t *qb = q + blk * 24 * NR;
             for (int c = 0; c < 4; ++c)
               for (int t = 0; t < 4; ++t)
