@@ -176,6 +176,15 @@ bool kiln::kernels::hasQ8Activations(const std::string &weight) {
   return false;
 }
 
+const char *kiln::kernels::activationOf(const MatMulKernel &k) {
+  return std::strcmp(k.quantizer, "kiln_q8k_rows") ? "q8_0" : "q8_k";
+}
+
+int64_t kiln::kernels::activationRowBytes(const std::string &activation,
+                                          int64_t K) {
+  return activation == "q8_k" ? K / 256 * 292 : K / 32 * 34;
+}
+
 bool kiln::kernels::hasPortableKernel(const std::string &weight) {
   for (const char *t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q4_k",
                         "q6_k", "q5_0", "q5_1", "q2_k", "q3_k", "q5_k",

@@ -50,6 +50,11 @@ const AttentionKernel *attentionKernel(const CpuLevel &level, int64_t headDim);
 /// Weight types whose matmuls quantize activations to Q8_0 on ISA targets
 /// (kernels_q8.c has a portable kernel for each).
 bool hasQ8Activations(const std::string &weight);
+/// The activation blocks kernel `k` reads: "q8_k" (ggml's Q8_K, from
+/// kiln_q8k_rows) or "q8_0" (every other quantizing kernel).
+const char *activationOf(const MatMulKernel &k);
+/// Scratch bytes one row of K activations takes as `activation` blocks.
+int64_t activationRowBytes(const std::string &activation, int64_t K);
 /// Weight types the portable f32 kernels of kernels_generic.c read.
 bool hasPortableKernel(const std::string &weight);
 

@@ -189,7 +189,7 @@ bool kiln::computeReport(ModuleOp module,
       r.decodeMatmulFlops += flops;
       r.prefillMatmulFlops += flops * prefillShare;
       auto act = op.getAttrOfType<StringAttr>("kiln.activation");
-      g.precision = act && act.getValue() == "q8_0" ? "int8" : "f32";
+      g.precision = act ? "int8" : "f32";
       if (auto k = op.getAttrOfType<StringAttr>("kiln.kernel")) {
         auto &ks = r.matmulKernels[weightTypeName(t.getElementType()).str()];
         if (std::find(ks.begin(), ks.end(), k.getValue().str()) == ks.end())

@@ -125,8 +125,9 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
   let description = [{
     Annotates each compute op with `kiln.kernel`, the name of the kernel the
     emitter calls (for example `matmul_q4_0_f32_generic`). A matmul whose
-    kernel quantizes its activations also gets `kiln.activation = "q8_0"`
-    (the reference evaluator follows it), `kiln.scratch_per_row`, the
+    kernel quantizes its activations also gets `kiln.activation`, the
+    blocks it quantizes them to (`"q8_0"`, or `"q8_k"` for the kernels that
+    read ggml's Q8_K; the reference evaluator follows it), `kiln.scratch_per_row`, the
     scratch bytes it needs per input row, and `kiln.tile`, the microkernel's
     register tile (activation rows x weight rows). A graph call
     (`kiln.tensor_op`) whose kernel splits its work into shares gets

@@ -21,7 +21,7 @@ namespace {
 /// The kernel chosen for an op.
 struct KernelChoice {
   std::string kernel;          // C function kiln_<kernel>
-  std::string activation;      // "q8_0" if activations are quantized, else ""
+  std::string activation;      // "q8_0" / "q8_k" if activations are quantized, else ""
   int64_t scratchPerRow = 0;   // bytes of scratch per input row
   std::vector<int64_t> tile;   // the microkernel's register tile, if any
 };
@@ -48,14 +48,15 @@ KernelChoice choose(Operation *op, StringRef weightType,
       return c;
     }
     c.activation = "q8_0";
-    c.scratchPerRow = K / 32 * 34;
     if (const kernels::MatMulKernel *k =
             kernels::matmulKernel(level, weightType.str())) {
       c.kernel = k->name;
       c.tile = {k->mr, k->nr};
+      c.activation = kernels::activationOf(*k);
     } else {
       c.kernel = ("matmul_" + weightType + "_q8_0_generic").str();
     }
+    c.scratchPerRow = kernels::activationRowBytes(c.activation, K);
     return c;
   }
   // Sliding-window attention has the portable kernel on every target.

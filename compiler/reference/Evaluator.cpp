@@ -35,6 +35,19 @@ void roundToQ8_0(std::vector<float> &row) {
   }
 }
 
+/// Kernels that say kiln.activation = "q8_k" see it rounded to ggml's Q8_K
+/// blocks (gguf::quantizeQ8K: per 256 values a float scale, ties to even).
+void roundToQ8_K(std::vector<float> &row) {
+  std::vector<uint8_t> q((size_t)gguf::kQ8KBlockBytes);
+  for (size_t b = 0; b + 256 <= row.size(); b += 256) {
+    gguf::quantizeQ8K(row.data() + b, q.data(), 256);
+    float d;
+    std::memcpy(&d, q.data(), 4);
+    for (size_t j = 0; j < 256; ++j)
+      row[b + j] = d * (float)(int8_t)q[4 + j];
+  }
+}
+
 /// x as IEEE binary16 holds it, rounded to nearest even (LLVM's APFloat: an
 /// implementation independent of the kernels' own conversions).
 float roundToHalf(float x) {
@@ -169,7 +182,7 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
           m.getBiasAttr() ? &W(m.getBiasAttr()) : nullptr;
       const int64_t K = x.width;
       auto act = m->getAttrOfType<StringAttr>("kiln.activation");
-      if (act && act.getValue() != "q8_0") {
+      if (act && act.getValue() != "q8_0" && act.getValue() != "q8_k") {
         error = "reference evaluator: unknown kiln.activation '" +
                 act.getValue().str() + "'";
         return false;
@@ -180,7 +193,9 @@ bool Evaluator::forwardRows(llvm::ArrayRef<int32_t> tokens,
       std::vector<float> full((size_t)(x.rows * N)), in;
       for (int64_t r = 0; r < x.rows; ++r) {
         in.assign(x.row(r), x.row(r) + K);
-        if (act)
+        if (act && act.getValue() == "q8_k")
+          roundToQ8_K(in);
+        else if (act)
           roundToQ8_0(in);
         for (int64_t j = 0; j < N; ++j) {
           double acc = bias ? (*bias)[j] : 0.0;

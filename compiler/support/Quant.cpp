@@ -1290,6 +1290,36 @@ void dequantize(GGMLType type, const void *src, float *dst, int64_t n) {
     dst[i] = 0.0f;
 }
 
+void quantizeQ8K(const float *src, void *dst, int64_t n) {
+  uint8_t *y = static_cast<uint8_t *>(dst);
+  for (int64_t b = 0; b + 256 <= n; b += 256, y += kQ8KBlockBytes) {
+    const float *x = src + b;
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 256; ++j)
+      if (std::fabs(x[j]) > amax) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    std::memset(y, 0, kQ8KBlockBytes);
+    if (amax == 0.0f)
+      continue;
+    const float iscale = -127.0f / max, d = 1.0f / iscale;
+    std::memcpy(y, &d, 4);
+    int8_t *q = reinterpret_cast<int8_t *>(y + 4);
+    for (int j = 0; j < 256; ++j) {
+      const int v = nearestInt(iscale * x[j]);
+      q[j] = (int8_t)(v < 127 ? v : 127);
+    }
+    for (int g = 0; g < 16; ++g) {
+      int sum = 0;
+      for (int j = 0; j < 16; ++j)
+        sum += q[16 * g + j];
+      const int16_t s16 = (int16_t)sum;
+      std::memcpy(y + 260 + 2 * g, &s16, 2);
+    }
+  }
+}
+
 void quantize(GGMLType type, const float *src, void *dst, int64_t n) {
   const TypeInfo *ti = typeInfo(static_cast<uint32_t>(type));
   assert(ti && "unsupported type");

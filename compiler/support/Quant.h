@@ -252,6 +252,14 @@ void dequantize(GGMLType type, const void *src, float *dst, int64_t n);
 /// blocks are written otherwise).
 void quantize(GGMLType type, const float *src, void *dst, int64_t n);
 
+/// ggml's Q8_K, the activation blocks of its K-quant dot products (not a
+/// tensor type): per 256 values a float d (the value of largest magnitude
+/// over -127), 256 int8 q = nearest(x / d) (ties to even, at most 127) and 16
+/// int16 sums of 16 q each; kQ8KBlockBytes per block, as block_q8_K. n must
+/// be a multiple of 256 (only whole blocks are written otherwise).
+constexpr int64_t kQ8KBlockBytes = 292;
+void quantizeQ8K(const float *src, void *dst, int64_t n);
+
 /// Bytes needed for n elements of `type` (n must be a non-negative multiple
 /// of the block size; returns 0 otherwise or for an unknown type).
 size_t rowBytes(GGMLType type, int64_t n);

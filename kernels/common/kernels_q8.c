@@ -81,6 +81,57 @@ KILN_KERNEL const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
   return q;
 }
 
+/* Q8_K: round to nearest, ties to even (ggml's nearest_int: the 1.5 * 2^23
+ * trick, exact for |v| <= 2^22; here |v| <= 127). */
+static int kiln_q_nearest(float v) {
+  const float t = v + 12582912.0f;
+  int32_t i;
+  __builtin_memcpy(&i, &t, 4);
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+static void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
+  for (int b = 0; b < K / 256; ++b, x += 256) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 256; ++j) {
+      const float a = x[j] < 0 ? -x[j] : x[j];
+      if (a > amax) {
+        amax = a;
+        max = x[j];
+      }
+    }
+    kiln_q8k_block *o = &y[b];
+    if (amax == 0.0f) {
+      o->d = 0.0f;
+      for (int j = 0; j < 256; ++j)
+        o->qs[j] = 0;
+      for (int g = 0; g < 16; ++g)
+        o->bsums[g] = 0;
+      continue;
+    }
+    const float iscale = -127.0f / max;
+    for (int j = 0; j < 256; ++j) {
+      const int v = kiln_q_nearest(iscale * x[j]);
+      o->qs[j] = (int8_t)(v < 127 ? v : 127);
+    }
+    for (int g = 0; g < 16; ++g) {
+      int sum = 0;
+      for (int j = 0; j < 16; ++j)
+        sum += o->qs[16 * g + j];
+      o->bsums[g] = (int16_t)sum;
+    }
+    o->d = 1.0f / iscale;
+  }
+}
+
+KILN_KERNEL const kiln_q8k_block *kiln_q8k_rows(const float *x, int rows, int K,
+                                                void *scratch) {
+  kiln_q8k_block *q = (kiln_q8k_block *)scratch;
+  for (int r = 0; x && r < rows; ++r)
+    kiln_quantize_row_q8_k(x + (int64_t)r * K, K, q + (int64_t)r * (K / 256));
+  return q;
+}
+
 /* Dot of one weight row (GGML blocks) with one quantized activation row. */
 static float kiln_dot_q8_0_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
   float sum = 0.0f;
@@ -288,6 +339,43 @@ static float kiln_dot_iq4_xs_q8(const uint8_t *w, const kiln_q8_block *a, int K)
     }
   }
   return sum;
+}
+
+/* Q4_K against Q8_K activations: per super-block the integer sum of the
+ * eight blocks' sums times their scales, and of their mins times the
+ * activation blocks' sums, each scaled once (the AVX2 kernel's steps). */
+static float kiln_dot_q4_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 144, ++a) {
+    const float d = kiln_g_f16(kiln_g_u16(w)), dmin = kiln_g_f16(kiln_g_u16(w + 2));
+    int32_t isum = 0, msum = 0;
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      kiln_g_scale_min_k4(j, w + 4, &sc, &m);
+      const uint8_t *q = w + 16 + (j / 2) * 32;
+      const int shift = (j % 2) * 4;
+      int32_t dot = 0;
+      for (int l = 0; l < 32; ++l)
+        dot += ((q[l] >> shift) & 0xf) * a->qs[32 * j + l];
+      isum += sc * dot;
+      msum += m * (a->bsums[2 * j] + a->bsums[2 * j + 1]);
+    }
+    sum += (float)isum * (d * a->d) - (float)msum * (dmin * a->d);
+  }
+  return sum;
+}
+
+KILN_KERNEL void kiln_matmul_q4_k_q8_k_generic(const float *x, int rows, int K,
+                                               const uint8_t *w, int N,
+                                               const float *bias, float *y,
+                                               void *scratch) {
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int64_t row_bytes = (int64_t)K / 256 * 144;
+  for (int j = 0; j < N; ++j)
+    for (int r = 0; r < rows; ++r)
+      y[(int64_t)r * N + j] =
+          kiln_dot_q4_k_q8k(w + j * row_bytes, a + (int64_t)r * (K / 256), K) +
+          (bias ? bias[j] : 0.0f);
 }
 
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \

@@ -121,4 +121,19 @@ KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y)
 KILN_KERNEL const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
                                               void *scratch);
 
+/* ggml's Q8_K blocks, the activations of the kernels that read them (Q4_K on
+ * AVX2): per 256 values a float d = (the value of largest magnitude) / -127,
+ * q = nearest(x / d) with ties to even (at most 127), and the sums of each 16
+ * q. One scale per super-block lets a super-block's sums stay integer. */
+typedef struct kiln_q8k_block {
+  float d;
+  int8_t qs[256];
+  int16_t bsums[16];
+} kiln_q8k_block;
+_Static_assert(sizeof(kiln_q8k_block) == 292, "kiln_q8k_block is ggml's block_q8_K");
+
+/* As kiln_q8_rows, into K/256 Q8_K blocks per row (K a multiple of 256). */
+KILN_KERNEL const kiln_q8k_block *kiln_q8k_rows(const float *x, int rows, int K,
+                                                void *scratch);
+
 #endif /* KILN_KERNELS_H */

@@ -268,38 +268,6 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_avx2(const uint8_t *grp, int64_t metaByt
   (void)as;
 }
 
-/* Q4_K: meta per super-block 8 d, 8 dmin (fp16), 8x8 scales, 8x8 mins (u8);
- * quants 128 bytes per 32-element sub-block. */
-KILN_X86_INLINE void kiln_x86_tile_q4_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int nb, const kiln_q8_block *a,
-                                             const float *da, const int32_t *as,
-                                             int MR, __m256 *acc) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  for (int r = 0; r < MR; ++r)
-    acc[r] = _mm256_setzero_ps();
-  const uint8_t *qp = grp + metaBytes;
-  for (int sb = 0; sb < nb / 8; ++sb) {
-    const uint8_t *m = grp + 160 * sb;
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
-    for (int j = 0; j < 8; ++j, qp += 128) {
-      const __m256 ds = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                             _mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
-      const __m256 dm = _mm256_mul_ps(dmin, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                               _mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
-      __m256i lo[4], hi[4];
-      kiln_x86_split_u4_avx2(qp, lo, hi);
-      for (int r = 0; r < MR; ++r) {
-        const int64_t i = (int64_t)r * nb + sb * 8 + j;
-        __m256i s = _mm256_madd_epi16(kiln_x86_dot_u4_avx2(lo, hi, a[i].qs), ones);
-        const __m256 dav = _mm256_set1_ps(da[i]);
-        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, dav), acc[r]);
-        acc[r] = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da[i] * (float)as[i]), acc[r]);
-      }
-    }
-  }
-}
-
 /* Bits 4..5 of element 4c'+t (byte t of each word holds c' = 0..3 at 2c'). */
 KILN_X86_INLINE __m256i kiln_x86_hbits_avx2(__m256i h, int c) {
   const __m256i m = _mm256_set1_epi8(0x30);
@@ -705,18 +673,6 @@ KILN_X86_INLINE void kiln_x86_step_q5_k_avx2(const uint8_t *grp, int64_t metaByt
 }
 KILN_X86_TILEG_OF(q5_k, 160, 20)
 
-KILN_X86_INLINE void kiln_x86_step_q4_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int b, const int8_t *q, float da,
-                                             int32_t as, __m256 *acc) {
-  __m256i lo[4], hi[4];
-  kiln_x86_split_u4_avx2(grp + metaBytes + 128 * (int64_t)b, lo, hi);
-  kiln_x86_kmin_acc_avx2(grp + 160 * (b / 8), b % 8,
-                         _mm256_madd_epi16(kiln_x86_dot_u4_avx2(lo, hi, q),
-                                           _mm256_set1_epi16(1)),
-                         da, as, acc);
-}
-KILN_X86_TILEG_OF(q4_k, 128, 20)
-
 KILN_X86_INLINE void kiln_x86_step_q6_k_avx2(const uint8_t *grp, int64_t metaBytes,
                                              int b, const int8_t *q, float da,
                                              int32_t as, __m256 *acc) {
@@ -935,9 +891,6 @@ KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
                 kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 2,
                 kiln_x86_tileg_q8_0_avx2)
-KILN_X86_MATMUL(matmul_q4_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1024,
-                kiln_x86_tile_q4_k_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q4_k_avx2)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
                 kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_q6_k_avx2)
@@ -960,6 +913,172 @@ KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 0, 800,
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
                 kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_xs_avx2)
+/* ---- Q4_K with Q8_K activations ----------------------------------------
+ * The activations of Q4_K are quantized as ggml's Q8_K (kiln_q8k_rows): one
+ * float scale per 256 values, so a super-block's eight 32-element blocks
+ * sum in integers, each scaled by its 6-bit scale (vpmaddwd), and the float
+ * steps and the min term run once per super-block instead of once per
+ * block. Weights are the Q4_K groups above: per super-block 8 d, 8 dmin
+ * (fp16), 8x8 u8 scales, 8x8 u8 mins, then 128 bytes of nibble words per
+ * block. */
+
+/* Both int16 halves of each lane = the u8 scale of that row. */
+KILN_X86_INLINE __m256i kiln_x86_uscale16_avx2(const uint8_t *p) {
+  const __m256i s = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+  return _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
+}
+
+/* Int16 pair sums s[r] (<= 8*2*15*127) of one block of nibble words at qp
+ * times activation rows r = 0..MR-1 at q + r * stride: each word column is
+ * split once for every row, the sums carried across the four columns, so a
+ * tile's registers hold the rows' sums and integer accumulators unspilled. */
+KILN_X86_INLINE void kiln_x86_dots_u4_avx2(const uint8_t *qp, const int8_t *q,
+                                           int64_t stride, int MR, __m256i *s) {
+  const __m256i m4 = _mm256_set1_epi8(0x0f);
+  for (int c = 0; c < 4; ++c) {
+    const __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
+    const __m256i lo = _mm256_and_si256(v, m4);
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+    for (int r = 0; r < MR; ++r) {
+      const int8_t *qr = q + r * stride;
+      const __m256i p = _mm256_add_epi16(
+          _mm256_maddubs_epi16(lo, KILN_X86_BC(qr + 4 * c)),
+          _mm256_maddubs_epi16(hi, KILN_X86_BC(qr + 16 + 4 * c)));
+      s[r] = c ? _mm256_add_epi16(s[r], p) : p;
+    }
+  }
+}
+
+/* The float steps of one super-block (metadata m) for one activation block
+ * a: the integer sum isum times d * da, minus dmin * da times the sum over
+ * blocks of min x the activation block's sum (vpmaddwd of the mins' and the
+ * block sums' int16 pairs). */
+KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const uint8_t *m, const __m256i mp[4],
+                                            const kiln_q8k_block *a, __m256i isum,
+                                            __m256 *acc) {
+  const __m128i b32 = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)a->bsums),
+                                     _mm_loadu_si128((const __m128i *)(a->bsums + 8)));
+  __m256i msum = _mm256_madd_epi16(mp[0], _mm256_set1_epi32(_mm_extract_epi32(b32, 0)));
+  msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[1], _mm256_set1_epi32(_mm_extract_epi32(b32, 1))));
+  msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[2], _mm256_set1_epi32(_mm_extract_epi32(b32, 2))));
+  msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[3], _mm256_set1_epi32(_mm_extract_epi32(b32, 3))));
+  const __m256 da = _mm256_set1_ps(a->d);
+  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+  const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, da), *acc);
+  *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), _mm256_mul_ps(dmin, da), *acc);
+}
+
+/* The mins of a super-block as int16 pairs: lane i of mp[k] holds the mins
+ * of blocks 2k and 2k+1 of row i. */
+KILN_X86_INLINE void kiln_x86_q4kk_mins_avx2(const uint8_t *m, __m256i mp[4]) {
+  for (int k = 0; k < 4; ++k)
+    mp[k] = _mm256_cvtepu8_epi16(
+        _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(m + 96 + 16 * k)),
+                          _mm_loadl_epi64((const __m128i *)(m + 104 + 16 * k))));
+}
+
+/* Tile: MR activation rows (nsb super-blocks each) by one group. */
+KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBytes,
+                                              int nsb, const kiln_q8k_block *a,
+                                              int MR, __m256 *acc) {
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  const uint8_t *qp = grp + metaBytes;
+  const int64_t stride = (int64_t)nsb * (int64_t)sizeof(kiln_q8k_block);
+  for (int sb = 0; sb < nsb; ++sb) {
+    const uint8_t *m = grp + 160 * sb;
+    __m256i isum[KILN_X86_MR];
+    for (int j = 0; j < 8; ++j, qp += 128) {
+      const __m256i sc = kiln_x86_uscale16_avx2(m + 32 + 8 * j);
+      __m256i s[KILN_X86_MR];
+      kiln_x86_dots_u4_avx2(qp, a[sb].qs + 32 * j, stride, MR, s);
+      for (int r = 0; r < MR; ++r) {
+        const __m256i t = _mm256_madd_epi16(s[r], sc);
+        isum[r] = j ? _mm256_add_epi32(isum[r], t) : t;
+      }
+    }
+    __m256i mp[4];
+    kiln_x86_q4kk_mins_avx2(m, mp);
+    for (int r = 0; r < MR; ++r)
+      kiln_x86_q4kk_acc_avx2(m, mp, a + (int64_t)r * nsb + sb, isum[r], &acc[r]);
+  }
+}
+
+/* Decode walk: one activation row against G groups at once (the prefetch
+ * schedule of the other walks). */
+KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nsb,
+                                              const kiln_q8k_block *a, int G,
+                                              __m256 *acc) {
+  __m256 accg[4];
+  for (int g = 0; g < G; ++g)
+    accg[g] = _mm256_setzero_ps();
+  for (int sb = 0; sb < nsb; ++sb) {
+    __m256i isum[4];
+    for (int j = 0; j < 8; ++j) {
+      const int b = sb * 8 + j;
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 128, 20);
+      for (int g = 0; g < G; ++g) {
+        const uint8_t *grp = g0 + g * groupBytes;
+        __m256i s;
+        kiln_x86_dots_u4_avx2(grp + metaBytes + 128 * (int64_t)b, a[sb].qs + 32 * j,
+                              0, 1, &s);
+        const __m256i t =
+            _mm256_madd_epi16(s, kiln_x86_uscale16_avx2(grp + 160 * sb + 32 + 8 * j));
+        isum[g] = j ? _mm256_add_epi32(isum[g], t) : t;
+      }
+    }
+    for (int g = 0; g < G; ++g) {
+      const uint8_t *m = g0 + g * groupBytes + 160 * sb;
+      __m256i mp[4];
+      kiln_x86_q4kk_mins_avx2(m, mp);
+      kiln_x86_q4kk_acc_avx2(m, mp, a + sb, isum[g], &accg[g]);
+    }
+  }
+  for (int g = 0; g < G; ++g)
+    acc[g] = accg[g];
+}
+
+KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x8_avx2(const float *x, int rows, int K,
+                                                const uint8_t *w, int N,
+                                                const float *bias, float *y,
+                                                void *scratch) {
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int nsb = K / 256;
+  const int64_t metaBytes = ((int64_t)nsb * 160 + 63) & ~(int64_t)63;
+  const int64_t groupBytes = metaBytes + (int64_t)nsb * 1024;
+  for (int j0 = 0; j0 < N; j0 += 8) {
+    const uint8_t *grp = w + (int64_t)(j0 / 8) * groupBytes;
+    if (rows == 1 && N - j0 >= 16) {
+      const int G = N - j0 >= 32 ? 4 : 2;
+      __m256 accg[4];
+      if (G == 4)
+        kiln_x86_walk_q4_kk_avx2(grp, groupBytes, metaBytes, nsb, a, 4, accg);
+      else
+        kiln_x86_walk_q4_kk_avx2(grp, groupBytes, metaBytes, nsb, a, 2, accg);
+      for (int g = 0; g < G; ++g)
+        kiln_x86_store8(y + j0 + g * 8, accg[g], bias ? bias + j0 + g * 8 : 0, 8);
+      j0 += (G - 1) * 8;
+      continue;
+    }
+    const int n = N - j0 < 8 ? N - j0 : 8;
+    for (int r0 = 0; r0 < rows; r0 += KILN_X86_MR) {
+      const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;
+      const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;
+      __m256 acc[KILN_X86_MR];
+      switch (rt) {
+      case 4: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 4, acc); break;
+      case 3: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 3, acc); break;
+      case 2: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 2, acc); break;
+      default: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 1, acc); break;
+      }
+      for (int r = 0; r < rt; ++r)
+        kiln_x86_store8(y + (int64_t)(r0 + r) * N + j0, acc[r],
+                        bias ? bias + j0 : 0, n);
+    }
+  }
+}
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)

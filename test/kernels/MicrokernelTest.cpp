@@ -109,12 +109,17 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   // Float-weight kernels take any K: tails of the vector loop too.
   const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);
   const bool floatKernel = row && std::string(row->quantizer) == "none";
+  // Kernels that read Q8_K activations: against the portable Q8_K kernel.
+  const bool q8k = row && std::string(kernels::activationOf(*row)) == "q8_k";
+  const std::string act = q8k ? "q8_k" : "q8_0";
   if (floatKernel)
     shapes.insert(shapes.end(), {{3, 5, 37}, {1, 9, 1}, {6, 3, 70}});
 
   std::ostringstream os;
   os << "#include \"kiln/kiln.h\"\n" << target->kernelSource() << "\n"
-     << "#define Q8_KERNEL " << (floatKernel ? 0 : 1) << "\n";
+     << "#define Q8_KERNEL " << (floatKernel ? 0 : 1) << "\n"
+     << (q8k ? "#define Q8_ROWS kiln_q8k_rows\n#define Q8_ROW_BYTES(K) ((K) / 256 * 292)\n"
+             : "#define Q8_ROWS kiln_q8_rows\n#define Q8_ROW_BYTES(K) ((K) / 32 * 34)\n");
   size_t maxOut = 0, maxScratch = 0, maxN = 0, maxPacked = 0;
   for (size_t c = 0; c < shapes.size(); ++c) {
     const Shape &s = shapes[c];
@@ -138,8 +143,11 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
                                    packed, error))
         << error;
-    std::vector<uint8_t> q8; // the activations as GGML's Q8_0 (q8 kernels)
-    if (!floatKernel) {
+    std::vector<uint8_t> q8; // the activations as GGML's Q8_0 / Q8_K blocks
+    if (q8k) {
+      q8.resize((size_t)(x.size() / 256 * gguf::kQ8KBlockBytes));
+      gguf::quantizeQ8K(x.data(), q8.data(), (int64_t)x.size());
+    } else if (!floatKernel) {
       q8.resize(gguf::rowBytes(*gguf::typeFromName("q8_0"), (int64_t)x.size()));
       gguf::quantize(*gguf::typeFromName("q8_0"), x.data(), q8.data(),
                      (int64_t)x.size());
@@ -156,7 +164,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     maxPacked = std::max(maxPacked, packed.size());
     maxOut = std::max(maxOut, (size_t)s.rows * s.N);
     maxN = std::max(maxN, (size_t)s.N);
-    maxScratch = std::max(maxScratch, (size_t)s.rows * (s.K + 31) / 32 * 34);
+    maxScratch = std::max(
+        maxScratch, (size_t)(s.rows * kernels::activationRowBytes(act, s.K)) + 64);
   }
   os << "static float xf[" << 5 * 512 << "], bf[" << maxN << "], y_ref[" << maxOut
      << "], y_isa[" << maxOut << "];\n"
@@ -183,7 +192,8 @@ static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
     os << "  kiln_matmul_" << p.type << "_f32_generic(xf, rows, K, wg, N, bf, y_ref);\n"
        << "  kiln_" << p.kernel << "(xf, rows, K, wcopy, N, bf, y_isa);\n";
   else
-    os << "  kiln_matmul_" << p.type << "_q8_0_generic(xf, rows, K, wg, N, bf, y_ref, scratch);\n"
+    os << "  kiln_matmul_" << p.type << "_" << act
+       << "_generic(xf, rows, K, wg, N, bf, y_ref, scratch);\n"
        << "  kiln_" << p.kernel << "(xf, rows, K, wcopy, N, bf, y_isa, scratch);\n";
   os
      << R"c(  float diff = 0, mag = 0;
@@ -193,11 +203,11 @@ static void check(const uint32_t *xb, const uint32_t *bb, const uint8_t *wg,
     if (!(d <= diff)) diff = d;  /* NaN propagates */
     if (m > mag) mag = m;
   }
-  /* The activation quantizer against GGML's Q8_0 bytes (q8 kernels). */
+  /* The activation quantizer against GGML's Q8_0 (Q8_K) bytes. */
   uint32_t bad = 0;
   if (Q8_KERNEL) {
-    const uint8_t *q = (const uint8_t *)kiln_q8_rows(xf, rows, K, scratch);
-    for (int i = 0; i < rows * K / 32 * 34; ++i) bad += q[i] != xq[i];
+    const uint8_t *q = (const uint8_t *)Q8_ROWS(xf, rows, K, scratch);
+    for (int i = 0; i < rows * Q8_ROW_BYTES(K); ++i) bad += q[i] != xq[i];
   }
   put_float(diff); put_float(mag); put_hex(bad); out("\n", 1);
 }
@@ -242,7 +252,8 @@ static int run(void) {
       std::string d, m, q;
       ASSERT_TRUE(in >> d >> m >> q) << out;
       EXPECT_EQ(std::stoul(q, nullptr, 16), 0u)
-          << "bytes of kiln_q8_rows that differ from GGML's Q8_0, rows="
+          << "bytes of the activation quantizer that differ from GGML's " << act
+          << ", rows="
           << shapes[c].rows << " K=" << shapes[c].K << " vector bits " << bits;
       uint32_t db = std::stoul(d, nullptr, 16), mb = std::stoul(m, nullptr, 16);
       float diff, mag;
