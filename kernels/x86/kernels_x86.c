@@ -949,13 +949,30 @@ KILN_X86_INLINE void kiln_x86_dots_u4_avx2(const uint8_t *qp, const int8_t *q,
   }
 }
 
-/* The float steps of one super-block (metadata m) for one activation block
- * a: the integer sum isum times d * da, minus dmin * da times the sum over
- * blocks of min x the activation block's sum (vpmaddwd of the mins' and the
- * block sums' int16 pairs). */
-KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const uint8_t *m, const __m256i mp[4],
+/* A super-block's metadata shared by every activation row: d and dmin as
+ * floats, and the mins as int16 pairs (lane i of mp[k] holds the mins of
+ * blocks 2k and 2k+1 of row i). */
+typedef struct {
+  __m256 d, dmin;
+  __m256i mp[4];
+} kiln_x86_q4kk_meta;
+KILN_X86_INLINE void kiln_x86_q4kk_meta_avx2(const uint8_t *m, kiln_x86_q4kk_meta *t) {
+  t->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+  t->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
+  for (int k = 0; k < 4; ++k)
+    t->mp[k] = _mm256_cvtepu8_epi16(
+        _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(m + 96 + 16 * k)),
+                          _mm_loadl_epi64((const __m128i *)(m + 104 + 16 * k))));
+}
+
+/* The float steps of one super-block for one activation block a: the
+ * integer sum isum times d * da, minus dmin * da times the sum over blocks
+ * of min x the activation block's sum (vpmaddwd of the mins' and the block
+ * sums' int16 pairs). */
+KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const kiln_x86_q4kk_meta *t,
                                             const kiln_q8k_block *a, __m256i isum,
                                             __m256 *acc) {
+  const __m256i *mp = t->mp;
   const __m128i b32 = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)a->bsums),
                                      _mm_loadu_si128((const __m128i *)(a->bsums + 8)));
   __m256i msum = _mm256_madd_epi16(mp[0], _mm256_set1_epi32(_mm_extract_epi32(b32, 0)));
@@ -963,19 +980,8 @@ KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const uint8_t *m, const __m256i mp[4
   msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[2], _mm256_set1_epi32(_mm_extract_epi32(b32, 2))));
   msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[3], _mm256_set1_epi32(_mm_extract_epi32(b32, 3))));
   const __m256 da = _mm256_set1_ps(a->d);
-  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-  const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, da), *acc);
-  *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), _mm256_mul_ps(dmin, da), *acc);
-}
-
-/* The mins of a super-block as int16 pairs: lane i of mp[k] holds the mins
- * of blocks 2k and 2k+1 of row i. */
-KILN_X86_INLINE void kiln_x86_q4kk_mins_avx2(const uint8_t *m, __m256i mp[4]) {
-  for (int k = 0; k < 4; ++k)
-    mp[k] = _mm256_cvtepu8_epi16(
-        _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(m + 96 + 16 * k)),
-                          _mm_loadl_epi64((const __m128i *)(m + 104 + 16 * k))));
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(t->d, da), *acc);
+  *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), _mm256_mul_ps(t->dmin, da), *acc);
 }
 
 /* Tile: MR activation rows (nsb super-blocks each) by one group. */
@@ -998,10 +1004,10 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBy
         isum[r] = j ? _mm256_add_epi32(isum[r], t) : t;
       }
     }
-    __m256i mp[4];
-    kiln_x86_q4kk_mins_avx2(m, mp);
+    kiln_x86_q4kk_meta t;
+    kiln_x86_q4kk_meta_avx2(m, &t);
     for (int r = 0; r < MR; ++r)
-      kiln_x86_q4kk_acc_avx2(m, mp, a + (int64_t)r * nsb + sb, isum[r], &acc[r]);
+      kiln_x86_q4kk_acc_avx2(&t, a + (int64_t)r * nsb + sb, isum[r], &acc[r]);
   }
 }
 
@@ -1030,10 +1036,9 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
       }
     }
     for (int g = 0; g < G; ++g) {
-      const uint8_t *m = g0 + g * groupBytes + 160 * sb;
-      __m256i mp[4];
-      kiln_x86_q4kk_mins_avx2(m, mp);
-      kiln_x86_q4kk_acc_avx2(m, mp, a + sb, isum[g], &accg[g]);
+      kiln_x86_q4kk_meta t;
+      kiln_x86_q4kk_meta_avx2(g0 + g * groupBytes + 160 * sb, &t);
+      kiln_x86_q4kk_acc_avx2(&t, a + sb, isum[g], &accg[g]);
     }
   }
   for (int g = 0; g < G; ++g)
