@@ -111,6 +111,53 @@ static int kiln_x86_panel(int rows, int nb) {
     }                                                                          \
   }
 
+/* The driver of the kernels that read Q8_K activations (one float scale per
+ * 256 values, kiln_q8k_rows): quantize, then for each group of NR weight rows
+ * either walk G = 4 or 2 groups at once for one activation row (decode),
+ * WALK(group, groupBytes, metaBytes, nsb, activations, G, acc[G]), or run
+ * tiles of up to 4 activation rows, TILE(group, metaBytes, nsb, activations,
+ * MR, acc), and store. Groups are [META bytes of metadata per super-block,
+ * padded to 64][QUANT bytes of quants per super-block]. */
+#define KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, TILE, WALK, STORE)   \
+  KILN_KERNEL void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w, \
+                          int N, const float *bias, float *y, void *scratch) { \
+    const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);              \
+    const int nsb = K / 256;                                                   \
+    const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
+    const int64_t groupBytes = metaBytes + (int64_t)nsb * (QUANT);             \
+    for (int j0 = 0; j0 < N; j0 += (NR)) {                                     \
+      const uint8_t *grp = w + (int64_t)(j0 / (NR)) * groupBytes;              \
+      if (rows == 1 && N - j0 >= 2 * (NR)) {                                   \
+        const int G = N - j0 >= 4 * (NR) ? 4 : 2;                              \
+        ACC_T accg[4];                                                         \
+        if (G == 4)                                                            \
+          WALK(grp, groupBytes, metaBytes, nsb, a, 4, accg);                   \
+        else                                                                   \
+          WALK(grp, groupBytes, metaBytes, nsb, a, 2, accg);                   \
+        for (int g = 0; g < G; ++g)                                            \
+          STORE(y + j0 + g * (NR), accg[g],                                    \
+                bias ? bias + j0 + g * (NR) : (const float *)0, (NR));         \
+        j0 += (G - 1) * (NR);                                                  \
+        continue;                                                              \
+      }                                                                        \
+      const int n = N - j0 < (NR) ? N - j0 : (NR);                             \
+      for (int r0 = 0; r0 < rows; r0 += KILN_X86_MR) {                         \
+        const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;      \
+        const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;                      \
+        ACC_T acc[KILN_X86_MR];                                                \
+        switch (rt) {                                                          \
+        case 4: TILE(grp, metaBytes, nsb, ar, 4, acc); break;                  \
+        case 3: TILE(grp, metaBytes, nsb, ar, 3, acc); break;                  \
+        case 2: TILE(grp, metaBytes, nsb, ar, 2, acc); break;                  \
+        default: TILE(grp, metaBytes, nsb, ar, 1, acc); break;                 \
+        }                                                                      \
+        for (int r = 0; r < rt; ++r)                                           \
+          STORE(y + (int64_t)(r0 + r) * N + j0, acc[r],                        \
+                bias ? bias + j0 : (const float *)0, n);                       \
+      }                                                                        \
+    }                                                                          \
+  }
+
 #define KILN_X86_INLINE static inline __attribute__((always_inline))
 
 /* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
@@ -1045,45 +1092,8 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
     acc[g] = accg[g];
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x8_avx2(const float *x, int rows, int K,
-                                                const uint8_t *w, int N,
-                                                const float *bias, float *y,
-                                                void *scratch) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int nsb = K / 256;
-  const int64_t metaBytes = ((int64_t)nsb * 160 + 63) & ~(int64_t)63;
-  const int64_t groupBytes = metaBytes + (int64_t)nsb * 1024;
-  for (int j0 = 0; j0 < N; j0 += 8) {
-    const uint8_t *grp = w + (int64_t)(j0 / 8) * groupBytes;
-    if (rows == 1 && N - j0 >= 16) {
-      const int G = N - j0 >= 32 ? 4 : 2;
-      __m256 accg[4];
-      if (G == 4)
-        kiln_x86_walk_q4_kk_avx2(grp, groupBytes, metaBytes, nsb, a, 4, accg);
-      else
-        kiln_x86_walk_q4_kk_avx2(grp, groupBytes, metaBytes, nsb, a, 2, accg);
-      for (int g = 0; g < G; ++g)
-        kiln_x86_store8(y + j0 + g * 8, accg[g], bias ? bias + j0 + g * 8 : 0, 8);
-      j0 += (G - 1) * 8;
-      continue;
-    }
-    const int n = N - j0 < 8 ? N - j0 : 8;
-    for (int r0 = 0; r0 < rows; r0 += KILN_X86_MR) {
-      const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;
-      const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;
-      __m256 acc[KILN_X86_MR];
-      switch (rt) {
-      case 4: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 4, acc); break;
-      case 3: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 3, acc); break;
-      case 2: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 2, acc); break;
-      default: kiln_x86_tile_q4_kk_avx2(grp, metaBytes, nsb, ar, 1, acc); break;
-      }
-      for (int r = 0; r < rt; ++r)
-        kiln_x86_store8(y + (int64_t)(r0 + r) * N + j0, acc[r],
-                        bias ? bias + j0 : 0, n);
-    }
-  }
-}
+KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
+                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -1315,8 +1325,6 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_q5_k(const uint8_t *grp, int b,
                           _mm_loadu_si128((const __m128i *)(m + 192 + 16 * j)))));
   *mt = _mm512_sub_ps(_mm512_setzero_ps(), *mt);
 }
-/* Q4_K's metadata is laid out as Q5_K's. */
-#define kiln_x86_vnni_scales_q4_k kiln_x86_vnni_scales_q5_k
 KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
                                                  __m512 *ds, __m512 *mt) {
   const uint8_t *m = grp + 160 * (b / 8);
@@ -1380,10 +1388,109 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
 
 KILN_X86_VNNI_KERNELS(q5_0, 320, 32, kiln_x86_vnni_u5, 16, 0)
 KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
-KILN_X86_VNNI_KERNELS(q4_k, 256, 40, kiln_x86_vnni_u4, 0, 1)
 KILN_X86_VNNI_KERNELS(q5_k, 320, 40, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
 KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
+
+/* ---- Q4_K with Q8_K activations (AVX-512 VNNI) --------------------------
+ * As the AVX2 kernel: a super-block's eight blocks sum in integers, each
+ * VPDPBUSD block sum (<= 32 x 15 x 127) times its 6-bit scale (VPMULLD), the
+ * float steps and the min term once per super-block. Weights are the VNNI
+ * Q4_K groups: per super-block 16 d, 16 dmin (fp16), 8x16 u8 scales, 8x16 u8
+ * mins, then 256 bytes of nibble words per block. */
+
+/* A super-block's metadata shared by every activation row: d and dmin as
+ * floats, the mins as int16 pairs (lane i of mp[k]: the mins of blocks 2k
+ * and 2k+1 of row i). */
+typedef struct {
+  __m512 d, dmin;
+  __m512i mp[4];
+} kiln_x86_q4kk_vmeta;
+KILN_X86_INLINE void kiln_x86_q4kk_meta_vnni(const uint8_t *m, kiln_x86_q4kk_vmeta *t) {
+  t->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
+  t->dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32)));
+  for (int k = 0; k < 4; ++k) {
+    const __m128i m0 = _mm_loadu_si128((const __m128i *)(m + 192 + 32 * k));
+    const __m128i m1 = _mm_loadu_si128((const __m128i *)(m + 208 + 32 * k));
+    t->mp[k] = _mm512_cvtepu8_epi16(
+        _mm256_set_m128i(_mm_unpackhi_epi8(m0, m1), _mm_unpacklo_epi8(m0, m1)));
+  }
+}
+
+/* The float steps of one super-block for one activation block a: (isum x d
+ * - msum x dmin) x da, msum the mins times the activation's 32-element sums
+ * (VPDPWSSD on int16 pairs, broadcast from memory). The first super-block
+ * assigns *acc: a zeroed accumulator array is stored in halves and reloaded
+ * whole, which stalls on store forwarding. */
+KILN_X86_INLINE void kiln_x86_q4kk_acc_vnni(const kiln_x86_q4kk_vmeta *t,
+                                            const kiln_q8k_block *a, __m512i isum,
+                                            int first, __m512 *acc) {
+  int32_t b32[4];
+  _mm_storeu_si128((__m128i *)b32,
+                   _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)a->bsums),
+                                  _mm_loadu_si128((const __m128i *)(a->bsums + 8))));
+  __m512i msum = _mm512_madd_epi16(t->mp[0], _mm512_set1_epi32(b32[0]));
+  for (int k = 1; k < 4; ++k)
+    msum = _mm512_dpwssd_epi32(msum, t->mp[k], _mm512_set1_epi32(b32[k]));
+  const __m512 f = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(msum), t->dmin,
+                                    _mm512_mul_ps(_mm512_cvtepi32_ps(isum), t->d));
+  const __m512 da = _mm512_set1_ps(a->d);
+  *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
+}
+
+/* Tile: MR activation rows (nsb super-blocks each) by one group. */
+KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBytes,
+                                              int nsb, const kiln_q8k_block *a,
+                                              int MR, __m512 *acc) {
+  const uint8_t *qp = grp + metaBytes;
+  for (int sb = 0; sb < nsb; ++sb) {
+    const uint8_t *m = grp + 320 * sb;
+    __m512i isum[KILN_X86_MR];
+    for (int j = 0; j < 8; ++j, qp += 256) {
+      KILN_X86_PREFETCH(qp, 256);
+      __m512i u[8];
+      kiln_x86_vnni_u4(qp, u);
+      const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)));
+      for (int r = 0; r < MR; ++r) {
+        const __m512i t = _mm512_mullo_epi32(
+            kiln_x86_vnni_dot8(u, a[(int64_t)r * nsb + sb].qs + 32 * j, 0), sc);
+        isum[r] = j ? _mm512_add_epi32(isum[r], t) : t;
+      }
+    }
+    kiln_x86_q4kk_vmeta t;
+    kiln_x86_q4kk_meta_vnni(m, &t);
+    for (int r = 0; r < MR; ++r)
+      kiln_x86_q4kk_acc_vnni(&t, a + (int64_t)r * nsb + sb, isum[r], sb == 0, &acc[r]);
+  }
+}
+
+/* Decode walk: one activation row against G groups at once. */
+KILN_X86_INLINE void kiln_x86_walk_q4_kk_vnni(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nsb,
+                                              const kiln_q8k_block *a, int G,
+                                              __m512 *acc) {
+  for (int sb = 0; sb < nsb; ++sb) {
+    __m512i isum[4];
+    for (int j = 0; j < 8; ++j) {
+      const int b = sb * 8 + j;
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 256, 40);
+      for (int g = 0; g < G; ++g) {
+        const uint8_t *grp = g0 + g * groupBytes;
+        __m512i u[8];
+        kiln_x86_vnni_u4(grp + metaBytes + 256 * (int64_t)b, u);
+        const __m512i sc = _mm512_cvtepu8_epi32(
+            _mm_loadu_si128((const __m128i *)(grp + 320 * sb + 64 + 16 * j)));
+        const __m512i t = _mm512_mullo_epi32(kiln_x86_vnni_dot8(u, a[sb].qs + 32 * j, 0), sc);
+        isum[g] = j ? _mm512_add_epi32(isum[g], t) : t;
+      }
+    }
+    for (int g = 0; g < G; ++g) {
+      kiln_x86_q4kk_vmeta t;
+      kiln_x86_q4kk_meta_vnni(g0 + g * groupBytes + 320 * sb, &t);
+      kiln_x86_q4kk_acc_vnni(&t, a + sb, isum[g], sb == 0, &acc[g]);
+    }
+  }
+}
 
 /* Q2_K and Q3_K: the AVX2 layouts at 16 rows; VPDPBUSD on the unsigned
  * values (Q3_K: u = q + 4, with -4 x the half sums), the 16-element
@@ -1510,8 +1617,8 @@ KILN_X86_MATMUL(matmul_q5_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 320,
                 kiln_x86_tile_q5_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_0_vnni)
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni)
-KILN_X86_MATMUL(matmul_q4_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2048,
-                kiln_x86_tile_q4_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_k_vnni)
+KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
+                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 3072,
                 kiln_x86_tile_q6kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q6kv_vnni)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
