@@ -264,7 +264,8 @@ std::string Emitter::pieceKey(const std::string &key, size_t i, size_t n) {
 // activations), one kernel call per piece (a part of a split matmul, or a
 // thread slice of one; slices run as tasks on the thread pool), then the
 // epilogue over the output while it is still in cache. A sliced part with
-// several rows is computed into scratch and interleaved into its rows.
+// several rows is computed into scratch, then interleaved into its rows and
+// given its epilogue by a second parallel section, a band of rows per task.
 void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
                          std::string &body, std::string &tasks) {
   Operation *op = m.getOperation();
@@ -326,6 +327,7 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
                     "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
                     "  uint8_t *const act = a->act;\n"
                     "  switch (t) {\n";
+    // The interleave of each sliced part into its rows (rows r0..r1-1).
     std::string gather;
     int64_t tmpCol = 0;
     for (size_t i = 0; i < pieces.size(); ++i) {
@@ -335,11 +337,11 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
         std::string col = std::to_string(p.col), tc = std::to_string(tmpCol);
         out = "a->n == 1 ? " + out + " + " + col + " : " + tmp +
               " + (int64_t)a->n * " + tc;
-        gather += "      for (int r = 0; r < task.n; ++r)\n"
-                  "        for (int j = 0; j < " + std::to_string(p.n) + "; ++j)\n"
-                  "          " + dest(p.part) + "[(int64_t)r * " +
+        gather += "  for (int r = r0; r < r1; ++r)\n"
+                  "    for (int j = 0; j < " + std::to_string(p.n) + "; ++j)\n"
+                  "      " + dest(p.part) + "[(int64_t)r * " +
                   std::to_string(parts[p.part]) + " + " + col + " + j] = " +
-                  tmp + "[(int64_t)task.n * " + tc + " + (int64_t)r * " +
+                  tmp + "[(int64_t)a->n * " + tc + " + (int64_t)r * " +
                   std::to_string(p.n) + " + j];\n";
         tmpCol += p.n;
       }
@@ -349,11 +351,31 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
            (q8 ? ", a->scratch" : "") + ");\n    break;\n";
     }
     t += "  }\n}\n\n";
+    // Several rows: the interleave and the epilogue run as a second parallel
+    // section, each task a band of rows, so neither waits on one thread.
+    const std::string threads = std::to_string(opts.threads), W =
+        std::to_string(width(m.getOutput()));
+    t += "static void " + fn + "_rows(void *arg, int t) {\n"
+         "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
+         "  uint8_t *const act = a->act;\n"
+         "  const int per = (a->n + " + threads + " - 1) / " + threads + ";\n"
+         "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
+         "  if (r0 >= r1)\n    return;\n" + gather;
+    const std::string band = "(int64_t)r0 * " + W;
+    if (ep == "swiglu")
+      t += "  kiln_epilogue_silu_mul(" + value(m.getOutput()) + " + " + band + ", " +
+           dest(1) + " + " + band + ", (int64_t)(r1 - r0) * " + W + ");\n";
+    else if (!ep.empty())
+      t += "  kiln_epilogue_" + ep.str() + "(" + value(m.getOutput()) + " + " + band +
+           ", " + value(m.getOther()) + " + " + band + ", (int64_t)(r1 - r0) * " + W +
+           ");\n";
+    t += "}\n\n";
     tasks += t;
     body += "    kiln_mm_task task = {wts, " + x + ", act, " + at(scrOff) + ", " +
             rows + "};\n    kiln_parallel_for(ctx, " + fn + ", &task, " +
-            std::to_string(pieces.size()) + ");\n    if (task.n > 1) {\n" +
-            gather + "    }\n";
+            std::to_string(pieces.size()) + ");\n    if (task.n > 1)\n" +
+            "      kiln_parallel_for(ctx, " + fn + "_rows, &task, " + threads +
+            ");\n" + (ep.empty() ? "" : "    else\n  ");
   }
   const std::string count = "(int64_t)" + rows + " * " + std::to_string(width(m.getOutput()));
   if (ep == "swiglu")
