@@ -81,28 +81,91 @@ KILN_KERNEL const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
   return q;
 }
 
+/* Q8_K, per 256 values: max = the value of largest magnitude (the first of
+ * several), q = min(127, nearest(-127 / max x value)) with ties to even,
+ * the sums of each 16 q, and d = 1 / (-127 / max). The scan for max and the
+ * rounding have a scalar and an 8-lane form, bit-identical. */
 #if !defined(__AVX2__)
-/* Q8_K: round to nearest, ties to even (ggml's nearest_int: the 1.5 * 2^23
- * trick, exact for |v| <= 2^22; here |v| <= 127). */
-static int kiln_q_nearest(float v) {
-  const float t = v + 12582912.0f;
-  int32_t i;
-  __builtin_memcpy(&i, &t, 4);
-  return (i & 0x007fffff) - 0x00400000;
+static float kiln_q8k_max(const float *x) {
+  float amax = 0.0f, max = 0.0f;
+  for (int j = 0; j < 256; ++j) {
+    const float a = x[j] < 0 ? -x[j] : x[j];
+    if (a > amax) {
+      amax = a;
+      max = x[j];
+    }
+  }
+  return max;
 }
 
+/* ggml's nearest_int: the 1.5 * 2^23 trick, exact for |v| <= 2^22; here
+ * |v| <= 127. The product and the add are two statements: one expression
+ * could be contracted into a fused multiply-add, which rounds once. */
+static void kiln_q8k_round(const float *x, float iscale, int8_t *qs) {
+  for (int j = 0; j < 256; ++j) {
+    const float p = iscale * x[j];
+    const float t = p + 12582912.0f;
+    int32_t i;
+    __builtin_memcpy(&i, &t, 4);
+    const int v = (i & 0x007fffff) - 0x00400000;
+    qs[j] = (int8_t)(v < 127 ? v : 127);
+  }
+}
+#else
+/* The largest |x| by a tree (exact in any order), then the first vector
+ * holding that magnitude and its first lane. */
+static float kiln_q8k_max(const float *x) {
+  kiln_q_vf m = {0};
+  for (int c = 0; c < 32; ++c) {
+    kiln_q_vf v;
+    __builtin_memcpy(&v, x + 8 * c, sizeof v);
+    const kiln_q_vf a = (kiln_q_vf)((kiln_q_vi)v & 0x7fffffff);
+    m = kiln_q_sel(a > m, a, m);
+  }
+  float amax = 0.0f;
+  for (int j = 0; j < 8; ++j)
+    amax = m[j] > amax ? m[j] : amax;
+  if (amax == 0.0f)
+    return 0.0f;
+  int first = 0;
+  for (; first < 248; first += 8) {
+    kiln_q_vf v;
+    __builtin_memcpy(&v, x + first, sizeof v);
+    const kiln_q_vi hit = (kiln_q_vf)((kiln_q_vi)v & 0x7fffffff) == amax;
+    uint64_t w[4];
+    __builtin_memcpy(w, &hit, sizeof w);
+    if (w[0] | w[1] | w[2] | w[3])
+      break;
+  }
+  while (first < 255 && (x[first] < 0 ? -x[first] : x[first]) != amax)
+    ++first;
+  return x[first];
+}
+
+/* The same product, rounding add and clamp per lane (the product and the add
+ * stay two roundings: separate statements are not contracted). */
+static void kiln_q8k_round(const float *x, float iscale, int8_t *qs) {
+  for (int c = 0; c < 32; ++c) {
+    kiln_q_vf v;
+    __builtin_memcpy(&v, x + 8 * c, sizeof v);
+    const kiln_q_vf p = v * iscale;
+    const kiln_q_vf t = p + 12582912.0f;
+    kiln_q_vi q = ((kiln_q_vi)t & 0x007fffff) - 0x00400000;
+    const kiln_q_vi hi = q > 127;
+    q = (q & ~hi) | (127 & hi);
+    const kiln_q_vb qb = __builtin_convertvector(q, kiln_q_vb);
+    __builtin_memcpy(qs + 8 * c, &qb, sizeof qb);
+  }
+}
+#endif
+
+/* Prefill quantizes every matmul's input on one thread, before the
+ * matmul's slices start. */
 static void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
   for (int b = 0; b < K / 256; ++b, x += 256) {
-    float amax = 0.0f, max = 0.0f;
-    for (int j = 0; j < 256; ++j) {
-      const float a = x[j] < 0 ? -x[j] : x[j];
-      if (a > amax) {
-        amax = a;
-        max = x[j];
-      }
-    }
     kiln_q8k_block *o = &y[b];
-    if (amax == 0.0f) {
+    const float max = kiln_q8k_max(x);
+    if (max == 0.0f) {
       o->d = 0.0f;
       for (int j = 0; j < 256; ++j)
         o->qs[j] = 0;
@@ -111,10 +174,7 @@ static void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
       continue;
     }
     const float iscale = -127.0f / max;
-    for (int j = 0; j < 256; ++j) {
-      const int v = kiln_q_nearest(iscale * x[j]);
-      o->qs[j] = (int8_t)(v < 127 ? v : 127);
-    }
+    kiln_q8k_round(x, iscale, o->qs);
     for (int g = 0; g < 16; ++g) {
       int sum = 0;
       for (int j = 0; j < 16; ++j)
@@ -124,68 +184,6 @@ static void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
     o->d = 1.0f / iscale;
   }
 }
-#else
-/* The same operations 8 lanes at a time, bit-identical: the largest |x| by a
- * tree (exact in any order), then the first element of that magnitude (the
- * scalar loop keeps the first), the same product, the same rounding add and
- * the same clamp per element. Prefill quantizes every matmul's input on one
- * thread, before the matmul's slices start. */
-static void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
-  for (int b = 0; b < K / 256; ++b, x += 256) {
-    kiln_q_vf m = {0};
-    for (int c = 0; c < 32; ++c) {
-      kiln_q_vf v;
-      __builtin_memcpy(&v, x + 8 * c, sizeof v);
-      const kiln_q_vf a = (kiln_q_vf)((kiln_q_vi)v & 0x7fffffff);
-      m = kiln_q_sel(a > m, a, m);
-    }
-    float amax = 0.0f;
-    for (int j = 0; j < 8; ++j)
-      amax = m[j] > amax ? m[j] : amax;
-    kiln_q8k_block *o = &y[b];
-    if (amax == 0.0f) {
-      o->d = 0.0f;
-      for (int j = 0; j < 256; ++j)
-        o->qs[j] = 0;
-      for (int g = 0; g < 16; ++g)
-        o->bsums[g] = 0;
-      continue;
-    }
-    /* The first vector holding that magnitude, then its first lane. */
-    int first = 0;
-    for (; first < 248; first += 8) {
-      kiln_q_vf v;
-      __builtin_memcpy(&v, x + first, sizeof v);
-      const kiln_q_vi hit = (kiln_q_vf)((kiln_q_vi)v & 0x7fffffff) == amax;
-      uint64_t w[4];
-      __builtin_memcpy(w, &hit, sizeof w);
-      if (w[0] | w[1] | w[2] | w[3])
-        break;
-    }
-    while (first < 255 && (x[first] < 0 ? -x[first] : x[first]) != amax)
-      ++first;
-    const float iscale = -127.0f / x[first];
-    for (int c = 0; c < 32; ++c) {
-      kiln_q_vf v;
-      __builtin_memcpy(&v, x + 8 * c, sizeof v);
-      const kiln_q_vf p = v * iscale;
-      const kiln_q_vf t = p + 12582912.0f;
-      kiln_q_vi q = ((kiln_q_vi)t & 0x007fffff) - 0x00400000;
-      const kiln_q_vi hi = q > 127;
-      q = (q & ~hi) | (127 & hi);
-      const kiln_q_vb qb = __builtin_convertvector(q, kiln_q_vb);
-      __builtin_memcpy(o->qs + 8 * c, &qb, sizeof qb);
-    }
-    for (int g = 0; g < 16; ++g) {
-      int sum = 0;
-      for (int j = 0; j < 16; ++j)
-        sum += o->qs[16 * g + j];
-      o->bsums[g] = (int16_t)sum;
-    }
-    o->d = 1.0f / iscale;
-  }
-}
-#endif
 
 KILN_KERNEL const kiln_q8k_block *kiln_q8k_rows(const float *x, int rows, int K,
                                                 void *scratch) {
