@@ -26,6 +26,12 @@
 
 #define KILN_X86_MR 4
 
+/* Loops over a tile's activation rows (MR) or a decode walk's groups (G) are
+ * unrolled whole: each accumulator must stay in a register. Left to its cost
+ * model, clang keeps some of these loops rolled, and a rolled loop indexes its
+ * accumulators in memory, so every block waits on a store and a reload. */
+#define KILN_X86_UNROLL _Pragma("clang loop unroll(full)")
+
 static inline int32_t kiln_x86_ld32(const void *p) {
   int32_t v;
   __builtin_memcpy(&v, p, 4);
@@ -97,6 +103,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
           else                                                                 \
             TILEG(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da,    \
                   as, 2, accg);                                                \
+          KILN_X86_UNROLL                                                      \
           for (int g = 0; g < G; ++g)                                          \
             STORE(y + (int64_t)p0 * N + j0 + g * (NR), accg[g],                \
                   bias ? bias + j0 + g * (NR) : (const float *)0, (NR));       \
@@ -149,6 +156,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
           WALK(grp, groupBytes, metaBytes, nsb, a, 4, accg);                   \
         else                                                                   \
           WALK(grp, groupBytes, metaBytes, nsb, a, 2, accg);                   \
+        KILN_X86_UNROLL                                                        \
         for (int g = 0; g < G; ++g)                                            \
           STORE(y + j0 + g * (NR), accg[g],                                    \
                 bias ? bias + j0 + g * (NR) : (const float *)0, (NR));         \
@@ -209,6 +217,7 @@ KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
                                         int bytes, int meta) {
   const int dist = KILN_X86_PFG / G, lim = nb - dist / bytes;
   const int64_t skip = (G - 1) * groupBytes + metaBytes, next = G * groupBytes;
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g) {
     const uint8_t *grp = g0 + g * groupBytes;
     const char *p = (const char *)grp + metaBytes + bytes * (int64_t)b + dist;
@@ -278,6 +287,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_avx2(const uint8_t *grp, int64_t metaByt
                                              const float *da, const int32_t *as,
                                              int MR, __m256 *acc) {
   const __m256i ones = _mm256_set1_epi16(1);
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -285,6 +295,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_avx2(const uint8_t *grp, int64_t metaByt
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
     __m256i lo[4], hi[4];
     kiln_x86_split_u4_avx2(qp, lo, hi);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       __m256i s = kiln_x86_dot_u4_avx2(lo, hi, a[i].qs);
@@ -302,6 +313,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_avx2(const uint8_t *grp, int64_t metaByt
                                              const float *da, const int32_t *as,
                                              int MR, __m256 *acc) {
   const __m256i ones = _mm256_set1_epi16(1);
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -312,6 +324,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_avx2(const uint8_t *grp, int64_t metaByt
       wv[c] = _mm256_load_si256((const __m256i *)(qp + 32 * c));
       aw[c] = _mm256_abs_epi8(wv[c]);
     }
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       const int8_t *q = a[i].qs;
@@ -357,6 +370,7 @@ KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaByt
                                              const float *da, const int32_t *as,
                                              int MR, __m256 *acc) {
   const __m256i m4 = _mm256_set1_epi8(0x0f), k32 = _mm256_set1_epi8(32);
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -380,6 +394,7 @@ KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaByt
       }
       for (int c = 0; c < 8; ++c)
         aw[c] = _mm256_abs_epi8(wq[c]);
+      KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const int64_t i = (int64_t)r * nb + sb * 8 + blk;
         const int8_t *q = a[i].qs;
@@ -440,6 +455,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_0_avx2(const uint8_t *grp, int64_t metaByt
                                              int nb, const kiln_q8_block *a,
                                              const float *da, const int32_t *as,
                                              int MR, __m256 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -447,6 +463,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_0_avx2(const uint8_t *grp, int64_t metaByt
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
     __m256i lo[4], hi[4];
     kiln_x86_split_u5_avx2(qp, lo, hi);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       const __m256i d = _mm256_sub_epi32(kiln_x86_dot_u5_avx2(lo, hi, a[i].qs),
@@ -462,6 +479,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_1_avx2(const uint8_t *grp, int64_t metaByt
                                              int nb, const kiln_q8_block *a,
                                              const float *da, const int32_t *as,
                                              int MR, __m256 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -470,6 +488,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_1_avx2(const uint8_t *grp, int64_t metaByt
     const __m256 mw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 32 * b + 16)));
     __m256i lo[4], hi[4];
     kiln_x86_split_u5_avx2(qp, lo, hi);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
@@ -485,6 +504,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_k_avx2(const uint8_t *grp, int64_t metaByt
                                              int nb, const kiln_q8_block *a,
                                              const float *da, const int32_t *as,
                                              int MR, __m256 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -499,6 +519,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_k_avx2(const uint8_t *grp, int64_t metaByt
                                                _mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
       __m256i lo[4], hi[4];
       kiln_x86_split_u5_avx2(qp, lo, hi);
+      KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const int64_t i = (int64_t)r * nb + sb * 8 + j;
         const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
@@ -548,6 +569,7 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_nl_avx2(const uint8_t *grp, int64_t metaB
                                                int nb, const kiln_q8_block *a,
                                                const float *da, const int32_t *as,
                                                int MR, __m256 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -555,6 +577,7 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_nl_avx2(const uint8_t *grp, int64_t metaB
     const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * b)));
     __m256i w[8], aw[8];
     kiln_x86_split_iq4_avx2(qp, w, aw);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
@@ -570,6 +593,7 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_xs_avx2(const uint8_t *grp, int64_t metaB
                                                int nb, const kiln_q8_block *a,
                                                const float *da, const int32_t *as,
                                                int MR, __m256 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -581,6 +605,7 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_xs_avx2(const uint8_t *grp, int64_t metaB
                                              _mm_loadl_epi64((const __m128i *)(m + 16 + 8 * j)))));
       __m256i w[8], aw[8];
       kiln_x86_split_iq4_avx2(qp, w, aw);
+      KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const int64_t i = (int64_t)r * nb + sb * 8 + j;
         acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
@@ -601,6 +626,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_avx2(const uint8_t *g0, int64_t groupBy
                                               const int32_t *as, int G, __m256 *acc) {
   const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(0x0f);
   __m256 accg[4];
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     accg[g] = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -609,6 +635,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_avx2(const uint8_t *g0, int64_t groupBy
     __m256i s[4];
     for (int c = 0; c < 4; ++c) {
       const __m256i lo = KILN_X86_BC(q + 4 * c), hi = KILN_X86_BC(q + 16 + 4 * c);
+      KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const __m256i v = _mm256_load_si256(
             (const __m256i *)(g0 + g * groupBytes + metaBytes + 128 * (int64_t)b + 32 * c));
@@ -620,6 +647,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_avx2(const uint8_t *g0, int64_t groupBy
     }
     const __m256 dab = _mm256_set1_ps(da[b]);
     const __m256i off = _mm256_set1_epi32(8 * as[b]);
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g) {
       const __m256 dw = _mm256_cvtph_ps(
           _mm_loadu_si128((const __m128i *)(g0 + g * groupBytes + 16 * b)));
@@ -627,6 +655,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_avx2(const uint8_t *g0, int64_t groupBy
       accg[g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d), _mm256_mul_ps(dw, dab), accg[g]);
     }
   }
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
@@ -637,6 +666,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
                                               const int32_t *as, int G, __m256 *acc) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256 accg[4];
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     accg[g] = _mm256_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -645,6 +675,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
     __m256i s[4];
     for (int c = 0; c < 8; ++c) {
       const __m256i x = KILN_X86_BC(q + 4 * c);
+      KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const __m256i w = _mm256_load_si256(
             (const __m256i *)(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b + 32 * c));
@@ -654,6 +685,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
       }
     }
     const __m256 dab = _mm256_set1_ps(da[b]);
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g) {
       const __m256 dw = _mm256_cvtph_ps(
           _mm_loadu_si128((const __m128i *)(g0 + g * groupBytes + 16 * b)));
@@ -661,6 +693,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
     }
   }
   (void)as;
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
@@ -675,14 +708,17 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_avx2(const uint8_t *g0, int64_t groupBy
       const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
       __m256 *acc) {                                                           \
     __m256 accg[4];                                                            \
+    KILN_X86_UNROLL                                                            \
     for (int g = 0; g < G; ++g)                                                \
       accg[g] = _mm256_setzero_ps();                                           \
     for (int b = 0; b < nb; ++b) {                                             \
       kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
+      KILN_X86_UNROLL                                                          \
       for (int g = 0; g < G; ++g)                                              \
         kiln_x86_step_##T##_avx2(g0 + g * groupBytes, metaBytes, b, a[b].qs,   \
                                  da[b], as[b], &accg[g]);                      \
     }                                                                          \
+    KILN_X86_UNROLL                                                            \
     for (int g = 0; g < G; ++g)                                                \
       acc[g] = accg[g];                                                        \
   }
@@ -914,11 +950,13 @@ KILN_X86_INLINE void kiln_x86_q2k_row(const kiln_x86_q2k_blk *s, const int8_t *q
   KILN_X86_INLINE void kiln_x86_tile_##T##_##ISA(                              \
       const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
       const float *da, const int32_t *as, int MR, VEC *acc) {                  \
+    KILN_X86_UNROLL                                                            \
     for (int r = 0; r < MR; ++r)                                               \
       acc[r] = ZERO();                                                         \
     for (int b = 0; b < nb; ++b) {                                             \
       BLK s;                                                                   \
       kiln_x86_##T##_decode(grp, metaBytes, b, &s);                            \
+      KILN_X86_UNROLL                                                          \
       for (int r = 0; r < MR; ++r) {                                           \
         const int64_t i = (int64_t)r * nb + b;                                 \
         kiln_x86_##T##_row(&s, a[i].qs, da[i], as[i], &acc[r]);                \
@@ -930,16 +968,19 @@ KILN_X86_INLINE void kiln_x86_q2k_row(const kiln_x86_q2k_blk *s, const int8_t *q
       const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
       VEC *acc) {                                                              \
     VEC accg[4];                                                               \
+    KILN_X86_UNROLL                                                            \
     for (int g = 0; g < G; ++g)                                                \
       accg[g] = ZERO();                                                        \
     for (int b = 0; b < nb; ++b) {                                             \
       kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
+      KILN_X86_UNROLL                                                          \
       for (int g = 0; g < G; ++g) {                                            \
         BLK s;                                                                 \
         kiln_x86_##T##_decode(g0 + g * groupBytes, metaBytes, b, &s);          \
         kiln_x86_##T##_row(&s, a[b].qs, da[b], as[b], &accg[g]);               \
       }                                                                        \
     }                                                                          \
+    KILN_X86_UNROLL                                                            \
     for (int g = 0; g < G; ++g)                                                \
       acc[g] = accg[g];                                                        \
   }
@@ -1003,6 +1044,7 @@ KILN_X86_INLINE void kiln_x86_dots_u4_avx2(const uint8_t *qp, const int8_t *q,
     const __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
     const __m256i lo = _mm256_and_si256(v, m4);
     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int8_t *qr = q + r * stride;
       const __m256i p = _mm256_add_epi16(
@@ -1052,6 +1094,7 @@ KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const kiln_x86_q4kk_meta *t,
 KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBytes,
                                               int nsb, const kiln_q8k_block *a,
                                               int MR, __m256 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -1063,6 +1106,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBy
       const __m256i sc = kiln_x86_uscale16_avx2(m + 32 + 8 * j);
       __m256i s[KILN_X86_MR];
       kiln_x86_dots_u4_avx2(qp, a[sb].qs + 32 * j, stride, MR, s);
+      KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const __m256i t = _mm256_madd_epi16(s[r], sc);
         isum[r] = j ? _mm256_add_epi32(isum[r], t) : t;
@@ -1070,6 +1114,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBy
     }
     kiln_x86_q4kk_meta t;
     kiln_x86_q4kk_meta_avx2(m, &t);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
       kiln_x86_q4kk_acc_avx2(&t, a + (int64_t)r * nsb + sb, isum[r], &acc[r]);
   }
@@ -1082,6 +1127,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
                                               const kiln_q8k_block *a, int G,
                                               __m256 *acc) {
   __m256 accg[4];
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     accg[g] = _mm256_setzero_ps();
   for (int sb = 0; sb < nsb; ++sb) {
@@ -1089,6 +1135,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
     for (int j = 0; j < 8; ++j) {
       const int b = sb * 8 + j;
       kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 128, 20);
+      KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m256i s;
@@ -1099,12 +1146,14 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
         isum[g] = j ? _mm256_add_epi32(isum[g], t) : t;
       }
     }
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g) {
       kiln_x86_q4kk_meta t;
       kiln_x86_q4kk_meta_avx2(g0 + g * groupBytes + 160 * sb, &t);
       kiln_x86_q4kk_acc_avx2(&t, a + sb, isum[g], &accg[g]);
     }
   }
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
@@ -1138,6 +1187,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaByt
                                              const float *da, const int32_t *as,
                                              int MR, __m512 *acc) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm512_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -1150,6 +1200,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaByt
       lo[c] = _mm512_and_si512(v, m4);
       hi[c] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
     }
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       const int8_t *q = a[i].qs;
@@ -1171,6 +1222,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
                                              int nb, const kiln_q8_block *a,
                                              const float *da, const int32_t *as,
                                              int MR, __m512 *acc) {
+  KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm512_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
@@ -1180,6 +1232,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
     __m512i wv[8];
     for (int c = 0; c < 8; ++c)
       wv[c] = _mm512_load_si512((const void *)(qp + 64 * c));
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const int64_t i = (int64_t)r * nb + b;
       const int8_t *q = a[i].qs;
@@ -1206,6 +1259,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_vnni(const uint8_t *g0, int64_t groupBy
                                               const int32_t *as, int G, __m512 *acc) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
   __m512 accg[4];
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     accg[g] = _mm512_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -1214,20 +1268,24 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_vnni(const uint8_t *g0, int64_t groupBy
     const __m512 dab = _mm512_set1_ps(da[b]);
     const __m512i off = _mm512_set1_epi32(-8 * as[b]);
     __m512i v[4][4];
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g)
       for (int c = 0; c < 4; ++c)
         v[g][c] = _mm512_load_si512(
             (const void *)(g0 + g * groupBytes + metaBytes + 256 * (int64_t)b + 64 * c));
     __m512i s0[4], s1[4];
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g)
       s0[g] = off, s1[g] = _mm512_setzero_si512();
     for (int c = 0; c < 4; ++c) {
       const __m512i lo = KILN_X86_BC512(q + 4 * c), hi = KILN_X86_BC512(q + 16 + 4 * c);
+      KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         s0[g] = _mm512_dpbusd_epi32(s0[g], _mm512_and_si512(v[g][c], m4), lo);
         s1[g] = _mm512_dpbusd_epi32(s1[g], _mm512_and_si512(_mm512_srli_epi16(v[g][c], 4), m4), hi);
       }
     }
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g) {
       const __m512 d = _mm512_cvtph_ps(
           _mm256_loadu_si256((const __m256i *)(g0 + g * groupBytes + 32 * b)));
@@ -1235,6 +1293,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q4_0_vnni(const uint8_t *g0, int64_t groupBy
                                 _mm512_mul_ps(d, dab), accg[g]);
     }
   }
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
@@ -1244,6 +1303,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_vnni(const uint8_t *g0, int64_t groupBy
                                               const kiln_q8_block *a, const float *da,
                                               const int32_t *as, int G, __m512 *acc) {
   __m512 accg[4];
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     accg[g] = _mm512_setzero_ps();
   for (int b = 0; b < nb; ++b) {
@@ -1252,16 +1312,19 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_vnni(const uint8_t *g0, int64_t groupBy
     const __m512 dab = _mm512_set1_ps(da[b]);
     const __m512i off = _mm512_set1_epi32(-128 * as[b]);
     __m512i s0[4], s1[4];
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g)
       s0[g] = off, s1[g] = _mm512_setzero_si512();
     for (int c = 0; c < 8; c += 2) {
       const __m512i x0 = KILN_X86_BC512(q + 4 * c), x1 = KILN_X86_BC512(q + 4 * c + 4);
+      KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *qg = g0 + g * groupBytes + metaBytes + 512 * (int64_t)b;
         s0[g] = _mm512_dpbusd_epi32(s0[g], _mm512_load_si512((const void *)(qg + 64 * c)), x0);
         s1[g] = _mm512_dpbusd_epi32(s1[g], _mm512_load_si512((const void *)(qg + 64 * c + 64)), x1);
       }
     }
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g) {
       const __m512 d = _mm512_cvtph_ps(
           _mm256_loadu_si256((const __m256i *)(g0 + g * groupBytes + 32 * b)));
@@ -1269,6 +1332,7 @@ KILN_X86_INLINE void kiln_x86_tileg_q8_0_vnni(const uint8_t *g0, int64_t groupBy
                                 _mm512_mul_ps(d, dab), accg[g]);
     }
   }
+  KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
@@ -1371,6 +1435,7 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
   KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(                               \
       const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
       const float *da, const int32_t *as, int MR, __m512 *acc) {               \
+    KILN_X86_UNROLL                                                            \
     for (int r = 0; r < MR; ++r)                                               \
       acc[r] = _mm512_setzero_ps();                                            \
     const uint8_t *qp = grp + metaBytes;                                       \
@@ -1378,6 +1443,7 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
       KILN_X86_PREFETCH(qp, QB);                                               \
       __m512i u[8];                                                            \
       DECODE(qp, u);                                                           \
+      KILN_X86_UNROLL                                                          \
       for (int r = 0; r < MR; ++r) {                                           \
         const int64_t i = (int64_t)r * nb + b;                                 \
         kiln_x86_vnni_block_##T(grp, u, b, a[i].qs, da[i], as[i], &acc[r]);   \
@@ -1389,10 +1455,12 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
       const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
       __m512 *acc) {                                                           \
     __m512 accg[4];                                                            \
+    KILN_X86_UNROLL                                                            \
     for (int g = 0; g < G; ++g)                                                \
       accg[g] = _mm512_setzero_ps();                                           \
     for (int b = 0; b < nb; ++b) {                                             \
       kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
+      KILN_X86_UNROLL                                                          \
       for (int g = 0; g < G; ++g) {                                            \
         const uint8_t *grp = g0 + g * groupBytes;                              \
         __m512i u[8];                                                          \
@@ -1400,6 +1468,7 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
         kiln_x86_vnni_block_##T(grp, u, b, a[b].qs, da[b], as[b], &accg[g]);   \
       }                                                                        \
     }                                                                          \
+    KILN_X86_UNROLL                                                            \
     for (int g = 0; g < G; ++g)                                                \
       acc[g] = accg[g];                                                        \
   }
@@ -1469,6 +1538,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBy
       __m512i u[8];
       kiln_x86_vnni_u4(qp, u);
       const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)));
+      KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const __m512i t = _mm512_mullo_epi32(
             kiln_x86_vnni_dot8(u, a[(int64_t)r * nsb + sb].qs + 32 * j, 0), sc);
@@ -1477,6 +1547,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBy
     }
     kiln_x86_q4kk_vmeta t;
     kiln_x86_q4kk_meta_vnni(m, &t);
+    KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
       kiln_x86_q4kk_acc_vnni(&t, a + (int64_t)r * nsb + sb, isum[r], sb == 0, &acc[r]);
   }
@@ -1492,6 +1563,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_vnni(const uint8_t *g0, int64_t groupBy
     for (int j = 0; j < 8; ++j) {
       const int b = sb * 8 + j;
       kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 256, 40);
+      KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m512i u[8];
@@ -1502,6 +1574,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_vnni(const uint8_t *g0, int64_t groupBy
         isum[g] = j ? _mm512_add_epi32(isum[g], t) : t;
       }
     }
+    KILN_X86_UNROLL
     for (int g = 0; g < G; ++g) {
       kiln_x86_q4kk_vmeta t;
       kiln_x86_q4kk_meta_vnni(g0 + g * groupBytes + 320 * sb, &t);
