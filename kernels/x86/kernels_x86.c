@@ -32,6 +32,28 @@
  * accumulators in memory, so every block waits on a store and a reload. */
 #define KILN_X86_UNROLL _Pragma("clang loop unroll(full)")
 
+/* Activations in tiles: the x86 kernels read Q8_0 blocks quantized by
+ * kiln_x86_q8_tiles, which stores each tile of up to 4 rows block-major
+ * (block b of the tile's row r at KILN_X86_AT(rows in the tile, r, b), from
+ * the tile's first block), so one pointer walks all rows of a tile and
+ * their blocks sit side by side; a single row is the plain layout. */
+#define KILN_X86_AT(MR, r, b) ((int64_t)(b) * (MR) + (r))
+
+KILN_KERNEL const kiln_q8_block *kiln_x86_q8_tiles(const float *x, int rows,
+                                                   int K, void *scratch) {
+  kiln_q8_block *q = (kiln_q8_block *)scratch;
+  const int nb = K / 32;
+  for (int r = 0; x && r < rows; ++r) {
+    const int r0 = r - r % KILN_X86_MR;
+    const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;
+    kiln_q8_block *t = q + (int64_t)r0 * nb;
+    for (int b = 0; b < nb; ++b)
+      kiln_quantize_row_q8_0(x + (int64_t)r * K + 32 * b, 32,
+                             t + KILN_X86_AT(rt, r - r0, b));
+  }
+  return q;
+}
+
 static inline int32_t kiln_x86_ld32(const void *p) {
   int32_t v;
   __builtin_memcpy(&v, p, 4);
@@ -51,9 +73,15 @@ static void kiln_x86_prep(const kiln_q8_block *a, int rows, int nb, float *da,
 }
 
 /* Rows of activations whose scales and sums are prepared at once: all of them
- * unless K is large (the arrays live on the stack). */
+ * unless K is large. Each panel streams the whole weight matrix again, so a
+ * panel holds a prefill chunk of 32 rows up to K = 14336 (Llama 3 8B's FFN);
+ * the arrays live on the stack, 8 bytes per block, 128 KiB at most.
+ * (MicrokernelTest sets a small limit to run several panels.) */
+#ifndef KILN_X86_PANEL_BLOCKS
+#define KILN_X86_PANEL_BLOCKS 16384
+#endif
 static int kiln_x86_panel(int rows, int nb) {
-  int p = 4096 / nb;
+  int p = KILN_X86_PANEL_BLOCKS / nb;
   p = p < KILN_X86_MR ? KILN_X86_MR : p - p % KILN_X86_MR;
   return p < rows ? p : rows;
 }
@@ -82,7 +110,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
                         TILEG)                                                 \
   KILN_KERNEL void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w, \
                           int N, const float *bias, float *y, void *scratch) { \
-    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const kiln_q8_block *a = kiln_x86_q8_tiles(x, rows, K, scratch);           \
     const int nb = K / 32, nsb = K / (BS);                                     \
     const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
     const int64_t groupBytes = metaBytes + (int64_t)nsb * (QUANT);             \
@@ -297,7 +325,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_avx2(const uint8_t *grp, int64_t metaByt
     kiln_x86_split_u4_avx2(qp, lo, hi);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       __m256i s = kiln_x86_dot_u4_avx2(lo, hi, a[i].qs);
       __m256i d = _mm256_sub_epi32(_mm256_madd_epi16(s, ones),
                                    _mm256_set1_epi32(8 * as[i]));
@@ -326,7 +354,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_avx2(const uint8_t *grp, int64_t metaByt
     }
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       const int8_t *q = a[i].qs;
       __m256i s0 = _mm256_madd_epi16(
           _mm256_maddubs_epi16(aw[0], _mm256_sign_epi8(KILN_X86_BC(q), wv[0])), ones);
@@ -396,7 +424,7 @@ KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaByt
         aw[c] = _mm256_abs_epi8(wq[c]);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
-        const int64_t i = (int64_t)r * nb + sb * 8 + blk;
+        const int64_t i = KILN_X86_AT(MR, r, sb * 8 + blk);
         const int8_t *q = a[i].qs;
         /* |w| <= 32: four int16 pair sums stay <= 4*2*32*127 */
         __m256i p0 = _mm256_maddubs_epi16(aw[0], _mm256_sign_epi8(KILN_X86_BC(q), wq[0]));
@@ -465,7 +493,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_0_avx2(const uint8_t *grp, int64_t metaByt
     kiln_x86_split_u5_avx2(qp, lo, hi);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       const __m256i d = _mm256_sub_epi32(kiln_x86_dot_u5_avx2(lo, hi, a[i].qs),
                                          _mm256_set1_epi32(16 * as[i]));
       acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d),
@@ -490,7 +518,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_1_avx2(const uint8_t *grp, int64_t metaByt
     kiln_x86_split_u5_avx2(qp, lo, hi);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
       acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
                                _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
@@ -521,7 +549,7 @@ KILN_X86_INLINE void kiln_x86_tile_q5_k_avx2(const uint8_t *grp, int64_t metaByt
       kiln_x86_split_u5_avx2(qp, lo, hi);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
-        const int64_t i = (int64_t)r * nb + sb * 8 + j;
+        const int64_t i = KILN_X86_AT(MR, r, sb * 8 + j);
         const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
         acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
                                  _mm256_mul_ps(ds, _mm256_set1_ps(da[i])), acc[r]);
@@ -579,7 +607,7 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_nl_avx2(const uint8_t *grp, int64_t metaB
     kiln_x86_split_iq4_avx2(qp, w, aw);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
                                _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
     }
@@ -607,7 +635,7 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_xs_avx2(const uint8_t *grp, int64_t metaB
       kiln_x86_split_iq4_avx2(qp, w, aw);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
-        const int64_t i = (int64_t)r * nb + sb * 8 + j;
+        const int64_t i = KILN_X86_AT(MR, r, sb * 8 + j);
         acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
                                  _mm256_mul_ps(ds, _mm256_set1_ps(da[i])), acc[r]);
       }
@@ -958,7 +986,7 @@ KILN_X86_INLINE void kiln_x86_q2k_row(const kiln_x86_q2k_blk *s, const int8_t *q
       kiln_x86_##T##_decode(grp, metaBytes, b, &s);                            \
       KILN_X86_UNROLL                                                          \
       for (int r = 0; r < MR; ++r) {                                           \
-        const int64_t i = (int64_t)r * nb + b;                                 \
+        const int64_t i = KILN_X86_AT(MR, r, b);                               \
         kiln_x86_##T##_row(&s, a[i].qs, da[i], as[i], &acc[r]);                \
       }                                                                        \
     }                                                                          \
@@ -1202,7 +1230,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaByt
     }
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       const int8_t *q = a[i].qs;
       /* One chain per row: the tile's rows are independent chains enough,
        * and the blocks' chains overlap out of order. */
@@ -1234,7 +1262,7 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
       wv[c] = _mm512_load_si512((const void *)(qp + 64 * c));
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = (int64_t)r * nb + b;
+      const int64_t i = KILN_X86_AT(MR, r, b);
       const int8_t *q = a[i].qs;
       __m512i s0 = _mm512_dpbusd_epi32(_mm512_set1_epi32(-128 * as[i]), wv[0], KILN_X86_BC512(q));
       __m512i s1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), wv[1], KILN_X86_BC512(q + 4));
@@ -1445,7 +1473,7 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
       DECODE(qp, u);                                                           \
       KILN_X86_UNROLL                                                          \
       for (int r = 0; r < MR; ++r) {                                           \
-        const int64_t i = (int64_t)r * nb + b;                                 \
+        const int64_t i = KILN_X86_AT(MR, r, b);                               \
         kiln_x86_vnni_block_##T(grp, u, b, a[i].qs, da[i], as[i], &acc[r]);   \
       }                                                                        \
     }                                                                          \
