@@ -26,11 +26,18 @@
 
 #define KILN_X86_MR 4
 
-/* Loops over a tile's activation rows (MR) or a decode walk's groups (G) are
- * unrolled whole: each accumulator must stay in a register. Left to its cost
- * model, clang keeps some of these loops rolled, and a rolled loop indexes its
- * accumulators in memory, so every block waits on a store and a reload. */
+/* With AVX-512's 32 vector registers, loops over a tile's activation rows
+ * (MR) or a decode walk's groups (G) are unrolled whole, so each accumulator
+ * stays in a register: left to its cost model, clang keeps some of these
+ * loops rolled, and a rolled loop indexes its accumulators in memory, so
+ * every block waits on a store and a reload. With AVX2's 16 the unrolled
+ * tiles spill more than the rolled loop costs (Q8_0 1.06-1.14x, Q4_0
+ * 1.06-1.11x the time in a paired harness), so there clang decides. */
+#if defined(__AVX512F__)
 #define KILN_X86_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define KILN_X86_UNROLL
+#endif
 
 /* Activations in tiles: the x86 kernels read Q8_0 blocks quantized by
  * kiln_x86_q8_tiles, which stores each tile of up to 4 rows block-major
