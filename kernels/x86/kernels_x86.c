@@ -50,13 +50,13 @@ KILN_KERNEL const kiln_q8_block *kiln_x86_q8_tiles(const float *x, int rows,
                                                    int K, void *scratch) {
   kiln_q8_block *q = (kiln_q8_block *)scratch;
   const int nb = K / 32;
-  for (int r = 0; x && r < rows; ++r) {
-    const int r0 = r - r % KILN_X86_MR;
+  for (int r0 = 0; x && r0 < rows; r0 += KILN_X86_MR) {
     const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;
     kiln_q8_block *t = q + (int64_t)r0 * nb;
-    for (int b = 0; b < nb; ++b)
-      kiln_quantize_row_q8_0(x + (int64_t)r * K + 32 * b, 32,
-                             t + KILN_X86_AT(rt, r - r0, b));
+    for (int r = 0; r < rt; ++r)
+      for (int b = 0; b < nb; ++b)
+        kiln_quantize_row_q8_0(x + (int64_t)(r0 + r) * K + 32 * b, 32,
+                               t + KILN_X86_AT(rt, r, b));
   }
   return q;
 }
