@@ -53,11 +53,20 @@ KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y)
       const kiln_q_vf a = (kiln_q_vf)((kiln_q_vi)v[c] & 0x7fffffff);
       m = kiln_q_sel(a > m, a, m);
     }
-    float amax = 0.0f;
-    for (int j = 0; j < 8; ++j)
-      amax = m[j] > amax ? m[j] : amax;
+    m = kiln_q_sel(m > __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3), m,
+                   __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3));
+    m = kiln_q_sel(m > __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5), m,
+                   __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5));
+    const float amax = m[0] > m[1] ? m[0] : m[1];
     const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+#if defined(__F16C__)
+    /* The hardware's conversion rounds to nearest even as kiln_g_to_f16
+     * does (AttentionTest checks the two agree on every half). */
+    const _Float16 dh = (_Float16)d;
+    __builtin_memcpy(&y[b].d, &dh, sizeof dh);
+#else
     y[b].d = kiln_g_to_f16(d);
+#endif
     for (int c = 0; c < 4; ++c) {
       const kiln_q_vf t = v[c] * id;
       const kiln_q_vf h = kiln_q_sel(t >= 0.0f, (kiln_q_vf){0} + 0.5f,
