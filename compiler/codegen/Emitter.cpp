@@ -261,8 +261,9 @@ std::string Emitter::pieceKey(const std::string &key, size_t i, size_t n) {
 }
 
 // A matmul: its input quantized once (when the kernel reads Q8_0
-// activations), one kernel call per piece (a part of a split matmul, or a
-// thread slice of one; slices run as tasks on the thread pool), then the
+// activations; with thread slices, a band of rows per thread), one kernel
+// call per piece (a part of a split matmul, or a thread slice of one; slices
+// run as tasks on the thread pool), then the
 // epilogue over the output while it is still in cache. A sliced part with
 // several rows is computed into scratch, then interleaved into its rows and
 // given its epilogue by a second parallel section, a band of rows per task.
@@ -302,16 +303,20 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
   };
   std::string x = value(m.getInput());
   body += "  {\n";
+  bool sliced = llvm::any_of(pieces, [](const MatMulPiece &p) { return p.sliced; });
+  // The table's quantizer for the kernel; the portable Q8_0 one otherwise
+  // (kernels accept a null input when it has run already). With thread
+  // slices, a chunk of rows is quantized in bands on the pool (below).
+  const kernels::MatMulKernel *row = kernels::matmulKernelNamed(kernel);
+  const std::string quantizer = row ? row->quantizer : "kiln_q8_rows";
+  const std::string input = x;
+  const bool bandQuantize = q8 && sliced && opts.threads > 1;
   if (q8) {
-    // The table's quantizer for the kernel; the portable Q8_0 one otherwise
-    // (kernels accept a null input when it has run already).
-    const kernels::MatMulKernel *row = kernels::matmulKernelNamed(kernel);
-    body += "    " + std::string(row ? row->quantizer : "kiln_q8_rows") + "(" +
-            x + ", " + rows +
-            ", " + K_ + ", " + at(scrOff) + ");\n";
+    if (!bandQuantize)
+      body += "    " + quantizer + "(" + x + ", " + rows + ", " + K_ + ", " +
+              at(scrOff) + ");\n";
     x = "0";
   }
-  bool sliced = llvm::any_of(pieces, [](const MatMulPiece &p) { return p.sliced; });
   if (!sliced) {
     for (size_t i = 0; i < pieces.size(); ++i) {
       const MatMulPiece &p = pieces[i];
@@ -370,9 +375,34 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
            ", " + value(m.getOther()) + " + " + band + ", (int64_t)(r1 - r0) * " + W +
            ");\n";
     t += "}\n\n";
+    if (bandQuantize) {
+      // Each thread quantizes a band of rows. Bands start at multiples of
+      // the kernel's register tile (MR rows), so a tiled quantizer lays out
+      // each tile as one call over all rows would; a band's blocks go where
+      // that call puts its rows' blocks.
+      const std::string mr = std::to_string(row ? std::max<int64_t>(row->mr, 1) : 1);
+      const std::string rowBytes = std::to_string(kernels::activationRowBytes(
+          row ? kernels::activationOf(*row) : "q8_0", K));
+      t += "static void " + fn + "_quantize(void *arg, int t) {\n"
+           "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
+           "  uint8_t *const act = a->act;\n"
+           "  const int per = ((a->n + " + threads + " - 1) / " + threads + " + " + mr +
+           " - 1) / " + mr + " * " + mr + ";\n"
+           "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
+           "  if (r0 >= r1)\n    return;\n"
+           "  " + quantizer + "(" + input + " + (int64_t)r0 * " + K_ + ", r1 - r0, " + K_ +
+           ", a->scratch + (int64_t)r0 * " + rowBytes + ");\n}\n\n";
+    }
     tasks += t;
     body += "    kiln_mm_task task = {wts, " + x + ", act, " + at(scrOff) + ", " +
-            rows + "};\n    kiln_parallel_for(ctx, " + fn + ", &task, " +
+            rows + "};\n";
+    // No more rows than threads (decode): quantized on the calling thread,
+    // as a parallel section costs more than a row.
+    if (bandQuantize)
+      body += "    if (task.n > " + threads + ")\n      kiln_parallel_for(ctx, " + fn +
+              "_quantize, &task, " + threads + ");\n    else\n      " + quantizer + "(" +
+              input + ", " + rows + ", " + K_ + ", " + at(scrOff) + ");\n";
+    body += "    kiln_parallel_for(ctx, " + fn + ", &task, " +
             std::to_string(pieces.size()) + ");\n    if (task.n > 1)\n" +
             "      kiln_parallel_for(ctx, " + fn + "_rows, &task, " + threads +
             ");\n" + (ep.empty() ? "" : "    else\n  ");
