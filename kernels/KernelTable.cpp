@@ -180,6 +180,10 @@ const char *kiln::kernels::activationOf(const MatMulKernel &k) {
   return std::strcmp(k.quantizer, "kiln_q8k_rows") ? "q8_0" : "q8_k";
 }
 
+bool kiln::kernels::hasRowStrideEntry(const MatMulKernel &k) {
+  return !std::strcmp(k.isa, "x86") && std::strcmp(k.quantizer, "none");
+}
+
 int64_t kiln::kernels::activationRowBytes(const std::string &activation,
                                           int64_t K) {
   return activation == "q8_k" ? K / 256 * 292 : K / 32 * 34;

@@ -53,6 +53,10 @@ bool hasQ8Activations(const std::string &weight);
 /// The activation blocks kernel `k` reads: "q8_k" (ggml's Q8_K, from
 /// kiln_q8k_rows) or "q8_0" (every other quantizing kernel).
 const char *activationOf(const MatMulKernel &k);
+/// Whether kernel `k` also has the entry kiln_NAME_ld(x, rows, K, w, N, bias,
+/// y, ldy, scratch), which writes output row r at y + r * ldy (the x86
+/// drivers of the quantizing kernels define it).
+bool hasRowStrideEntry(const MatMulKernel &k);
 /// Scratch bytes one row of K activations takes as `activation` blocks.
 int64_t activationRowBytes(const std::string &activation, int64_t K);
 /// Weight types the portable f32 kernels of kernels_generic.c read.

@@ -332,12 +332,21 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
                     "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
                     "  uint8_t *const act = a->act;\n"
                     "  switch (t) {\n";
-    // The interleave of each sliced part into its rows (rows r0..r1-1).
+    // The interleave of each sliced part into its rows (rows r0..r1-1),
+    // unless the kernel writes its slice there itself (a row stride).
+    const bool strided = row && kernels::hasRowStrideEntry(*row);
     std::string gather;
     int64_t tmpCol = 0;
     for (size_t i = 0; i < pieces.size(); ++i) {
       const MatMulPiece &p = pieces[i];
       std::string out = dest(p.part);
+      if (p.sliced && strided) {
+        t += "  case " + std::to_string(i) + ":\n    kiln_" + kernel + "_ld(a->x, a->n, " +
+             K_ + ", " + weightAt(i, "a->wts") + ", " + std::to_string(p.n) + ", " +
+             biasAt(p, "a->wts") + ", " + out + " + " + std::to_string(p.col) + ", " +
+             std::to_string(parts[p.part]) + ", a->scratch);\n    break;\n";
+        continue;
+      }
       if (p.sliced) {
         std::string col = std::to_string(p.col), tc = std::to_string(tmpCol);
         out = "a->n == 1 ? " + out + " + " + col + " : " + tmp +
@@ -360,7 +369,8 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
     // section, each task a band of rows, so neither waits on one thread.
     const std::string threads = std::to_string(opts.threads), W =
         std::to_string(width(m.getOutput()));
-    t += "static void " + fn + "_rows(void *arg, int t) {\n"
+    const bool perRow = !gather.empty() || !ep.empty();
+    std::string r = "static void " + fn + "_rows(void *arg, int t) {\n"
          "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
          "  uint8_t *const act = a->act;\n"
          "  const int per = (a->n + " + threads + " - 1) / " + threads + ";\n"
@@ -368,13 +378,14 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
          "  if (r0 >= r1)\n    return;\n" + gather;
     const std::string band = "(int64_t)r0 * " + W;
     if (ep == "swiglu")
-      t += "  kiln_epilogue_silu_mul(" + value(m.getOutput()) + " + " + band + ", " +
+      r += "  kiln_epilogue_silu_mul(" + value(m.getOutput()) + " + " + band + ", " +
            dest(1) + " + " + band + ", (int64_t)(r1 - r0) * " + W + ");\n";
     else if (!ep.empty())
-      t += "  kiln_epilogue_" + ep.str() + "(" + value(m.getOutput()) + " + " + band +
+      r += "  kiln_epilogue_" + ep.str() + "(" + value(m.getOutput()) + " + " + band +
            ", " + value(m.getOther()) + " + " + band + ", (int64_t)(r1 - r0) * " + W +
            ");\n";
-    t += "}\n\n";
+    if (perRow)
+      t += r + "}\n\n";
     if (bandQuantize) {
       // Each thread quantizes a band of rows. Bands start at multiples of
       // the kernel's register tile (MR rows), so a tiled quantizer lays out
@@ -403,9 +414,10 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
               "_quantize, &task, " + threads + ");\n    else\n      " + quantizer + "(" +
               input + ", " + rows + ", " + K_ + ", " + at(scrOff) + ");\n";
     body += "    kiln_parallel_for(ctx, " + fn + ", &task, " +
-            std::to_string(pieces.size()) + ");\n    if (task.n > 1)\n" +
-            "      kiln_parallel_for(ctx, " + fn + "_rows, &task, " + threads +
-            ");\n" + (ep.empty() ? "" : "    else\n  ");
+            std::to_string(pieces.size()) + ");\n";
+    if (perRow)
+      body += "    if (task.n > 1)\n      kiln_parallel_for(ctx, " + fn + "_rows, &task, " +
+              threads + ");\n" + (ep.empty() ? "" : "    else\n  ");
   }
   const std::string count = "(int64_t)" + rows + " * " + std::to_string(width(m.getOutput()));
   if (ep == "swiglu")

@@ -106,6 +106,19 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
     _mm_prefetch(p + o, _MM_HINT_T1);
 }
 
+/* Each quantized kernel has two entries: kiln_NAME, the table's signature
+ * (output row r at y + r * N), and kiln_NAME_ld, which puts output row r at
+ * y + r * ldy. With threads, a slice of a matmul's output columns is written
+ * straight into its rows through the second (ldy = the full width) rather
+ * than into scratch and then copied. A library calls one or the other. */
+#define KILN_X86_LD_ATTRS __attribute__((unused))
+#define KILN_X86_PLAIN_ENTRY(NAME)                                             \
+  KILN_KERNEL __attribute__((unused)) void kiln_##NAME(                        \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    kiln_##NAME##_ld(x, rows, K, w, N, bias, y, N, scratch);                   \
+  }
+
 /* The driver shared by all kernels: quantize, then for each panel of rows,
  * each group of NR weight rows, each tile of up to 4 activation rows, run
  * TILE(group, metaBytes, nb, activations, da, as, MR, acc) and store.
@@ -115,8 +128,9 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * walks, 2 or 4). */
 #define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
                         TILEG)                                                 \
-  KILN_KERNEL void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w, \
-                          int N, const float *bias, float *y, void *scratch) { \
+  KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, int64_t ldy, void *scratch) {               \
     const kiln_q8_block *a = kiln_x86_q8_tiles(x, rows, K, scratch);           \
     const int nb = K / 32, nsb = K / (BS);                                     \
     const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
@@ -140,7 +154,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
                   as, 2, accg);                                                \
           KILN_X86_UNROLL                                                      \
           for (int g = 0; g < G; ++g)                                          \
-            STORE(y + (int64_t)p0 * N + j0 + g * (NR), accg[g],                \
+            STORE(y + (int64_t)p0 * ldy + j0 + g * (NR), accg[g],              \
                   bias ? bias + j0 + g * (NR) : (const float *)0, (NR));       \
           j0 += (G - 1) * (NR);                                                \
           continue;                                                            \
@@ -161,12 +175,13 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
           default: TILE(grp, metaBytes, nb, ar, dar, asr, 1, acc); break;      \
           }                                                                    \
           for (int r = 0; r < rt; ++r)                                         \
-            STORE(y + (int64_t)(p0 + r0 + r) * N + j0, acc[r],                 \
+            STORE(y + (int64_t)(p0 + r0 + r) * ldy + j0, acc[r],               \
                   bias ? bias + j0 : (const float *)0, n);                     \
         }                                                                      \
       }                                                                        \
     }                                                                          \
-  }
+  }                                                                            \
+  KILN_X86_PLAIN_ENTRY(NAME)
 
 /* The driver of the kernels that read Q8_K activations (one float scale per
  * 256 values, kiln_q8k_rows): quantize, then for each group of NR weight rows
@@ -176,8 +191,9 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * MR, acc), and store. Groups are [META bytes of metadata per super-block,
  * padded to 64][QUANT bytes of quants per super-block]. */
 #define KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, TILE, WALK, STORE)   \
-  KILN_KERNEL void kiln_##NAME(const float *x, int rows, int K, const uint8_t *w, \
-                          int N, const float *bias, float *y, void *scratch) { \
+  KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, int64_t ldy, void *scratch) {               \
     const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);              \
     const int nsb = K / 256;                                                   \
     const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
@@ -212,11 +228,12 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
         default: TILE(grp, metaBytes, nsb, ar, 1, acc); break;                 \
         }                                                                      \
         for (int r = 0; r < rt; ++r)                                           \
-          STORE(y + (int64_t)(r0 + r) * N + j0, acc[r],                        \
+          STORE(y + (int64_t)(r0 + r) * ldy + j0, acc[r],                      \
                 bias ? bias + j0 : (const float *)0, n);                       \
       }                                                                        \
     }                                                                          \
-  }
+  }                                                                            \
+  KILN_X86_PLAIN_ENTRY(NAME)
 
 #define KILN_X86_INLINE static inline __attribute__((always_inline))
 
