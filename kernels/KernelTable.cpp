@@ -189,6 +189,14 @@ int64_t kiln::kernels::activationRowBytes(const std::string &activation,
   return activation == "q8_k" ? K / 256 * 292 : K / 32 * 34;
 }
 
+int64_t kiln::kernels::scratchRowBytes(const MatMulKernel &k, int64_t K) {
+  // kiln_x86_q8_tiles keeps each block's scale (f32) and sum of quants
+  // (int32) beside it.
+  if (!std::strcmp(k.quantizer, "kiln_x86_q8_tiles"))
+    return K / 32 * (34 + 8);
+  return activationRowBytes(activationOf(k), K);
+}
+
 bool kiln::kernels::hasPortableKernel(const std::string &weight) {
   for (const char *t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q4_k",
                         "q6_k", "q5_0", "q5_1", "q2_k", "q3_k", "q5_k",

@@ -59,6 +59,10 @@ const char *activationOf(const MatMulKernel &k);
 bool hasRowStrideEntry(const MatMulKernel &k);
 /// Scratch bytes one row of K activations takes as `activation` blocks.
 int64_t activationRowBytes(const std::string &activation, int64_t K);
+/// Scratch bytes one row of K activations takes once kernel `k`'s quantizer
+/// has run: the activation blocks, and whatever the quantizer keeps beside
+/// them.
+int64_t scratchRowBytes(const MatMulKernel &k, int64_t K);
 /// Weight types the portable f32 kernels of kernels_generic.c read.
 bool hasPortableKernel(const std::string &weight);
 

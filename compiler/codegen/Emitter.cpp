@@ -392,8 +392,9 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
       // each tile as one call over all rows would; a band's blocks go where
       // that call puts its rows' blocks.
       const std::string mr = std::to_string(row ? std::max<int64_t>(row->mr, 1) : 1);
-      const std::string rowBytes = std::to_string(kernels::activationRowBytes(
-          row ? kernels::activationOf(*row) : "q8_0", K));
+      const std::string rowBytes = std::to_string(
+          row ? kernels::scratchRowBytes(*row, K)
+              : kernels::activationRowBytes("q8_0", K));
       t += "static void " + fn + "_quantize(void *arg, int t) {\n"
            "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
            "  uint8_t *const act = a->act;\n"

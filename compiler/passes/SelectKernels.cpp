@@ -53,10 +53,11 @@ KernelChoice choose(Operation *op, StringRef weightType,
       c.kernel = k->name;
       c.tile = {k->mr, k->nr};
       c.activation = kernels::activationOf(*k);
+      c.scratchPerRow = kernels::scratchRowBytes(*k, K);
     } else {
       c.kernel = ("matmul_" + weightType + "_q8_0_generic").str();
+      c.scratchPerRow = kernels::activationRowBytes(c.activation, K);
     }
-    c.scratchPerRow = kernels::activationRowBytes(c.activation, K);
     return c;
   }
   // Sliding-window attention has the portable kernel on every target.

@@ -40,23 +40,52 @@
 #endif
 
 /* Activations in tiles: the x86 kernels read Q8_0 blocks quantized by
- * kiln_x86_q8_tiles, which stores each tile of up to 4 rows block-major
- * (block b of the tile's row r at KILN_X86_AT(rows in the tile, r, b), from
- * the tile's first block), so one pointer walks all rows of a tile and
- * their blocks sit side by side; a single row is the plain layout. */
+ * kiln_x86_q8_tiles in tiles of up to 4 rows. A tile of rt rows whose first
+ * row is r0 starts KILN_X86_TILE_AT(r0, nb) bytes into the scratch and holds
+ * rt x nb block scales as f32, then the blocks' sums of quants (int32), then
+ * the blocks, block b of the tile's row r at index KILN_X86_AT(rt, r, b) of
+ * all three: one pointer walks all rows of a tile, their blocks side by side.
+ * The scales and sums are made once here, not by every kernel call that
+ * reads the rows (with threads, each slice of a matmul is a call). */
 #define KILN_X86_AT(MR, r, b) ((int64_t)(b) * (MR) + (r))
+#define KILN_X86_ROW_BYTES(nb) ((int64_t)(nb) * (4 + 4 + 34))
+#define KILN_X86_TILE_AT(r0, nb) ((int64_t)(r0) * KILN_X86_ROW_BYTES(nb))
 
-KILN_KERNEL const kiln_q8_block *kiln_x86_q8_tiles(const float *x, int rows,
-                                                   int K, void *scratch) {
-  kiln_q8_block *q = (kiln_q8_block *)scratch;
+typedef struct {
+  const float *da;
+  const int32_t *as;
+  const kiln_q8_block *a;
+} kiln_x86_tile_act;
+
+static inline kiln_x86_tile_act kiln_x86_tile_of(const uint8_t *q, int r0,
+                                                 int rt, int nb) {
+  const uint8_t *t = q + KILN_X86_TILE_AT(r0, nb);
+  kiln_x86_tile_act v = {(const float *)t,
+                         (const int32_t *)(t + (int64_t)rt * nb * 4),
+                         (const kiln_q8_block *)(t + (int64_t)rt * nb * 8)};
+  return v;
+}
+
+KILN_KERNEL const uint8_t *kiln_x86_q8_tiles(const float *x, int rows, int K,
+                                             void *scratch) {
+  uint8_t *q = (uint8_t *)scratch;
   const int nb = K / 32;
   for (int r0 = 0; x && r0 < rows; r0 += KILN_X86_MR) {
     const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;
-    kiln_q8_block *t = q + (int64_t)r0 * nb;
+    uint8_t *t = q + KILN_X86_TILE_AT(r0, nb);
+    float *da = (float *)t;
+    int32_t *as = (int32_t *)(t + (int64_t)rt * nb * 4);
+    kiln_q8_block *blk = (kiln_q8_block *)(t + (int64_t)rt * nb * 8);
     for (int r = 0; r < rt; ++r)
-      for (int b = 0; b < nb; ++b)
-        kiln_quantize_row_q8_0(x + (int64_t)(r0 + r) * K + 32 * b, 32,
-                               t + KILN_X86_AT(rt, r, b));
+      for (int b = 0; b < nb; ++b) {
+        const int64_t i = KILN_X86_AT(rt, r, b);
+        kiln_quantize_row_q8_0(x + (int64_t)(r0 + r) * K + 32 * b, 32, blk + i);
+        da[i] = kiln_g_f16(blk[i].d);
+        int32_t sum = 0;
+        for (int j = 0; j < 32; ++j)
+          sum += blk[i].qs[j];
+        as[i] = sum;
+      }
   }
   return q;
 }
@@ -67,22 +96,10 @@ static inline int32_t kiln_x86_ld32(const void *p) {
   return v;
 }
 
-/* Scales (f32) and element sums of `rows` rows of quantized activations. */
-static void kiln_x86_prep(const kiln_q8_block *a, int rows, int nb, float *da,
-                          int32_t *as) {
-  for (int64_t i = 0; i < (int64_t)rows * nb; ++i) {
-    da[i] = kiln_g_f16(a[i].d);
-    int32_t s = 0;
-    for (int j = 0; j < 32; ++j)
-      s += a[i].qs[j];
-    as[i] = s;
-  }
-}
-
-/* Rows of activations whose scales and sums are prepared at once: all of them
- * unless K is large. Each panel streams the whole weight matrix again, so a
- * panel holds a prefill chunk of 32 rows up to K = 14336 (Llama 3 8B's FFN);
- * the arrays live on the stack, 8 bytes per block, 128 KiB at most.
+/* Rows whose tiles run against each group of weights before the next
+ * group: all of them unless their activations outgrow L2. Each panel
+ * streams the whole weight matrix again, so a panel holds a prefill chunk of
+ * 32 rows up to K = 14336 (Llama 3 8B's FFN): 16384 blocks of 42 bytes.
  * (MicrokernelTest sets a small limit to run several panels.) */
 #ifndef KILN_X86_PANEL_BLOCKS
 #define KILN_X86_PANEL_BLOCKS 16384
@@ -119,9 +136,10 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
     kiln_##NAME##_ld(x, rows, K, w, N, bias, y, N, scratch);                   \
   }
 
-/* The driver shared by all kernels: quantize, then for each panel of rows,
- * each group of NR weight rows, each tile of up to 4 activation rows, run
- * TILE(group, metaBytes, nb, activations, da, as, MR, acc) and store.
+/* The driver shared by all kernels: quantize (with the scales and sums),
+ * then for each panel of rows, each group of NR weight rows, each tile of up
+ * to 4 activation rows, run TILE(group, metaBytes, nb, activations, da, as,
+ * MR, acc) and store.
  * Decode (a panel of one row) may instead walk G = 4 or 2 groups at once with
  * TILEG(group, groupBytes, metaBytes, nb, activations, da, as, G, acc[G]):
  * G independent weight streams in flight (HASG = the most groups a kernel
@@ -131,27 +149,23 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
   KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, int64_t ldy, void *scratch) {               \
-    const kiln_q8_block *a = kiln_x86_q8_tiles(x, rows, K, scratch);           \
+    const uint8_t *q = kiln_x86_q8_tiles(x, rows, K, scratch);                 \
     const int nb = K / 32, nsb = K / (BS);                                     \
     const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
     const int64_t groupBytes = metaBytes + (int64_t)nsb * (QUANT);             \
     const int panel = kiln_x86_panel(rows, nb);                                \
-    float da[(int64_t)panel * nb];                                             \
-    int32_t as[(int64_t)panel * nb];                                           \
     for (int p0 = 0; p0 < rows; p0 += panel) {                                 \
       const int pr = rows - p0 < panel ? rows - p0 : panel;                    \
-      kiln_x86_prep(a + (int64_t)p0 * nb, pr, nb, da, as);                     \
       for (int j0 = 0; j0 < N; j0 += (NR)) {                                   \
         const uint8_t *grp = w + (int64_t)(j0 / (NR)) * groupBytes;            \
         if ((HASG) && pr == 1 && N - j0 >= 2 * (NR)) {                         \
+          const kiln_x86_tile_act t = kiln_x86_tile_of(q, p0, 1, nb);          \
           const int G = (HASG) >= 4 && N - j0 >= 4 * (NR) ? 4 : 2;             \
           ACC_T accg[4];                                                       \
           if (G == 4)                                                          \
-            TILEG(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da,    \
-                  as, 4, accg);                                                \
+            TILEG(grp, groupBytes, metaBytes, nb, t.a, t.da, t.as, 4, accg);   \
           else                                                                 \
-            TILEG(grp, groupBytes, metaBytes, nb, a + (int64_t)p0 * nb, da,    \
-                  as, 2, accg);                                                \
+            TILEG(grp, groupBytes, metaBytes, nb, t.a, t.da, t.as, 2, accg);   \
           KILN_X86_UNROLL                                                      \
           for (int g = 0; g < G; ++g)                                          \
             STORE(y + (int64_t)p0 * ldy + j0 + g * (NR), accg[g],              \
@@ -162,17 +176,15 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
         const int n = N - j0 < (NR) ? N - j0 : (NR);                           \
         for (int r0 = 0; r0 < pr; r0 += KILN_X86_MR) {                         \
           const int rt = pr - r0 < KILN_X86_MR ? pr - r0 : KILN_X86_MR;        \
-          const kiln_q8_block *ar = a + (int64_t)(p0 + r0) * nb;               \
-          const float *dar = da + (int64_t)r0 * nb;                            \
-          const int32_t *asr = as + (int64_t)r0 * nb;                          \
+          const kiln_x86_tile_act t = kiln_x86_tile_of(q, p0 + r0, rt, nb);    \
           kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
                                  (pr + KILN_X86_MR - 1) / KILN_X86_MR);        \
           ACC_T acc[KILN_X86_MR];                                              \
           switch (rt) {                                                        \
-          case 4: TILE(grp, metaBytes, nb, ar, dar, asr, 4, acc); break;       \
-          case 3: TILE(grp, metaBytes, nb, ar, dar, asr, 3, acc); break;       \
-          case 2: TILE(grp, metaBytes, nb, ar, dar, asr, 2, acc); break;       \
-          default: TILE(grp, metaBytes, nb, ar, dar, asr, 1, acc); break;      \
+          case 4: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 4, acc); break;    \
+          case 3: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 3, acc); break;    \
+          case 2: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 2, acc); break;    \
+          default: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 1, acc); break;   \
           }                                                                    \
           for (int r = 0; r < rt; ++r)                                         \
             STORE(y + (int64_t)(p0 + r0 + r) * ldy + j0, acc[r],               \

@@ -165,7 +165,10 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     maxOut = std::max(maxOut, (size_t)s.rows * s.N);
     maxN = std::max(maxN, (size_t)s.N);
     maxScratch = std::max(
-        maxScratch, (size_t)(s.rows * kernels::activationRowBytes(act, s.K)) + 64);
+        maxScratch,
+        (size_t)(s.rows * std::max(kernels::activationRowBytes(act, s.K),
+                                   row ? kernels::scratchRowBytes(*row, s.K) : 0)) +
+            64);
   }
   os << "static float xf[" << 5 * 512 << "], bf[" << maxN << "], y_ref[" << maxOut
      << "], y_isa[" << maxOut << "];\n"
