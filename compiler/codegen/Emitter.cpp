@@ -328,23 +328,58 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
   } else {
     std::string fn = opts.name + "_mm" + std::to_string(taskCount++);
     std::string tmp = "((float *)" + at(scrOff + scr.quantized) + ")";
+    // The interleave of each sliced part into its rows (rows r0..r1-1),
+    // unless the kernel writes its slice there itself (a row stride). Then,
+    // with more rows than threads, each slice also runs as kSubtasks tasks
+    // of whole weight groups (NR rows each, consecutive in the packed
+    // piece), so that a thread held up (a late wake, the host's other work)
+    // is caught up by the others instead of waited for at the end.
+    const bool strided = row && kernels::hasRowStrideEntry(*row);
+    constexpr int kSubtasks = 4;
+    const std::string threadsN = std::to_string(opts.threads);
     std::string t = "static void " + fn + "(void *arg, int t) {\n"
                     "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
-                    "  uint8_t *const act = a->act;\n"
-                    "  switch (t) {\n";
-    // The interleave of each sliced part into its rows (rows r0..r1-1),
-    // unless the kernel writes its slice there itself (a row stride).
-    const bool strided = row && kernels::hasRowStrideEntry(*row);
+                    "  uint8_t *const act = a->act;\n";
+    if (strided)
+      t += "  const int ns = a->n > " + threadsN + " ? " + std::to_string(kSubtasks) +
+           " : 1, s = t % ns;\n  switch (t / ns) {\n";
+    else
+      t += "  switch (t) {\n";
     std::string gather;
     int64_t tmpCol = 0;
     for (size_t i = 0; i < pieces.size(); ++i) {
       const MatMulPiece &p = pieces[i];
       std::string out = dest(p.part);
       if (p.sliced && strided) {
-        t += "  case " + std::to_string(i) + ":\n    kiln_" + kernel + "_ld(a->x, a->n, " +
-             K_ + ", " + weightAt(i, "a->wts") + ", " + std::to_string(p.n) + ", " +
-             biasAt(p, "a->wts") + ", " + out + " + " + std::to_string(p.col) + ", " +
-             std::to_string(parts[p.part]) + ", a->scratch);\n    break;\n";
+        const int64_t nr = row->nr, groups = (p.n + nr - 1) / nr;
+        const uint64_t bytes =
+            blob.sizes.at({pieceKey(key, i, pieces.size()), false});
+        const std::string G = std::to_string(groups), NR = std::to_string(nr),
+                          PN = std::to_string(p.n), bias = biasAt(p, "a->wts");
+        t += "  case " + std::to_string(i) + ": {\n";
+        if (bytes % groups == 0) {
+          const std::string GB = std::to_string(bytes / groups);
+          t += "    const int g0 = " + G + " * s / ns, g1 = " + G + " * (s + 1) / ns;\n"
+               "    if (g0 < g1)\n      kiln_" + kernel + "_ld(a->x, a->n, " + K_ + ", " +
+               weightAt(i, "a->wts") + " + (int64_t)g0 * " + GB + ", (g1 * " + NR +
+               " < " + PN + " ? g1 * " + NR + " : " + PN + ") - g0 * " + NR + ", " +
+               (bias == "0" ? bias : bias + " + g0 * " + NR) + ", " + out + " + " +
+               std::to_string(p.col) + " + g0 * " + NR + ", " +
+               std::to_string(parts[p.part]) + ", a->scratch);\n";
+        } else { // not whole groups (no such packing today): one task
+          t += "    if (s == 0)\n      kiln_" + kernel + "_ld(a->x, a->n, " + K_ + ", " +
+               weightAt(i, "a->wts") + ", " + PN + ", " + bias + ", " + out + " + " +
+               std::to_string(p.col) + ", " + std::to_string(parts[p.part]) +
+               ", a->scratch);\n";
+        }
+        t += "    break;\n  }\n";
+        continue;
+      }
+      if (strided) { // a part not sliced: its whole call in the first task
+        t += "  case " + std::to_string(i) + ":\n    if (s == 0)\n      kiln_" + kernel +
+             "(a->x, a->n, " + K_ + ", " + weightAt(i, "a->wts") + ", " +
+             std::to_string(p.n) + ", " + biasAt(p, "a->wts") + ", " + out +
+             ", a->scratch);\n    break;\n";
         continue;
       }
       if (p.sliced) {
@@ -414,8 +449,12 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
       body += "    if (task.n > " + threads + ")\n      kiln_parallel_for(ctx, " + fn +
               "_quantize, &task, " + threads + ");\n    else\n      " + quantizer + "(" +
               input + ", " + rows + ", " + K_ + ", " + at(scrOff) + ");\n";
+    const std::string count = std::to_string(pieces.size());
     body += "    kiln_parallel_for(ctx, " + fn + ", &task, " +
-            std::to_string(pieces.size()) + ");\n";
+            (strided ? "task.n > " + threadsN + " ? " +
+                           std::to_string(pieces.size() * kSubtasks) + " : " + count
+                     : count) +
+            ");\n";
     if (perRow)
       body += "    if (task.n > 1)\n      kiln_parallel_for(ctx, " + fn + "_rows, &task, " +
               threads + ");\n" + (ep.empty() ? "" : "    else\n  ");

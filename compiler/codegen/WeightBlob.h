@@ -21,7 +21,7 @@ inline uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 /// 64-byte aligned offset of the payload.
 struct WeightBlob {
   std::vector<uint8_t> bytes = std::vector<uint8_t>(kBlobHeader, 0);
-  std::map<std::pair<std::string, bool>, uint64_t> offsets;
+  std::map<std::pair<std::string, bool>, uint64_t> offsets, sizes;
   uint64_t fingerprint = 0;
 
   void add(const std::string &sym, bool asF32, const uint8_t *data,
@@ -30,6 +30,7 @@ struct WeightBlob {
     bytes.resize(kBlobHeader + off, 0);
     bytes.insert(bytes.end(), data, data + size);
     offsets[{sym, asF32}] = off;
+    sizes[{sym, asF32}] = size;
   }
   void finish() {
     bytes.resize(kBlobHeader + alignUp(bytes.size() - kBlobHeader, kBlobAlign));
