@@ -33,8 +33,8 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // SVE-SAME: kiln.kernel = "matmul_q4_0_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: kiln.kernel = "matmul_q4_0_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
   // HVX-SAME: kiln.kernel = "matmul_q4_0_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
-  // AVX2-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
-  // VNNI-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // AVX2-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x8_avx2", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 16>}
   %a = kiln.matmul %x, @w0 : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul {{.*}}{kiln.activation =
   // NEON-SAME: "q8_0", kiln.kernel = "matmul_q4_k_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
@@ -51,8 +51,8 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // SVE-SAME: kiln.kernel = "matmul_q6_k_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: kiln.kernel = "matmul_q6_k_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
   // HVX-SAME: kiln.kernel = "matmul_q6_k_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
-  // AVX2-SAME: kiln.kernel = "matmul_q6_k_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
-  // VNNI-SAME: kiln.kernel = "matmul_q6_k_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // AVX2-SAME: kiln.kernel = "matmul_q6_k_q8_0_4x8_avx2", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q6_k_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 16>}
   %c = kiln.matmul %x, @w6 : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
   // NEON-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
@@ -60,8 +60,8 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // SVE-SAME: kiln.kernel = "matmul_q8_0_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: kiln.kernel = "matmul_q8_0_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
   // HVX-SAME: kiln.kernel = "matmul_q8_0_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
-  // AVX2-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x8_avx2", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 8>}
-  // VNNI-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // AVX2-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x8_avx2", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 16>}
   %d = kiln.matmul %x, @w8 : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul %{{.*}}, @w1 {kiln.kernel = "matmul_q4_1_f32_generic"}
   %e = kiln.matmul %x, @w1 : tensor<?x256xf32> -> tensor<?x64xf32>
