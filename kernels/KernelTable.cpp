@@ -191,7 +191,7 @@ int64_t kiln::kernels::activationRowBytes(const std::string &activation,
 
 int64_t kiln::kernels::scratchRowBytes(const MatMulKernel &k, int64_t K) {
   // kiln_x86_q8_tiles keeps each block's scale (f32) and sum of quants
-  // (int32) beside it.
+  // (int32) beside it (KILN_X86_ROW_BYTES in kernels_x86.c).
   if (!std::strcmp(k.quantizer, "kiln_x86_q8_tiles"))
     return K / 32 * (34 + 8);
   return activationRowBytes(activationOf(k), K);

@@ -265,8 +265,9 @@ std::string Emitter::pieceKey(const std::string &key, size_t i, size_t n) {
 // call per piece (a part of a split matmul, or a thread slice of one; slices
 // run as tasks on the thread pool), then the
 // epilogue over the output while it is still in cache. A sliced part with
-// several rows is computed into scratch, then interleaved into its rows and
-// given its epilogue by a second parallel section, a band of rows per task.
+// several rows is written into its rows by kernels with a row stride (x86),
+// else computed into scratch and interleaved into its rows; the interleave
+// and the epilogue run as a second parallel section, a band of rows per task.
 void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
                          std::string &body, std::string &tasks) {
   Operation *op = m.getOperation();
@@ -356,22 +357,17 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
             blob.sizes.at({pieceKey(key, i, pieces.size()), false});
         const std::string G = std::to_string(groups), NR = std::to_string(nr),
                           PN = std::to_string(p.n), bias = biasAt(p, "a->wts");
-        t += "  case " + std::to_string(i) + ": {\n";
-        if (bytes % groups == 0) {
-          const std::string GB = std::to_string(bytes / groups);
-          t += "    const int g0 = " + G + " * s / ns, g1 = " + G + " * (s + 1) / ns;\n"
-               "    if (g0 < g1)\n      kiln_" + kernel + "_ld(a->x, a->n, " + K_ + ", " +
-               weightAt(i, "a->wts") + " + (int64_t)g0 * " + GB + ", (g1 * " + NR +
-               " < " + PN + " ? g1 * " + NR + " : " + PN + ") - g0 * " + NR + ", " +
-               (bias == "0" ? bias : bias + " + g0 * " + NR) + ", " + out + " + " +
-               std::to_string(p.col) + " + g0 * " + NR + ", " +
-               std::to_string(parts[p.part]) + ", a->scratch);\n";
-        } else { // not whole groups (no such packing today): one task
-          t += "    if (s == 0)\n      kiln_" + kernel + "_ld(a->x, a->n, " + K_ + ", " +
-               weightAt(i, "a->wts") + ", " + PN + ", " + bias + ", " + out + " + " +
-               std::to_string(p.col) + ", " + std::to_string(parts[p.part]) +
-               ", a->scratch);\n";
-        }
+        // x86 packing writes whole groups of one size (packX86).
+        assert(bytes % groups == 0 && "packed piece is not whole groups");
+        const std::string GB = std::to_string(bytes / groups);
+        t += "  case " + std::to_string(i) + ": {\n"
+             "    const int g0 = " + G + " * s / ns, g1 = " + G + " * (s + 1) / ns;\n"
+             "    if (g0 < g1)\n      kiln_" + kernel + "_ld(a->x, a->n, " + K_ + ", " +
+             weightAt(i, "a->wts") + " + (int64_t)g0 * " + GB + ", (g1 * " + NR +
+             " < " + PN + " ? g1 * " + NR + " : " + PN + ") - g0 * " + NR + ", " +
+             (bias == "0" ? bias : bias + " + g0 * " + NR) + ", " + out + " + " +
+             std::to_string(p.col) + " + g0 * " + NR + ", " +
+             std::to_string(parts[p.part]) + ", a->scratch);\n";
         t += "    break;\n  }\n";
         continue;
       }
