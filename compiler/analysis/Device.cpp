@@ -3,7 +3,9 @@
 // A profile is a small JSON object:
 //   {"name": "...", "comment": "where the numbers come from",
 //    "read_bandwidth_gbs": 51.2, "cores": 1,
-//    "peak_gflops_per_core": {"f32": 38.4, "int8": 153.6}}
+//    "peak_gflops_per_core": {"f32": 38.4, "int8": 153.6},
+//    "l2_kib_per_core": 512}
+// l2_kib_per_core is optional; kilnc sizes the prefill chunk from it.
 // Unknown keys are errors, so a misspelt field cannot silently fall back.
 // `--device=host` measures this machine instead, with a probe compiled by the
 // same clang kilnc builds libraries with (-O3 -march=native): one thread's
@@ -20,6 +22,7 @@
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <unistd.h>
 
@@ -37,8 +40,9 @@ bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
     error = where + ": expected a JSON object";
     return false;
   }
-  static const char *known[] = {"name", "comment", "read_bandwidth_gbs",
-                                "cores", "peak_gflops_per_core"};
+  static const char *known[] = {"name",  "comment", "read_bandwidth_gbs",
+                                "cores", "peak_gflops_per_core",
+                                "l2_kib_per_core"};
   for (auto &kv : *o) {
     bool ok = false;
     for (const char *k : known)
@@ -46,7 +50,7 @@ bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
     if (!ok) {
       error = where + ": unknown key '" + kv.first.str() +
               "' (expected name, comment, read_bandwidth_gbs, cores, "
-              "peak_gflops_per_core)";
+              "peak_gflops_per_core, l2_kib_per_core)";
       return false;
     }
   }
@@ -98,7 +102,59 @@ bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
       error = where + ": peak_gflops_per_core." + prec + " is missing";
       return false;
     }
+  p.l2BytesPerCore = 0;
+  if (o->get("l2_kib_per_core")) {
+    auto kib = o->getInteger("l2_kib_per_core");
+    if (!kib || *kib < 1 || *kib > (int64_t(1) << 20)) {
+      error = where + ": 'l2_kib_per_core' must be an integer from 1 to "
+                      "1048576 (KiB)";
+      return false;
+    }
+    p.l2BytesPerCore = *kib * 1024;
+  }
   return true;
+}
+
+int64_t kiln::hostL2CacheBytes() {
+  // index0..: one directory per cache of cpu0, each with its level, its type
+  // (Data, Instruction, Unified) and its size ("1024K").
+  for (int i = 0; i < 16; ++i) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    // std::ifstream, not MemoryBuffer: sysfs files stat as 4096 bytes.
+    auto read = [&](const char *file) {
+      std::ifstream in(dir + file);
+      std::string word;
+      in >> word;
+      return word;
+    };
+    std::string level = read("level");
+    if (level.empty())
+      break;
+    if (level != "2" || read("type") == "Instruction")
+      continue;
+    std::string sizeText = read("size");
+    llvm::StringRef size(sizeText);
+    int64_t scale = 1;
+    if (size.consume_back("K"))
+      scale = 1024;
+    else if (size.consume_back("M"))
+      scale = 1024 * 1024;
+    int64_t n = 0;
+    if (size.getAsInteger(10, n) || n <= 0)
+      return 0;
+    return n * scale;
+  }
+  return 0;
+}
+
+int64_t kiln::chunkCacheBytes(const std::string &target, const std::string &cpu,
+                              const DeviceProfile *device) {
+  if (device)
+    return device->l2BytesPerCore;
+  if (target == "x86" && (cpu.empty() || cpu == "host"))
+    return hostL2CacheBytes();
+  return 0;
 }
 
 std::string kiln::defaultProfileDir(const char *argv0, void *mainAddr) {
@@ -364,5 +420,6 @@ bool kiln::runHostProbe(const std::string &exe, DeviceProfile &p,
               "f32 FMA and int8 dot-product tiles in L1 (-O3 -march=native)";
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   p.cores = n > 0 ? n : 1;
+  p.l2BytesPerCore = hostL2CacheBytes();
   return true;
 }

@@ -110,6 +110,7 @@ bool kiln::computeReport(ModuleOp module,
   r.kvElementBytes = opts.kvF16 ? 2 : 4;
   r.contextLength = modInt("kiln.context_length");
   r.maxBatch = std::max<int64_t>(1, modInt("kiln.max_batch"));
+  r.maxBatchL2Bytes = modInt("kiln.max_batch_l2_bytes");
   r.threads = std::max<int64_t>(1, modInt("kiln.threads"));
   r.activationArenaBytes =
       func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
@@ -315,7 +316,12 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << "model: " << r.layers << " layers, width " << r.width << ", "
      << r.heads << " heads / " << r.kvHeads << " KV heads of " << r.headDim
      << ", FFN " << r.ffn << ", vocab " << r.vocab << ", context "
-     << r.contextLength << ", prefill chunk " << r.maxBatch << "\n"
+     << r.contextLength << ", prefill chunk " << r.maxBatch
+     << (r.maxBatchL2Bytes > 0
+             ? " (sized to a " + std::to_string(r.maxBatchL2Bytes / 1024) +
+                   " KiB L2)"
+             : std::string())
+     << "\n"
      << "weights: " << r.weightsBytes << " bytes ("
      << withCommas((double)r.weightsBytes) << ")\n"
      << "weight bytes per decoded token: " << r.decodeWeightBytes << " ("
@@ -400,6 +406,8 @@ void kiln::writeDeviceJson(llvm::json::OStream &j, const DeviceProfile &d) {
       for (auto &[k, v] : d.peakGflopsPerCore)
         j.attribute(k, v);
     });
+    if (d.l2BytesPerCore > 0)
+      j.attribute("l2_kib_per_core", d.l2BytesPerCore / 1024);
   });
 }
 
@@ -423,6 +431,8 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
       j.attribute("vocab", r.vocab);
       j.attribute("context_length", r.contextLength);
       j.attribute("max_batch", r.maxBatch);
+      if (r.maxBatchL2Bytes > 0)
+        j.attribute("max_batch_l2_bytes", r.maxBatchL2Bytes);
     });
     j.attribute("report_context", r.reportContext);
     j.attribute("weights_bytes", r.weightsBytes);

@@ -38,6 +38,9 @@ struct ModelReport {
   std::string source, target, cpu;
   int64_t layers = 0, width = 0, heads = 0, kvHeads = 0, headDim = 0, ffn = 0,
           vocab = 0, contextLength = 0, maxBatch = 0, threads = 1;
+  /// The L2 per core the prefill chunk was sized for (--max-batch=auto), or
+  /// 0 when the chunk was given or no L2 was known.
+  int64_t maxBatchL2Bytes = 0;
   /// N: decode figures are for the token after N cached tokens (it attends
   /// N + 1 positions); prefill figures are averages over an N-token prompt.
   int64_t reportContext = 0;
@@ -72,6 +75,7 @@ struct DeviceProfile {
   double readBandwidthGBs = 0;            // GB/s a decode can stream
   int64_t cores = 1;                      // cores compute scales over
   std::map<std::string, double> peakGflopsPerCore; // "f32", "int8"
+  int64_t l2BytesPerCore = 0; // one core's L2 (or its share); 0: not stated
 };
 
 /// What a device profile predicts for a report.
@@ -106,6 +110,15 @@ bool buildHostProbe(const std::string &cc, const std::string &dir,
                     std::string &exe, std::string &error);
 bool runHostProbe(const std::string &exe, DeviceProfile &profile,
                   std::string &error);
+/// This machine's L2 cache per core from Linux's sysfs
+/// (/sys/devices/system/cpu/cpu0/cache), or 0 where it does not say.
+int64_t hostL2CacheBytes();
+/// The L2 an automatic prefill chunk (--max-batch=auto) is sized for: the
+/// `device` profile's when it states one, else this machine's when the
+/// library is built for it (`target` x86 with `cpu` host, its default), else
+/// 0 (the chunk stays 32).
+int64_t chunkCacheBytes(const std::string &target, const std::string &cpu,
+                        const DeviceProfile *device);
 /// The folder of shipped profiles next to the running tool
 /// (BIN/../share/kiln/devices), or $KILN_DEVICES_DIR.
 std::string defaultProfileDir(const char *argv0, void *mainAddr);

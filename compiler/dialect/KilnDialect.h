@@ -32,7 +32,9 @@ TargetAttr moduleTarget(mlir::ModuleOp module);
 /// and codegen read it from there.
 struct LayoutOptions {
   int64_t context = 0;       // tokens per sequence; 0: the model's own
-  int64_t maxBatch = 32;     // rows of one forward call (prefill chunk)
+  int64_t maxBatch = 32;     // rows of one forward call (prefill chunk);
+                             // 0: the driver picks it (prefillChunk)
+  int64_t l2CacheBytes = 0;  // the target core's L2, when known
   int64_t maxSeqs = 1;       // sequences open at once
   int64_t threads = 1;       // threads the code is split for (hosted)
   int64_t kvBlock = 16;      // tokens per KV block; 0: the whole context

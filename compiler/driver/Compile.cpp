@@ -4,6 +4,7 @@
 #include "compiler/frontend/onnx/Import.h"
 #include "onnx.pb.h"
 #include "compiler/passes/Pipeline.h"
+#include "compiler/dialect/KilnDialect.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
@@ -81,6 +82,24 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
   return true;
 }
 
+int64_t kiln::prefillChunk(ModuleOp module, int64_t l2Bytes) {
+  int64_t widest = 0;
+  module.walk([&](MatMulOp op) {
+    auto in = op.getInput().getType().cast<RankedTensorType>();
+    if (in.getRank() == 2 && !in.isDynamicDim(1))
+      widest = std::max(widest, in.getDimSize(1));
+  });
+  if (l2Bytes <= 0 || widest == 0)
+    return 32;
+  // One byte per value and a 2-byte scale per 32 (Q8_0, the activations the
+  // int8 kernels read; the x86 tiles add the sums, a few bytes more).
+  const int64_t rowBytes = widest + (widest + 31) / 32 * 2;
+  int64_t chunk = 16;
+  while (chunk < 128 && 2 * chunk * rowBytes <= l2Bytes / 2)
+    chunk *= 2;
+  return chunk;
+}
+
 bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
                        std::string &error) {
   if (!recordTarget(module, opts.target, opts.targetOptions.cpu,
@@ -94,7 +113,21 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
             std::to_string(modelContext.getInt());
     return false;
   }
-  recordLayout(module, opts.layout);
+  LayoutOptions layout = opts.layout;
+  if (layout.maxBatch == 0) {
+    // No more rows than a sequence can hold.
+    const int64_t context =
+        layout.context > 0 ? layout.context
+                           : (modelContext ? modelContext.getInt() : 0);
+    layout.maxBatch = prefillChunk(module, layout.l2CacheBytes);
+    if (context > 0)
+      layout.maxBatch = std::min(layout.maxBatch, context);
+    if (layout.l2CacheBytes > 0)
+      module->setAttr("kiln.max_batch_l2_bytes",
+                      IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                       layout.l2CacheBytes));
+  }
+  recordLayout(module, layout);
 
   PassManager pm(module.getContext());
   if (!buildPipeline(pm, opts.pipeline, error))

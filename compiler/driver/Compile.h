@@ -47,9 +47,19 @@ bool loadModel(mlir::MLIRContext &ctx, const std::string &path,
                uint64_t maxTensorBytes = onnx::kMaxTensorBytes);
 /// True for a module imported from an ONNX graph (entry point @run).
 bool isGraphModule(mlir::ModuleOp module);
+/// The prefill chunk (rows of one forward call) for an L2 cache of
+/// `l2Bytes` per core: the largest power of two from 16 to 128 whose int8
+/// activations of the widest matmul input fill at most half of it. Every
+/// weight group is reused across the chunk's rows while those activations
+/// stay in L2, so a larger chunk streams the weights fewer times, until the
+/// activations start to evict the weights. 32 when `l2Bytes` is 0 or the
+/// module has no matmul.
+int64_t prefillChunk(mlir::ModuleOp module, int64_t l2Bytes);
 /// Records the target and the layout in the module and runs kilnc's
 /// pipeline (kernel selection, memory planning) up to
-/// `opts.pipeline.stopAfter`.
+/// `opts.pipeline.stopAfter`. A layout maxBatch of 0 becomes
+/// prefillChunk(module, layout.l2CacheBytes), recorded with the L2 it was
+/// chosen for (kiln.max_batch_l2_bytes).
 bool runPipeline(mlir::ModuleOp module, const CompileOptions &opts,
                  std::string &error);
 } // namespace kiln

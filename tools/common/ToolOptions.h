@@ -53,6 +53,20 @@ inline bool parseThreadsOption(llvm::StringRef value, int64_t &threads,
   return false;
 }
 
+/// --max-batch=N: rows of one forward call, 1 to 4096, or `auto` (stored as
+/// 0: the driver sizes the chunk to an L2 cache, see prefillChunk).
+inline bool parseMaxBatchOption(llvm::StringRef value, int64_t &maxBatch,
+                                std::string &error) {
+  if (value == "auto") {
+    maxBatch = 0;
+    return true;
+  }
+  if (!value.getAsInteger(10, maxBatch) && maxBatch >= 1 && maxBatch <= 4096)
+    return true;
+  error = "--max-batch=" + value.str() + ": expected 1 to 4096, or auto";
+  return false;
+}
+
 /// --kv-block=N: tokens per KV block, 1 to 65536, or `context` (stored as 0:
 /// one block holds a whole sequence).
 inline bool parseKvBlockOption(llvm::StringRef value, int64_t &block,

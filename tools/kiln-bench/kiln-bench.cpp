@@ -96,9 +96,18 @@ static cl::opt<int64_t> decodeTokens("decode",
                                      cl::desc("Greedy decode steps timed "
                                               "(default 128)"),
                                      cl::init(128), cl::cat(cat));
-static cl::opt<int64_t> maxBatch(
-    "max-batch", cl::desc("kilnc --max-batch: prefill chunk (default 32)"),
-    cl::init(32), cl::cat(cat));
+static cl::opt<std::string> maxBatch(
+    "max-batch",
+    cl::desc("kilnc --max-batch: prefill chunk (default auto: sized to this "
+             "machine's L2 with --cpu=host)"),
+    cl::init("auto"), cl::value_desc("N|auto"), cl::cat(cat));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("A device profile (kilnc --device: a shipped name or a JSON "
+             "file) whose stated read bandwidth and int8 peak the fractions "
+             "are taken against, instead of the probe run before each round; "
+             "its L2 sizes --max-batch=auto"),
+    cl::value_desc("PROFILE"), cl::cat(cat));
 static cl::opt<std::string> kvCache(
     "kv-cache",
     cl::desc("kilnc --kv-cache: f16 (default, as llama.cpp's own default "
@@ -236,7 +245,7 @@ int main(int argc, char **argv) {
   };
   if (StringRef(modelPath).endswith_insensitive(".onnx")) {
     std::string bad = given({&promptLengths, &decodeTokens, &maxBatch, &kvCache,
-                             &vsLlama, &weightsMemory});
+                             &vsLlama, &weightsMemory, &device});
     if (!bad.empty())
       return fail(bad + ": options of language models (GGUF), not of " +
                   modelPath);
@@ -283,10 +292,24 @@ int main(int argc, char **argv) {
   opts.targetOptions.cpu = cpu;
   opts.emit.name = "bench";
   opts.layout.threads = threads;
-  opts.layout.maxBatch = maxBatch;
   opts.layout.context = context;
-  if (!parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))
+  if (!parseMaxBatchOption(maxBatch, opts.layout.maxBatch, optionError) ||
+      !parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))
     return fail(optionError);
+  // A stated profile: "host" would be the probe again, so it is refused.
+  DeviceProfile stated;
+  if (!device.empty()) {
+    std::string error;
+    if (device == "host")
+      return fail("--device=host: the probe is kiln-bench's default; give a "
+                  "shipped profile name or a JSON file");
+    if (!loadDeviceProfile(device, defaultProfileDir(argv[0], (void *)&fail),
+                           "", stated, error))
+      return fail(error);
+  }
+  if (opts.layout.maxBatch == 0)
+    opts.layout.l2CacheBytes = chunkCacheBytes(
+        opts.target, cpu, device.empty() ? nullptr : &stated);
   if (weightsMemory != "huge" && weightsMemory != "anon" &&
       weightsMemory != "file" && weightsMemory != "embedded")
     return fail("--weights-memory=" + weightsMemory +
@@ -336,10 +359,16 @@ int main(int argc, char **argv) {
 
   // The read bandwidth is probed before every round, so each decode figure is
   // set against the bandwidth of its own moment on a shared machine.
+  // With --device the profile's stated figures stand in for the probe.
   std::string probe;
-  if (!buildHostProbe("", opts.emit.outDir, probe, error))
+  if (device.empty() && !buildHostProbe("", opts.emit.outDir, probe, error))
     return fail(error);
   auto probeNow = [&](double &gbs, double &int8Gops) {
+    if (!device.empty()) {
+      gbs = stated.readBandwidthGBs;
+      int8Gops = stated.peakGflopsPerCore["int8"];
+      return true;
+    }
     DeviceProfile host;
     if (!runHostProbe(probe, host, error))
       return false;
@@ -483,6 +512,7 @@ int main(int argc, char **argv) {
           j.value(p);
       });
       j.attribute("kv_cache", kvCache.getValue());
+      j.attribute("max_batch", report.maxBatch);
       j.attribute("weight_bytes_per_token", report.decodeWeightBytes);
       j.attribute("kv_bytes_per_position", report.kvBytesPerToken);
       j.attribute("kv_read_bytes_per_token", kvRead);
@@ -490,6 +520,8 @@ int main(int argc, char **argv) {
       j.attribute("read_bandwidth_gbs", bw);
       j.attribute("int8_ops_per_prompt_token", int8OpsPerToken);
       j.attribute("int8_peak_gops_per_core", int8PeakStat.median);
+      j.attribute("peak_source", device.empty() ? std::string("probe")
+                                                : stated.path);
       j.attributeObject("read_bandwidth_runs_gbs", [&] {
         j.attribute("median", bwStat.median);
         j.attribute("min", bwStat.min);
@@ -526,15 +558,30 @@ int main(int argc, char **argv) {
          << " thread(s), weights " << weightsMemory << ", " << runs
          << " run(s) after 1 warm-up, decode "
          << decodeTokens << " tokens after a " << prompts[0]
- << "-token prompt, KV cache " << kvCache << "\n"
+ << "-token prompt, KV cache " << kvCache << ", prefill chunk "
+         << report.maxBatch
+         << (report.maxBatchL2Bytes > 0
+                 ? " (sized to a " +
+                       std::to_string(report.maxBatchL2Bytes / 1024) +
+                       " KiB L2)"
+                 : std::string())
+         << "\n"
          << "bytes per token " << fmt(bytes) << " (weights "
          << report.decodeWeightBytes << " + KV read " << fmt(kvRead)
-         << ", mean over the decode), one-thread read bandwidth " << fmt(bw) << " GB/s (median of "
-         << runs << " probes, one before each round: " << fmt(bwStat.min)
-         << "-" << fmt(bwStat.max) << ")\n"
-         << "int8 operations per prompt token " << fmt(int8OpsPerToken)
-         << ", one-core int8 rate " << fmt(int8PeakStat.median)
-         << " GOP/s (the probe's L1 dot-product tile, median)\n";
+         << ", mean over the decode), ";
+  if (device.empty())
+    outs() << "one-thread read bandwidth " << fmt(bw) << " GB/s (median of "
+           << runs << " probes, one before each round: " << fmt(bwStat.min)
+           << "-" << fmt(bwStat.max) << ")\n"
+           << "int8 operations per prompt token " << fmt(int8OpsPerToken)
+           << ", one-core int8 rate " << fmt(int8PeakStat.median)
+           << " GOP/s (the probe's L1 dot-product tile, median)\n";
+  else
+    outs() << "read bandwidth " << fmt(bw) << " GB/s\n"
+           << "int8 operations per prompt token " << fmt(int8OpsPerToken)
+           << ", one-core int8 peak " << fmt(int8PeakStat.median)
+           << " GOP/s (both stated by device profile " << stated.name << ", "
+           << stated.path << ": " << stated.comment << ")\n";
   char line[256];
   snprintf(line, sizeof line, "%-34s %10s %10s %10s", "metric (median min max)",
            "kiln", "min", "max");

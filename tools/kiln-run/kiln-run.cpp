@@ -11,6 +11,7 @@
 // --reference runs the reference evaluator on the IR as compiled for the
 // target instead of the library; --target=reference is the f32 reference.
 //
+#include "compiler/analysis/Report.h"
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/reference/Evaluator.h"
@@ -102,8 +103,11 @@ static cl::opt<int64_t> context("context",
                                 cl::desc("As kilnc --context (default: the "
                                          "prompt plus the generated tokens)"),
                                 cl::init(0), cl::cat(cat));
-static cl::opt<int64_t> maxBatch("max-batch", cl::desc("As kilnc --max-batch"),
-                                 cl::init(32), cl::cat(cat));
+static cl::opt<std::string> maxBatch("max-batch",
+                                     cl::desc("As kilnc --max-batch (at least "
+                                              "--sequences)"),
+                                     cl::init("auto"), cl::value_desc("N|auto"),
+                                     cl::cat(cat));
 static cl::list<std::string> disablePass(
     "disable-pass", cl::CommaSeparated,
     cl::desc("As kilnc --disable-pass"),
@@ -391,13 +395,21 @@ int main(int argc, char **argv) {
 
   opts.emit.name = "model";
   opts.emit.cc = cc;
-  opts.layout.maxBatch = std::max<int64_t>(maxBatch, sequences);
   opts.layout.maxSeqs = sequences;
   opts.layout.externalWeights = plan.externalWeights;
   opts.layout.context = context ? context.getValue() : needed;
   opts.pipeline.quantize = quantize;
   opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
   std::string optionError;
+  if (!parseMaxBatchOption(maxBatch, opts.layout.maxBatch, optionError))
+    return fail(optionError);
+  // Every open sequence decodes its token in the same forward call.
+  opts.layout.maxBatch = std::max<int64_t>(
+      opts.layout.maxBatch ? opts.layout.maxBatch
+                           : prefillChunk(*model.module,
+                                          chunkCacheBytes(opts.target, cpu.getValue(),
+                                                          nullptr)),
+      sequences);
   if (!parseThreadsOption(threadsArg, opts.layout.threads, optionError) ||
       !parseKvBlockOption(kvBlock, opts.layout.kvBlock, optionError) ||
       !parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))

@@ -74,11 +74,13 @@ static cl::opt<int64_t>
             cl::desc("Tokens per sequence (default: the model's context "
                      "length); sizes the KV cache in the arena"),
             cl::init(0), cl::cat(cat));
-static cl::opt<int64_t> maxBatch(
+static cl::opt<std::string> maxBatch(
     "max-batch",
-    cl::desc("Tokens per forward call; longer prompts are prefilled in chunks "
-             "(default 32)"),
-    cl::init(32), cl::cat(cat));
+    cl::desc("Tokens per forward call, 1 to 4096; longer prompts are "
+             "prefilled in chunks. auto (default): sized to the L2 cache of "
+             "the --device profile, or of this machine for x86 --cpu=host; "
+             "32 when neither states one"),
+    cl::init("auto"), cl::value_desc("N|auto"), cl::cat(cat));
 static cl::opt<int64_t> maxSeqs("max-seqs",
                                 cl::desc("Sequences open at once (default 1)"),
                                 cl::init(1), cl::cat(cat));
@@ -166,9 +168,11 @@ static cl::opt<int64_t> reportContext(
     cl::init(0), cl::cat(cat));
 static cl::opt<std::string> device(
     "device",
-    cl::desc("With --report: predict tokens/s (ONNX: the run's latency floor) "
-             "on a device: a shipped profile name (BIN/../share/kiln/devices), "
-             "a JSON file, or host (measured now)"),
+    cl::desc("A device profile: a shipped profile name "
+             "(BIN/../share/kiln/devices), a JSON file, or host (measured "
+             "now). With --report: predict tokens/s (ONNX: the run's latency "
+             "floor) on it; with --max-batch=auto: size the prefill chunk to "
+             "its L2"),
     cl::cat(cat));
 
 static cl::opt<std::string> roofline(
@@ -282,7 +286,6 @@ int main(int argc, char **argv) {
   opts.emit.outDir = outDir;
   opts.emit.name = name.empty() ? defaultModelName(modelPath) : name.getValue();
   opts.layout.context = context;
-  opts.layout.maxBatch = maxBatch;
   opts.layout.maxSeqs = maxSeqs;
   opts.emit.cc = cc;
   opts.emit.ar = ar;
@@ -300,16 +303,14 @@ int main(int argc, char **argv) {
   opts.layout.externalWeights = weights == "external";
   if (!isCIdentifier(opts.emit.name))
     return fail("--name=" + opts.emit.name + ": not a C identifier");
-  if (maxBatch < 1 || maxBatch > 4096)
-    return fail("--max-batch=" + std::to_string(maxBatch) +
-                ": expected 1 to 4096");
   if (maxSeqs < 1 || maxSeqs > 1024)
     return fail("--max-seqs=" + std::to_string(maxSeqs) +
                 ": expected 1 to 1024");
   if (context < 0)
     return fail("--context must be positive");
   std::string error;
-  if (!parseKvBlockOption(kvBlock, opts.layout.kvBlock, error) ||
+  if (!parseMaxBatchOption(maxBatch, opts.layout.maxBatch, error) ||
+      !parseKvBlockOption(kvBlock, opts.layout.kvBlock, error) ||
       !parseThreadsOption(threadsArg, opts.layout.threads, error))
     return fail(error);
   if (kvPoolTokens < 0)
@@ -324,9 +325,10 @@ int main(int argc, char **argv) {
   const bool wantReport = report.getNumOccurrences() > 0;
   if (wantReport && report != "" && report != "text" && report != "json")
     return fail("--report=" + report + ": expected text or json");
-  if (!wantReport && (!device.empty() || reportContext.getNumOccurrences()))
-    return fail(std::string(device.empty() ? "--report-context" : "--device") +
-                " only goes with --report");
+  if (!wantReport && reportContext.getNumOccurrences())
+    return fail("--report-context only goes with --report");
+  if (!wantReport && !device.empty() && opts.layout.maxBatch != 0)
+    return fail("--device only goes with --report or --max-batch=auto");
   if (!roofline.empty() && (!wantReport || device.empty()))
     return fail("--roofline needs --report and --device");
   if (wantReport && emit != "lib")
@@ -344,6 +346,9 @@ int main(int argc, char **argv) {
       !loadDeviceProfile(device, defaultProfileDir(argv[0], (void *)&fail),
                          cc, profile, error))
     return fail(error);
+  if (opts.layout.maxBatch == 0)
+    opts.layout.l2CacheBytes = chunkCacheBytes(
+        opts.target, opts.targetOptions.cpu, device.empty() ? nullptr : &profile);
 
   // Phases and bars for long compiles, only where someone watches.
   Progress progress(errs(), emit != "mlir" && !quiet &&
