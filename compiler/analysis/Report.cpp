@@ -300,6 +300,14 @@ Prediction kiln::predict(const ModelReport &r, const DeviceProfile &d) {
   return p;
 }
 
+std::string kiln::prefillChunkText(const ModelReport &r) {
+  std::string s = std::to_string(r.maxBatch);
+  if (r.maxBatchL2Bytes > 0)
+    s += " (sized to a " + std::to_string(r.maxBatchL2Bytes / 1024) +
+         " KiB L2)";
+  return s;
+}
+
 std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
                              const Prediction *p) {
   std::string s;
@@ -316,12 +324,7 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << "model: " << r.layers << " layers, width " << r.width << ", "
      << r.heads << " heads / " << r.kvHeads << " KV heads of " << r.headDim
      << ", FFN " << r.ffn << ", vocab " << r.vocab << ", context "
-     << r.contextLength << ", prefill chunk " << r.maxBatch
-     << (r.maxBatchL2Bytes > 0
-             ? " (sized to a " + std::to_string(r.maxBatchL2Bytes / 1024) +
-                   " KiB L2)"
-             : std::string())
-     << "\n"
+     << r.contextLength << ", prefill chunk " << prefillChunkText(r) << "\n"
      << "weights: " << r.weightsBytes << " bytes ("
      << withCommas((double)r.weightsBytes) << ")\n"
      << "weight bytes per decoded token: " << r.decodeWeightBytes << " ("

@@ -128,6 +128,9 @@ Prediction predict(const ModelReport &r, const DeviceProfile &d);
 /// graph's).
 void writeDeviceJson(llvm::json::OStream &j, const DeviceProfile &d);
 
+/// "64 (sized to a 1024 KiB L2)", or "32" when the chunk was not sized to
+/// an L2: the prefill chunk as the report and kiln-bench print it.
+std::string prefillChunkText(const ModelReport &r);
 /// The report as text (for people) and JSON (for machines).
 std::string reportText(const ModelReport &r, const DeviceProfile *d,
                        const Prediction *p);

@@ -82,22 +82,25 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
   return true;
 }
 
-int64_t kiln::prefillChunk(ModuleOp module, int64_t l2Bytes) {
+int64_t kiln::prefillChunk(ModuleOp module, int64_t l2Bytes,
+                           int64_t context) {
   int64_t widest = 0;
   module.walk([&](MatMulOp op) {
     auto in = op.getInput().getType().cast<RankedTensorType>();
     if (in.getRank() == 2 && !in.isDynamicDim(1))
       widest = std::max(widest, in.getDimSize(1));
   });
-  if (l2Bytes <= 0 || widest == 0)
-    return 32;
-  // One byte per value and a 2-byte scale per 32 (Q8_0, the activations the
-  // int8 kernels read; the x86 tiles add the sums, a few bytes more).
-  const int64_t rowBytes = widest + (widest + 31) / 32 * 2;
-  int64_t chunk = 16;
-  while (chunk < 128 && 2 * chunk * rowBytes <= l2Bytes / 2)
-    chunk *= 2;
-  return chunk;
+  int64_t chunk = 32;
+  if (l2Bytes > 0 && widest > 0) {
+    // One byte per value and a 2-byte scale per 32 (Q8_0, the activations
+    // the int8 kernels read; the x86 tiles add the sums, a few bytes more).
+    const int64_t rowBytes = widest + (widest + 31) / 32 * 2;
+    chunk = 16;
+    while (chunk < 128 && 2 * chunk * rowBytes <= l2Bytes / 2)
+      chunk *= 2;
+  }
+  // No more rows than a sequence can hold.
+  return context > 0 ? std::min(chunk, context) : chunk;
 }
 
 bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
@@ -115,13 +118,10 @@ bool kiln::runPipeline(ModuleOp module, const CompileOptions &opts,
   }
   LayoutOptions layout = opts.layout;
   if (layout.maxBatch == 0) {
-    // No more rows than a sequence can hold.
-    const int64_t context =
+    layout.maxBatch = prefillChunk(
+        module, layout.l2CacheBytes,
         layout.context > 0 ? layout.context
-                           : (modelContext ? modelContext.getInt() : 0);
-    layout.maxBatch = prefillChunk(module, layout.l2CacheBytes);
-    if (context > 0)
-      layout.maxBatch = std::min(layout.maxBatch, context);
+                           : (modelContext ? modelContext.getInt() : 0));
     if (layout.l2CacheBytes > 0)
       module->setAttr("kiln.max_batch_l2_bytes",
                       IntegerAttr::get(IntegerType::get(module.getContext(), 64),

@@ -53,13 +53,14 @@ bool isGraphModule(mlir::ModuleOp module);
 /// weight group is reused across the chunk's rows while those activations
 /// stay in L2, so a larger chunk streams the weights fewer times, until the
 /// activations start to evict the weights. 32 when `l2Bytes` is 0 or the
-/// module has no matmul.
-int64_t prefillChunk(mlir::ModuleOp module, int64_t l2Bytes);
+/// module has no matmul. At most `context` when it is positive.
+int64_t prefillChunk(mlir::ModuleOp module, int64_t l2Bytes,
+                     int64_t context);
 /// Records the target and the layout in the module and runs kilnc's
 /// pipeline (kernel selection, memory planning) up to
 /// `opts.pipeline.stopAfter`. A layout maxBatch of 0 becomes
-/// prefillChunk(module, layout.l2CacheBytes), recorded with the L2 it was
-/// chosen for (kiln.max_batch_l2_bytes).
+/// prefillChunk(module, layout.l2CacheBytes, context), recorded with the L2
+/// it was chosen for (kiln.max_batch_l2_bytes).
 bool runPipeline(mlir::ModuleOp module, const CompileOptions &opts,
                  std::string &error);
 } // namespace kiln

@@ -44,41 +44,43 @@ inline void takeOptions(int &argc, char **&argv,
 // the same way in each. On a bad value they return false with `error` naming
 // the option, the value and what is expected.
 
+/// --NAME=VALUE as an integer from `lo` to `hi`, or `word` (when not empty;
+/// stored as 0); otherwise an error "--NAME=VALUE: expected EXPECTED".
+inline bool parseCountOption(llvm::StringRef name, llvm::StringRef value,
+                             int64_t lo, int64_t hi, llvm::StringRef word,
+                             llvm::StringRef expected, int64_t &out,
+                             std::string &error) {
+  if (!word.empty() && value == word) {
+    out = 0;
+    return true;
+  }
+  if (!value.getAsInteger(10, out) && out >= lo && out <= hi)
+    return true;
+  error = "--" + name.str() + "=" + value.str() + ": expected " + expected.str();
+  return false;
+}
+
 /// --threads=N: 1 to 256.
 inline bool parseThreadsOption(llvm::StringRef value, int64_t &threads,
                                std::string &error) {
-  if (!value.getAsInteger(10, threads) && threads >= 1 && threads <= 256)
-    return true;
-  error = "--threads=" + value.str() + ": expected 1 to 256";
-  return false;
+  return parseCountOption("threads", value, 1, 256, "", "1 to 256", threads,
+                          error);
 }
 
 /// --max-batch=N: rows of one forward call, 1 to 4096, or `auto` (stored as
 /// 0: the driver sizes the chunk to an L2 cache, see prefillChunk).
 inline bool parseMaxBatchOption(llvm::StringRef value, int64_t &maxBatch,
                                 std::string &error) {
-  if (value == "auto") {
-    maxBatch = 0;
-    return true;
-  }
-  if (!value.getAsInteger(10, maxBatch) && maxBatch >= 1 && maxBatch <= 4096)
-    return true;
-  error = "--max-batch=" + value.str() + ": expected 1 to 4096, or auto";
-  return false;
+  return parseCountOption("max-batch", value, 1, 4096, "auto",
+                          "1 to 4096, or auto", maxBatch, error);
 }
 
 /// --kv-block=N: tokens per KV block, 1 to 65536, or `context` (stored as 0:
 /// one block holds a whole sequence).
 inline bool parseKvBlockOption(llvm::StringRef value, int64_t &block,
                                std::string &error) {
-  if (value == "context") {
-    block = 0;
-    return true;
-  }
-  if (!value.getAsInteger(10, block) && block >= 1 && block <= 65536)
-    return true;
-  error = "--kv-block=" + value.str() + ": expected 1 to 65536 or 'context'";
-  return false;
+  return parseCountOption("kv-block", value, 1, 65536, "context",
+                          "1 to 65536 or 'context'", block, error);
 }
 
 /// --kv-cache=f32|f16: the KV cache's element type.

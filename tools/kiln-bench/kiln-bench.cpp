@@ -559,13 +559,7 @@ int main(int argc, char **argv) {
          << " run(s) after 1 warm-up, decode "
          << decodeTokens << " tokens after a " << prompts[0]
  << "-token prompt, KV cache " << kvCache << ", prefill chunk "
-         << report.maxBatch
-         << (report.maxBatchL2Bytes > 0
-                 ? " (sized to a " +
-                       std::to_string(report.maxBatchL2Bytes / 1024) +
-                       " KiB L2)"
-                 : std::string())
-         << "\n"
+         << prefillChunkText(report) << "\n"
          << "bytes per token " << fmt(bytes) << " (weights "
          << report.decodeWeightBytes << " + KV read " << fmt(kvRead)
          << ", mean over the decode), ";

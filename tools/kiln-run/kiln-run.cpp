@@ -406,9 +406,8 @@ int main(int argc, char **argv) {
   // auto: as kilnc's, at most the context; and every open sequence decodes
   // its token in the same forward call.
   if (opts.layout.maxBatch == 0)
-    opts.layout.maxBatch = std::min<int64_t>(
-        prefillChunk(*model.module,
-                     chunkCacheBytes(opts.target, cpu.getValue(), nullptr)),
+    opts.layout.maxBatch = prefillChunk(
+        *model.module, chunkCacheBytes(opts.target, cpu.getValue(), nullptr),
         opts.layout.context);
   opts.layout.maxBatch = std::max<int64_t>(opts.layout.maxBatch, sequences);
   if (!parseThreadsOption(threadsArg, opts.layout.threads, optionError) ||
