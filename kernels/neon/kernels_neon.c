@@ -112,35 +112,43 @@ kiln_neon_q4_0_tile(const uint8_t *tile, int nb, const kiln_q8_block *a,
   if (nr > 3) kiln_neon_store4(f3, bias, y + 3 * (int64_t)N, n);
 }
 
-/* Decode: one activation row, two blocks per step into two float sums. */
+/* Decode: one activation row whose block scales da were converted once per
+ * call, four blocks per step into two float sums. Each block is one chain of
+ * eight sdot from zero (no chain merge); the pointers advance. */
 static inline __attribute__((always_inline)) void
 kiln_neon_q4_0_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
-                     const float *bias, float *y, int n) {
+                     const float *da, const float *bias, float *y, int n) {
   const int8_t *wq = (const int8_t *)tile;
   const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 64);
   const int8x16_t m4 = vdupq_n_s8((int8_t)0xf0);
   float32x4_t f0 = vdupq_n_f32(0), f1 = f0;
-  int b = 0;
-#define KILN_NEON_Q4_STEP(F, B)                                                \
+#define KILN_NEON_Q4_STEP(F, SCALE)                                            \
   {                                                                            \
-    const int8_t *q = wq + (int64_t)(B) * 64;                                  \
-    const int8x16_t w0 = vld1q_s8(q), w1 = vld1q_s8(q + 16),                   \
-                    w2 = vld1q_s8(q + 32), w3 = vld1q_s8(q + 48);              \
-    int32x4_t s = kiln_neon_q4_0_blk(                                          \
-        vshlq_n_s8(w0, 4), vshlq_n_s8(w1, 4), vshlq_n_s8(w2, 4),               \
-        vshlq_n_s8(w3, 4), vandq_s8(w0, m4), vandq_s8(w1, m4),                 \
-        vandq_s8(w2, m4), vandq_s8(w3, m4), a[B].qs);                          \
-    const float32x4_t dw =                                                     \
-        vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * (B))));            \
-    F = vfmaq_f32(F, vcvtq_n_f32_s32(s, 4),                                    \
-                  vmulq_n_f32(dw, kiln_neon_h2f(a[B].d)));                     \
+    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),                 \
+                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48);            \
+    const int8x16_t a0 = vld1q_s8(a->qs), a1 = vld1q_s8(a->qs + 16);           \
+    int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), vshlq_n_s8(w0, 4), a0, 0);   \
+    s = vdotq_laneq_s32(s, vshlq_n_s8(w1, 4), a0, 1);                          \
+    s = vdotq_laneq_s32(s, vshlq_n_s8(w2, 4), a0, 2);                          \
+    s = vdotq_laneq_s32(s, vshlq_n_s8(w3, 4), a0, 3);                          \
+    s = vdotq_laneq_s32(s, vandq_s8(w0, m4), a1, 0);                           \
+    s = vdotq_laneq_s32(s, vandq_s8(w1, m4), a1, 1);                           \
+    s = vdotq_laneq_s32(s, vandq_s8(w2, m4), a1, 2);                           \
+    s = vdotq_laneq_s32(s, vandq_s8(w3, m4), a1, 3);                           \
+    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws)));   \
+    F = vfmaq_f32(F, vcvtq_n_f32_s32(s, 4), SCALE);                            \
+    wq += 64, ws += 4, ++a;                                                    \
   }
-  for (; b + 1 < nb; b += 2) {
-    KILN_NEON_Q4_STEP(f0, b)
-    KILN_NEON_Q4_STEP(f1, b + 1)
+  int b = 0;
+  for (; b + 3 < nb; b += 4, da += 4) {
+    const float32x4_t d4 = vld1q_f32(da);
+    KILN_NEON_Q4_STEP(f0, vmulq_laneq_f32(dw, d4, 0))
+    KILN_NEON_Q4_STEP(f1, vmulq_laneq_f32(dw, d4, 1))
+    KILN_NEON_Q4_STEP(f0, vmulq_laneq_f32(dw, d4, 2))
+    KILN_NEON_Q4_STEP(f1, vmulq_laneq_f32(dw, d4, 3))
   }
-  if (b < nb)
-    KILN_NEON_Q4_STEP(f0, b)
+  for (; b < nb; ++b, ++da)
+    KILN_NEON_Q4_STEP(f0, vmulq_n_f32(dw, *da))
 #undef KILN_NEON_Q4_STEP
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
@@ -155,12 +163,16 @@ KILN_KERNEL void kiln_matmul_q4_0_q8_0_4x4_neon_dotprod(
     const int nr = rows - r0 < 4 ? rows - r0 : 4;
     const kiln_q8_block *ar = a + (int64_t)r0 * nb;
     float *yr = y + (int64_t)r0 * N;
+    float da[nb];
+    if (nr == 1)
+      for (int b = 0; b < nb; ++b)
+        da[b] = kiln_neon_h2f(ar[b].d);
     for (int j = 0; j < N; j += 4) {
       const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
       const float *bj = bias ? bias + j : 0;
       const int n = N - j < 4 ? N - j : 4;
       switch (nr) {
-      case 1: kiln_neon_q4_0_tile1(t, nb, ar, bj, yr + j, n); break;
+      case 1: kiln_neon_q4_0_tile1(t, nb, ar, da, bj, yr + j, n); break;
       case 2: kiln_neon_q4_0_tile(t, nb, ar, 2, bj, yr + j, N, n); break;
       case 3: kiln_neon_q4_0_tile(t, nb, ar, 3, bj, yr + j, N, n); break;
       default: kiln_neon_q4_0_tile(t, nb, ar, 4, bj, yr + j, N, n); break;
@@ -195,26 +207,38 @@ kiln_neon_q8_0_tile(const uint8_t *tile, int nb, const kiln_q8_block *a,
   if (nr > 3) kiln_neon_store4(f3, bias, y + 3 * (int64_t)N, n);
 }
 
+/* Decode, as kiln_neon_q4_0_tile1. */
 static inline __attribute__((always_inline)) void
 kiln_neon_q8_0_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
-                     const float *bias, float *y, int n) {
+                     const float *da, const float *bias, float *y, int n) {
   const int8_t *wq = (const int8_t *)tile;
   const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 128);
   float32x4_t f0 = vdupq_n_f32(0), f1 = f0;
-  int b = 0;
-#define KILN_NEON_Q8_STEP(F, B)                                                \
+#define KILN_NEON_Q8_STEP(F, SCALE)                                            \
   {                                                                            \
-    int32x4_t s = kiln_neon_q8_0_blk(wq + (int64_t)(B) * 128, a[B].qs);        \
-    const float32x4_t dw =                                                     \
-        vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * (B))));            \
-    F = vfmaq_f32(F, vcvtq_f32_s32(s), vmulq_n_f32(dw, kiln_neon_h2f(a[B].d)));\
+    const int8x16_t a0 = vld1q_s8(a->qs), a1 = vld1q_s8(a->qs + 16);           \
+    int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), vld1q_s8(wq), a0, 0);        \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 16), a0, 1);                          \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 32), a0, 2);                          \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 48), a0, 3);                          \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 64), a1, 0);                          \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 80), a1, 1);                          \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 96), a1, 2);                          \
+    s = vdotq_laneq_s32(s, vld1q_s8(wq + 112), a1, 3);                         \
+    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws)));   \
+    F = vfmaq_f32(F, vcvtq_f32_s32(s), SCALE);                                 \
+    wq += 128, ws += 4, ++a;                                                   \
   }
-  for (; b + 1 < nb; b += 2) {
-    KILN_NEON_Q8_STEP(f0, b)
-    KILN_NEON_Q8_STEP(f1, b + 1)
+  int b = 0;
+  for (; b + 3 < nb; b += 4, da += 4) {
+    const float32x4_t d4 = vld1q_f32(da);
+    KILN_NEON_Q8_STEP(f0, vmulq_laneq_f32(dw, d4, 0))
+    KILN_NEON_Q8_STEP(f1, vmulq_laneq_f32(dw, d4, 1))
+    KILN_NEON_Q8_STEP(f0, vmulq_laneq_f32(dw, d4, 2))
+    KILN_NEON_Q8_STEP(f1, vmulq_laneq_f32(dw, d4, 3))
   }
-  if (b < nb)
-    KILN_NEON_Q8_STEP(f0, b)
+  for (; b < nb; ++b, ++da)
+    KILN_NEON_Q8_STEP(f0, vmulq_n_f32(dw, *da))
 #undef KILN_NEON_Q8_STEP
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
@@ -229,12 +253,16 @@ KILN_KERNEL void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
     const int nr = rows - r0 < 4 ? rows - r0 : 4;
     const kiln_q8_block *ar = a + (int64_t)r0 * nb;
     float *yr = y + (int64_t)r0 * N;
+    float da[nb];
+    if (nr == 1)
+      for (int b = 0; b < nb; ++b)
+        da[b] = kiln_neon_h2f(ar[b].d);
     for (int j = 0; j < N; j += 4) {
       const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
       const float *bj = bias ? bias + j : 0;
       const int n = N - j < 4 ? N - j : 4;
       switch (nr) {
-      case 1: kiln_neon_q8_0_tile1(t, nb, ar, bj, yr + j, n); break;
+      case 1: kiln_neon_q8_0_tile1(t, nb, ar, da, bj, yr + j, n); break;
       case 2: kiln_neon_q8_0_tile(t, nb, ar, 2, bj, yr + j, N, n); break;
       case 3: kiln_neon_q8_0_tile(t, nb, ar, 3, bj, yr + j, N, n); break;
       default: kiln_neon_q8_0_tile(t, nb, ar, 4, bj, yr + j, N, n); break;
@@ -243,13 +271,12 @@ KILN_KERNEL void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
   }
 }
 
-/* ---- Q4_K, five-bit and IQ4 weights, "4x4" (neon_blocks) -------------- */
+/* ---- Five-bit and IQ4 weights, "4x4" (neon_blocks) --------------------- */
 
 /* A block's 32 values as int8 vectors for vdotq_laneq_s32: w[v] elements
  * 4v+t, w[4+v] elements 16+4v+t of the tile's 4 rows (bytes 4i+t).
  * Five-bit: the nibbles at p, the fifth bits at p + 64 moved to bit 4, the
- * type's offset subtracted (values stay within int8). Q4_K: the nibbles.
- * IQ4: the levels. */
+ * type's offset subtracted (values stay within int8). IQ4: the levels. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u5(const uint8_t *p, uint8_t off, int8x16_t w[8]) {
   const uint8x16_t m4 = vdupq_n_u8(0xf), b4 = vdupq_n_u8(0x10),
@@ -265,15 +292,6 @@ kiln_neon_u5(const uint8_t *p, uint8_t off, int8x16_t w[8]) {
         vsubq_u8(vorrq_u8(vandq_u8(q, m4), vandq_u8(hl[v], b4)), o));
     w[v + 4] = vreinterpretq_s8_u8(
         vsubq_u8(vorrq_u8(vshrq_n_u8(q, 4), vandq_u8(hh[v], b4)), o));
-  }
-}
-static inline __attribute__((always_inline)) void
-kiln_neon_u4(const uint8_t *p, int8x16_t w[8]) {
-  const uint8x16_t m4 = vdupq_n_u8(0xf);
-  for (int v = 0; v < 4; ++v) {
-    const uint8x16_t q = vld1q_u8(p + 16 * v);
-    w[v] = vreinterpretq_s8_u8(vandq_u8(q, m4));
-    w[v + 4] = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
   }
 }
 static inline __attribute__((always_inline)) void
@@ -309,11 +327,11 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 }
 
 /* The matmul over 4-row tiles of TILE_BYTES (an expression of K and nb)
- * that calls kiln_neon_T_tile for up to 4 activation rows at a time. Each
- * activation block's scale (da) and, when HASMIN (a min term times the
- * block's sum), its scale times sum (ms) are computed once per group of
- * rows, not once per tile. */
-#define KILN_NEON_TILES_DRIVER(T, TILE_BYTES, HASMIN)                          \
+ * that calls kiln_neon_T_tile for 2 to 4 activation rows at a time and
+ * TILE1 for one. Each activation block's scale da and, when HASMIN (a min
+ * term times the block's sum), its scale times sum ms are computed once per
+ * group of rows, not once per tile, as pairs: dm[2i] = da, dm[2i + 1] = ms. */
+#define KILN_NEON_TILES_DRIVER(T, TILE_BYTES, HASMIN, TILE1)                   \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                    \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
@@ -324,21 +342,21 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
       const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
       const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
       float *yr = y + (int64_t)r0 * N;                                         \
-      float da[4 * nb], ms[(HASMIN) ? 4 * nb : 1];                             \
+      float dm[8 * nb];                                                        \
       for (int i = 0; i < nr * nb; ++i) {                                      \
-        da[i] = kiln_neon_h2f(ar[i].d);                                        \
-        if (HASMIN)                                                            \
-          ms[i] = da[i] * (float)kiln_neon_asum(ar[i].qs);                     \
+        dm[2 * i] = kiln_neon_h2f(ar[i].d);                                    \
+        dm[2 * i + 1] =                                                        \
+            (HASMIN) ? dm[2 * i] * (float)kiln_neon_asum(ar[i].qs) : 0.0f;     \
       }                                                                        \
       for (int j = 0; j < N; j += 4) {                                         \
         const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
         const float *bj = bias ? bias + j : 0;                                 \
         const int n = N - j < 4 ? N - j : 4;                                   \
         switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_tile(t, nb, ar, da, ms, 1, bj, yr + j, N, n); break; \
-        case 2: kiln_neon_##T##_tile(t, nb, ar, da, ms, 2, bj, yr + j, N, n); break; \
-        case 3: kiln_neon_##T##_tile(t, nb, ar, da, ms, 3, bj, yr + j, N, n); break; \
-        default: kiln_neon_##T##_tile(t, nb, ar, da, ms, 4, bj, yr + j, N, n); break; \
+        case 1: TILE1(t, nb, ar, dm, bj, yr + j, N, n); break;                 \
+        case 2: kiln_neon_##T##_tile(t, nb, ar, dm, 2, bj, yr + j, N, n); break; \
+        case 3: kiln_neon_##T##_tile(t, nb, ar, dm, 3, bj, yr + j, N, n); break; \
+        default: kiln_neon_##T##_tile(t, nb, ar, dm, 4, bj, yr + j, N, n); break; \
         }                                                                      \
       }                                                                        \
     }                                                                          \
@@ -358,8 +376,8 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 #define KILN_NEON_IQ4_NL_QUANTS(t, b) ((t) + (int64_t)(b) * 72)
 #define KILN_NEON_IQ4_NL_DECODE(p, w) kiln_neon_iq4(p, w)
 #define KILN_NEON_IQ4_NL_SCALES(t, b, ds, mt) (ds = kiln_neon_h4((t) + (int64_t)(b) * 72 + 64))
-/* Q4_K and Q5_K super-blocks (SB bytes of tile) start with 4 d, 4 dmin,
- * 8x4 u8 scales and 8x4 u8 mins. */
+/* Q5_K super-blocks (SB bytes of tile) start with 4 d, 4 dmin, 8x4 u8
+ * scales and 8x4 u8 mins. */
 #define KILN_NEON_KMIN_SCALES(t, b, SB, ds, mt)                                \
   {                                                                            \
     const uint8_t *m_ = (t) + (int64_t)((b) / 8) * (SB);                       \
@@ -369,9 +387,6 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
     ds = vmulq_f32(kiln_neon_h4(m_), vcvtq_f32_u32(vmovl_u16(sc_)));           \
     mt = vnegq_f32(vmulq_f32(kiln_neon_h4(m_ + 8), vcvtq_f32_u32(vmovl_u16(mn_)))); \
   }
-#define KILN_NEON_Q4_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 592 + 80 + ((b) % 8) * 64)
-#define KILN_NEON_Q4_K_DECODE(p, w) kiln_neon_u4(p, w)
-#define KILN_NEON_Q4_K_SCALES(t, b, ds, mt) KILN_NEON_KMIN_SCALES(t, b, 592, ds, mt)
 #define KILN_NEON_Q5_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 720 + 80 + ((b) % 8) * 80)
 #define KILN_NEON_Q5_K_DECODE(p, w) kiln_neon_u5(p, 0, w)
 #define KILN_NEON_Q5_K_SCALES(t, b, ds, mt) KILN_NEON_KMIN_SCALES(t, b, 720, ds, mt)
@@ -386,10 +401,10 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 
 /* One 4-row tile against nr (1..4, constant after inlining) activation rows:
  * each block decoded once, the float steps those of the scalar kernels. */
-#define KILN_NEON_BLOCK_MATMUL(T, U, TILE_BYTES_PER_BLOCK, HASMIN)             \
+#define KILN_NEON_BLOCK_MATMUL(T, U, TILE_BYTES_PER_BLOCK, HASMIN, TILE1)      \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
-      const uint8_t *t, int nb, const kiln_q8_block *a, const float *da,      \
-      const float *ms, int nr, const float *bias, float *y, int N, int n) {    \
+      const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
+      int nr, const float *bias, float *y, int N, int n) {                     \
     float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
                         vdupq_n_f32(0)};                                       \
     for (int b = 0; b < nb; ++b) {                                             \
@@ -400,24 +415,131 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
       for (int r = 0; r < nr; ++r) {                                           \
         const int64_t i = (int64_t)r * nb + b;                                 \
         f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(kiln_neon_dot8(w, a[i].qs)),      \
-                         vmulq_n_f32(ds, da[i]));                              \
+                         vmulq_n_f32(ds, dm[2 * i]));                          \
         if (HASMIN)                                                            \
-          f[r] = vfmaq_n_f32(f[r], mt, ms[i]);                                 \
+          f[r] = vfmaq_n_f32(f[r], mt, dm[2 * i + 1]);                         \
       }                                                                        \
     }                                                                          \
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK), HASMIN)
+  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile_one( \
+      const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
+      const float *bias, float *y, int N, int n) {                             \
+    kiln_neon_##T##_tile(t, nb, a, dm, 1, bias, y, N, n);                      \
+  }                                                                            \
+  KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK), HASMIN, TILE1)
 
-/* Tile bytes per 32-element block: q4_k 592, q5_k 720 and iq4_xs 552 per 8
- * blocks. */
-KILN_NEON_BLOCK_MATMUL(q4_k, Q4_K, 74, 1)
-KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0)
-KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1)
-KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0)
-KILN_NEON_BLOCK_MATMUL(q5_k, Q5_K, 90, 1)
-KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0)
+/* Tile bytes per 32-element block: q5_k 720 and iq4_xs 552 per 8 blocks. */
+KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0, kiln_neon_q5_0_tile_one)
+KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1, kiln_neon_q5_1_tile_one)
+KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0, kiln_neon_iq4_nl_tile_one)
+KILN_NEON_BLOCK_MATMUL(q5_k, Q5_K, 90, 1, kiln_neon_q5_k_tile_one)
+KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
+
+/* ---- Q4_K against Q8_K activations, "4x4" (neon_blocks) -------------- */
+/* The tile's super-block (592 bytes: 4 fp16 d, 4 fp16 dmin, 8x4 u8 scales,
+ * 8x4 u8 mins, then 8 blocks of 4 vectors: vector v byte 4i+t holds element
+ * 4v+t of row i in its low nibble, 16+4v+t in its high one) against the
+ * activation row's super-block (one float scale, 256 int8, 16 sums of 16):
+ * as ggml's Q4_K x Q8_K dot, each block's exact dot times its scale and each
+ * block's activation sum times its min accumulate as integers over the
+ * super-block (|sum| < 2^31), and the float steps run once per super-block.
+ * One chain of eight sdot per block and row. */
+static inline __attribute__((always_inline)) void
+kiln_neon_q4_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  const uint8x16_t m4 = vdupq_n_u8(0xf);
+  float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
+                      vdupq_n_f32(0)};
+  for (int sb = 0; sb < nsb; ++sb, t += 592) {
+    const uint8x16_t sc01 = vld1q_u8(t + 16), sc23 = vld1q_u8(t + 32);
+    const uint8x16_t mn01 = vld1q_u8(t + 48), mn23 = vld1q_u8(t + 64);
+    int32x4_t ai[4], am[4];
+    int16x8_t bs[4];
+    for (int r = 0; r < nr; ++r) {
+      const int16_t *b16 = a[(int64_t)r * nsb + sb].bsums;
+      bs[r] = vpaddq_s16(vld1q_s16(b16), vld1q_s16(b16 + 8));
+      ai[r] = vdupq_n_s32(0);
+      am[r] = vdupq_n_s32(0);
+    }
+    const uint8_t *q = t + 80;
+#define KILN_NEON_Q4_K_STEP(J, SC, MN)                                         \
+  {                                                                            \
+    const uint8x16_t w0 = vld1q_u8(q), w1 = vld1q_u8(q + 16),                  \
+                     w2 = vld1q_u8(q + 32), w3 = vld1q_u8(q + 48);             \
+    const int8x16_t l0 = vreinterpretq_s8_u8(vandq_u8(w0, m4)),                \
+                    l1 = vreinterpretq_s8_u8(vandq_u8(w1, m4)),                \
+                    l2 = vreinterpretq_s8_u8(vandq_u8(w2, m4)),                \
+                    l3 = vreinterpretq_s8_u8(vandq_u8(w3, m4)),                \
+                    h0 = vreinterpretq_s8_u8(vshrq_n_u8(w0, 4)),               \
+                    h1 = vreinterpretq_s8_u8(vshrq_n_u8(w1, 4)),               \
+                    h2 = vreinterpretq_s8_u8(vshrq_n_u8(w2, 4)),               \
+                    h3 = vreinterpretq_s8_u8(vshrq_n_u8(w3, 4));               \
+    const int32x4_t sc = vreinterpretq_s32_u32(SC);                            \
+    const int16x4_t mn = vreinterpret_s16_u16(MN);                             \
+    for (int r = 0; r < nr; ++r) {                                             \
+      const int8_t *aq = a[(int64_t)r * nsb + sb].qs + 32 * (J);               \
+      const int8x16_t a0 = vld1q_s8(aq), a1 = vld1q_s8(aq + 16);               \
+      int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), l0, a0, 0);                \
+      s = vdotq_laneq_s32(s, l1, a0, 1);                                       \
+      s = vdotq_laneq_s32(s, l2, a0, 2);                                       \
+      s = vdotq_laneq_s32(s, l3, a0, 3);                                       \
+      s = vdotq_laneq_s32(s, h0, a1, 0);                                       \
+      s = vdotq_laneq_s32(s, h1, a1, 1);                                       \
+      s = vdotq_laneq_s32(s, h2, a1, 2);                                       \
+      s = vdotq_laneq_s32(s, h3, a1, 3);                                       \
+      ai[r] = vmlaq_s32(ai[r], s, sc);                                         \
+      am[r] = vmlal_laneq_s16(am[r], mn, bs[r], J);                            \
+    }                                                                          \
+    q += 64;                                                                   \
+  }
+#define KILN_NEON_Q4_K_PAIR(J, S16, M16)                                       \
+  {                                                                            \
+    const uint16x8_t s16 = S16, m16 = M16;                                     \
+    KILN_NEON_Q4_K_STEP(J, vmovl_u16(vget_low_u16(s16)), vget_low_u16(m16))    \
+    KILN_NEON_Q4_K_STEP(J + 1, vmovl_high_u16(s16), vget_high_u16(m16))        \
+  }
+    KILN_NEON_Q4_K_PAIR(0, vmovl_u8(vget_low_u8(sc01)), vmovl_u8(vget_low_u8(mn01)))
+    KILN_NEON_Q4_K_PAIR(2, vmovl_high_u8(sc01), vmovl_high_u8(mn01))
+    KILN_NEON_Q4_K_PAIR(4, vmovl_u8(vget_low_u8(sc23)), vmovl_u8(vget_low_u8(mn23)))
+    KILN_NEON_Q4_K_PAIR(6, vmovl_high_u8(sc23), vmovl_high_u8(mn23))
+#undef KILN_NEON_Q4_K_PAIR
+#undef KILN_NEON_Q4_K_STEP
+    const float32x4_t d = kiln_neon_h4(t), dmin = kiln_neon_h4(t + 8);
+    for (int r = 0; r < nr; ++r) {
+      const float da = a[(int64_t)r * nsb + sb].d;
+      f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(ai[r]), vmulq_n_f32(d, da));
+      f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(am[r]), vmulq_n_f32(dmin, da));
+    }
+  }
+  for (int r = 0; r < nr; ++r)
+    kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
+}
+
+KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x4_neon_dotprod(
+    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
+    float *y, void *scratch) {
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int nsb = K / 256;
+  const int64_t tile_bytes = (int64_t)nsb * 592;
+  for (int r0 = 0; r0 < rows; r0 += 4) {
+    const int nr = rows - r0 < 4 ? rows - r0 : 4;
+    const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;
+    float *yr = y + (int64_t)r0 * N;
+    for (int j = 0; j < N; j += 4) {
+      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
+      const float *bj = bias ? bias + j : 0;
+      const int n = N - j < 4 ? N - j : 4;
+      switch (nr) {
+      case 1: kiln_neon_q4_k_tile(t, nsb, ar, 1, bj, yr + j, N, n); break;
+      case 2: kiln_neon_q4_k_tile(t, nsb, ar, 2, bj, yr + j, N, n); break;
+      case 3: kiln_neon_q4_k_tile(t, nsb, ar, 3, bj, yr + j, N, n); break;
+      default: kiln_neon_q4_k_tile(t, nsb, ar, 4, bj, yr + j, N, n); break;
+      }
+    }
+  }
+}
 
 /* ---- Q2_K, Q3_K and Q6_K, "4x4" (neon_blocks) ------------------------- */
 /* The K-quants whose scales cover 16 elements. Per super-block: metadata
@@ -474,13 +596,12 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
 
 /* SIGNED: int8 scales, no mins (q3_k, q6_k); else q2_k's u8 scales and mins.
  * QB: bytes of a block, after META bytes of super-block metadata. */
-#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB)                           \
+#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB, TILE1)                    \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
-      const uint8_t *t, int nb, const kiln_q8_block *a, const float *da,      \
-      const float *ms, int nr, const float *bias, float *y, int N, int n) {    \
+      const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
+      int nr, const float *bias, float *y, int N, int n) {                     \
     float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
                         vdupq_n_f32(0)};                                       \
-    (void)ms;                                                                  \
     for (int b = 0; b < nb; ++b) {                                             \
       const uint8_t *m = t + (int64_t)(b / 8) * ((META) + 8 * (QB));           \
       const int j = b % 8;                                                     \
@@ -509,7 +630,7 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
         s0 = vdotq_laneq_s32(s0, w[3], a0, 3);                                 \
         s1 = vdotq_laneq_s32(s1, w[7], a1, 3);                                 \
         const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
-        const float dab = da[(int64_t)r * nb + b];                             \
+        const float dab = dm[2 * ((int64_t)r * nb + b)];                             \
         f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, dab));         \
         if (!(SIGNED)) {                                                       \
           const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
@@ -522,11 +643,16 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
     for (int r = 0; r < nr; ++r)                                               \
       kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
   }                                                                            \
-  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0)
+  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile_one( \
+      const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
+      const float *bias, float *y, int N, int n) {                             \
+    kiln_neon_##T##_tile(t, nb, a, dm, 1, bias, y, N, n);                      \
+  }                                                                            \
+  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0, TILE1)
 
-KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48)
-KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32)
-KILN_NEON_K16_MATMUL(q6_k, Q6_K, 1, 72, 96)
+KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, kiln_neon_q3_k_tile_one)
+KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
+KILN_NEON_K16_MATMUL(q6_k, Q6_K, 1, 72, 96, kiln_neon_q6_k_tile_one)
 
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the

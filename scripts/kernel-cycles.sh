@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# kernel-cycles.sh - the NEON decode loops (one activation row) of Kiln's
+# matmul kernels beside ggml's kernels for the same weight types, in
+# llvm-mca-16 cycles per 32-weight block of one weight row, on Cortex-A55,
+# Cortex-A78 and Neoverse-V1 (docs/kernels.md, "Inner loops against the
+# hardware").
+#
+#   scripts/kernel-cycles.sh            # prints the Markdown table
+#
+# ggml's source is llama.cpp's, from the git bundle node-llama-cpp ships
+# (scripts/bench-llama-cpp.sh clones it into $KILN_PEER_DIR/src); its
+# repack.cpp needs the arm64 libstdc++ headers (libstdc++-12-dev-arm64-cross).
+# Both sides are compiled with the same clang-16 and the flags kilnc uses for
+# --target=neon (-O2 -march=armv8.2-a+dotprod). Each loop is the innermost
+# loop with the most sdot (scripts/mca-loop.py --most); every sdot multiplies
+# 16 weight bytes, so a loop of S sdot covers S / 2 row-blocks.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PEER="${KILN_PEER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kiln/llama-cpp}"
+G="$PEER/src/ggml"
+if [ ! -f "$G/src/ggml-cpu/arch/arm/repack.cpp" ]; then
+  echo "kernel-cycles: no llama.cpp source at $PEER/src; run scripts/bench-llama-cpp.sh first" >&2
+  exit 1
+fi
+W="$(mktemp -d /tmp/kiln-kcycles-XXXXXX)"
+trap 'rm -rf "$W"' EXIT
+FLAGS=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+dotprod)
+K="$ROOT/kernels"
+
+# Kiln's decode tiles, called as the kernels call them for one activation row.
+cat > "$W/kiln.c" <<'C'
+#include "kiln_kernels.h"
+#include "kernels_generic.c"
+#include "kernels_q8.c"
+#include "kernels_neon.c"
+void probe_q4_0(const uint8_t *t, int nb, const kiln_q8_block *a,
+                const float *da, float *y) {
+  kiln_neon_q4_0_tile1(t, nb, a, da, 0, y, 4);
+}
+void probe_q8_0(const uint8_t *t, int nb, const kiln_q8_block *a,
+                const float *da, float *y) {
+  kiln_neon_q8_0_tile1(t, nb, a, da, 0, y, 4);
+}
+void probe_q4_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
+  kiln_neon_q4_k_tile(t, nsb, a, 1, 0, y, 4, 4);
+}
+void probe_q6_k(const uint8_t *t, int nb, const kiln_q8_block *a,
+                const float *dm, float *y) {
+  kiln_neon_q6_k_tile_one(t, nb, a, dm, 0, y, 4, 4);
+}
+C
+clang-16 "${FLAGS[@]}" -std=c11 -I"$K/common" -I"$K/generic" -I"$K/neon" \
+  -I"$ROOT/runtime/include" -S "$W/kiln.c" -o "$W/kiln.s"
+GI=(-I"$G/include" -I"$G/src" -I"$G/src/ggml-cpu")
+clang-16 "${FLAGS[@]}" -std=c11 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/quants.c" -o "$W/quants.s"
+clang++-16 "${FLAGS[@]}" -std=c++17 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/repack.cpp" -o "$W/repack.s"
+
+# row NAME FILE.s FUNCTION: cycles per row-block on the three cores.
+row() {
+  local name=$1 file=$2 fn=$3
+  python3 "$ROOT/scripts/mca-loop.py" "$file" sdot --function="$fn" --most > "$W/loop.s"
+  local blocks=$(( $(grep -c sdot "$W/loop.s") / 2 ))
+  printf '| %s | %d |' "$name" "$blocks"
+  for cpu in cortex-a55 cortex-a78 neoverse-v1; do
+    local cycles
+    cycles=$(llvm-mca-16 -mtriple=aarch64 -mcpu=$cpu -iterations=200 "$W/loop.s" |
+             awk '/Total Cycles/ {print $3}')
+    awk -v c="$cycles" -v b="$blocks" 'BEGIN {printf " %.2f |", c / 200 / b}'
+  done
+  echo
+}
+
+echo "| loop | row-blocks per iteration | A55 | A78 | V1 (cycles per row-block) |"
+echo "| --- | --- | --- | --- | --- |"
+row "Kiln q4_0 (\`kiln_neon_q4_0_tile1\`)" "$W/kiln.s" probe_q4_0
+row "ggml \`vec_dot_q4_0_q8_0\`" "$W/quants.s" ggml_vec_dot_q4_0_q8_0
+row "ggml \`gemv_q4_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q4_0_4x4_q8_0
+row "Kiln q8_0 (\`kiln_neon_q8_0_tile1\`)" "$W/kiln.s" probe_q8_0
+row "ggml \`vec_dot_q8_0_q8_0\`" "$W/quants.s" ggml_vec_dot_q8_0_q8_0
+row "ggml \`gemv_q8_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q8_0_4x4_q8_0
+row "Kiln q4_k (\`kiln_neon_q4_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
+row "ggml \`vec_dot_q4_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q4_K_q8_K
+row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
+row "Kiln q6_k (\`kiln_neon_q6_k_tile\`)" "$W/kiln.s" probe_q6_k
+row "ggml \`vec_dot_q6_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q6_K_q8_K
+row "ggml \`gemv_q6_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q6_K_8x4_q8_K
