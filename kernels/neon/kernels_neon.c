@@ -549,9 +549,9 @@ KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x4_neon_dotprod(
  * element 16h+4c+t of row i) and, for q3_k, a vector of third bits (byte
  * 4i+t bit c: element 4c+t, bit 4+c: 16+4c+t). q6_k blocks: 4 vectors of
  * the values' low nibbles (the Q4_K layout: vector c byte 4i+t holds element
- * 4c+t low, 16+4c+t high), then 2 vectors of their high bit pairs (vector h,
- * byte 4i+t bits 2c..2c+1: element 16h+4c+t). The 16-element sub-blocks'
- * scales multiply the two halves' exact integer sums. */
+ * 4c+t low, 16+4c+t high), then 2 vectors of their high bit pairs, each
+ * xor 2 (vector h, byte 4i+t bits 2c..2c+1: element 16h+4c+t). The
+ * 16-element sub-blocks' scales multiply the two halves' exact integer sums. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
   const uint8x16_t m2 = vdupq_n_u8(3), b2 = vdupq_n_u8(4), k4 = vdupq_n_u8(4);
@@ -574,20 +574,21 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
     w[c + 4] = vreinterpretq_s8_u8(b);
   }
 }
-/* Q6_K: each value's nibble with its bit pair shifted in above it (SLI
- * keeps the nibble, the pair lands in bits 4..5, the pairs above it in bits
- * 6..7 are masked off), minus 32. */
+/* Q6_K as 4 * (q - 32): the packer stores each bit pair xor 2, so the
+ * byte (pair ^ 2) << 6 | nibble << 2 is that value as int8. SHL moves the
+ * pair to bits 6..7, SRI shifts the nibble (the low one shifted up, the high
+ * one masked, first) into bits 2..5 and clears bits 0..1. The caller divides
+ * the sums by 4. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
-  const uint8x16_t m6 = vdupq_n_u8(0x3f), k32 = vdupq_n_u8(32);
+  const uint8x16_t mh = vdupq_n_u8(0xf0);
   const uint8x16_t h0 = vld1q_u8(p + 64), h1 = vld1q_u8(p + 80);
-  const uint8x16_t hl[4] = {h0, vshrq_n_u8(h0, 2), vshrq_n_u8(h0, 4), vshrq_n_u8(h0, 6)};
-  const uint8x16_t hh[4] = {h1, vshrq_n_u8(h1, 2), vshrq_n_u8(h1, 4), vshrq_n_u8(h1, 6)};
+  const uint8x16_t hl[4] = {vshlq_n_u8(h0, 6), vshlq_n_u8(h0, 4), vshlq_n_u8(h0, 2), h0};
+  const uint8x16_t hh[4] = {vshlq_n_u8(h1, 6), vshlq_n_u8(h1, 4), vshlq_n_u8(h1, 2), h1};
   for (int c = 0; c < 4; ++c) {
     const uint8x16_t q = vld1q_u8(p + 16 * c);
-    w[c] = vreinterpretq_s8_u8(vsubq_u8(vandq_u8(vsliq_n_u8(q, hl[c], 4), m6), k32));
-    w[c + 4] = vreinterpretq_s8_u8(
-        vsubq_u8(vandq_u8(vsliq_n_u8(vshrq_n_u8(q, 4), hh[c], 4), m6), k32));
+    w[c] = vreinterpretq_s8_u8(vsriq_n_u8(hl[c], vshlq_n_u8(q, 4), 2));
+    w[c + 4] = vreinterpretq_s8_u8(vsriq_n_u8(hh[c], vandq_u8(q, mh), 2));
   }
 }
 #define KILN_NEON_DECODE_Q2_K(p, w) kiln_neon_u2(p, 0, w)
@@ -595,8 +596,9 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
 #define KILN_NEON_DECODE_Q6_K(p, w) kiln_neon_u6(p, w)
 
 /* SIGNED: int8 scales, no mins (q3_k, q6_k); else q2_k's u8 scales and mins.
- * QB: bytes of a block, after META bytes of super-block metadata. */
-#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB, TILE1)                    \
+ * QB: bytes of a block, after META bytes of super-block metadata. The decoded
+ * values are 2^FBITS times the type's. */
+#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB, FBITS, TILE1)             \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
       const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
       int nr, const float *bias, float *y, int N, int n) {                     \
@@ -630,8 +632,10 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
         s0 = vdotq_laneq_s32(s0, w[3], a0, 3);                                 \
         s1 = vdotq_laneq_s32(s1, w[7], a1, 3);                                 \
         const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
-        const float dab = dm[2 * ((int64_t)r * nb + b)];                             \
-        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, dab));         \
+        const float dab = dm[2 * ((int64_t)r * nb + b)];                       \
+        const float32x4_t fi = (FBITS) ? vcvtq_n_f32_s32(i, (FBITS) ? (FBITS) : 1) \
+                                       : vcvtq_f32_s32(i);                     \
+        f[r] = vfmaq_f32(f[r], fi, vmulq_n_f32(d, dab));                       \
         if (!(SIGNED)) {                                                       \
           const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
                                            mn1, vaddlvq_s8(a1));               \
@@ -650,9 +654,45 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
   }                                                                            \
   KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0, TILE1)
 
-KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, kiln_neon_q3_k_tile_one)
-KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
-KILN_NEON_K16_MATMUL(q6_k, Q6_K, 1, 72, 96, kiln_neon_q6_k_tile_one)
+/* Q6_K decode (one activation row): per super-block, d converted once and
+ * the blocks' scaled integer sums (times their activation scales) added into
+ * one float sum that d multiplies at its end. */
+static inline __attribute__((always_inline)) void
+kiln_neon_q6_k_tile1(const uint8_t *t, int nb, const kiln_q8_block *a,
+                     const float *dm, const float *bias, float *y, int N,
+                     int n) {
+  (void)N;
+  float32x4_t f = vdupq_n_f32(0);
+  for (int sb = 0; sb < nb / 8; ++sb, t += 72 + 8 * 96) {
+    float32x4_t fd = vdupq_n_f32(0);
+    const int8_t *sc = (const int8_t *)t + 8;
+    const uint8_t *q = t + 72;
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j, q += 96, sc += 8, ++a, dm += 2) {
+      int8x16_t w[8];
+      kiln_neon_u6(q, w);
+      const int16x8_t sc16 = vmovl_s8(vld1_s8(sc));
+      const int8x16_t a0 = vld1q_s8(a->qs), a1 = vld1q_s8(a->qs + 16);
+      int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);
+      int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);
+      s0 = vdotq_laneq_s32(s0, w[1], a0, 1);
+      s1 = vdotq_laneq_s32(s1, w[5], a1, 1);
+      s0 = vdotq_laneq_s32(s0, w[2], a0, 2);
+      s1 = vdotq_laneq_s32(s1, w[6], a1, 2);
+      s0 = vdotq_laneq_s32(s0, w[3], a0, 3);
+      s1 = vdotq_laneq_s32(s1, w[7], a1, 3);
+      const int32x4_t i = vmlaq_s32(vmulq_s32(s0, vmovl_s16(vget_low_s16(sc16))),
+                                    s1, vmovl_high_s16(sc16));
+      fd = vfmaq_lane_f32(fd, vcvtq_n_f32_s32(i, 2), vld1_f32(dm), 0);
+    }
+    f = vfmaq_f32(f, fd, kiln_neon_h4(t));
+  }
+  kiln_neon_store4(f, bias, y, n);
+}
+
+KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, 0, kiln_neon_q3_k_tile_one)
+KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, 0, kiln_neon_q2_k_tile_one)
+KILN_NEON_K16_MATMUL(q6_k, Q6_K, 1, 72, 96, 2, kiln_neon_q6_k_tile1)
 
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the

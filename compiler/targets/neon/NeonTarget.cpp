@@ -127,8 +127,9 @@ bool packK16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
             for (int t = 0; t < 4; ++t) {
               const int lo = u[4 * v + t], hi = u[16 + 4 * v + t];
               q[16 * v + 4 * i + t] = (uint8_t)((lo & 0xf) | (hi & 0xf) << 4);
-              q[64 + 4 * i + t] |= (uint8_t)((lo >> 4) << (2 * v));
-              q[80 + 4 * i + t] |= (uint8_t)((hi >> 4) << (2 * v));
+              // Pairs xor 2: the kernel reads 4 * (q - 32) (kiln_neon_u6).
+              q[64 + 4 * i + t] |= (uint8_t)(((lo >> 4) ^ 2) << (2 * v));
+              q[80 + 4 * i + t] |= (uint8_t)(((hi >> 4) ^ 2) << (2 * v));
             }
           continue;
         }
