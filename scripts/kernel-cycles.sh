@@ -46,7 +46,7 @@ void probe_q4_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
 }
 void probe_q6_k(const uint8_t *t, int nb, const kiln_q8_block *a,
                 const float *dm, float *y) {
-  kiln_neon_q6_k_tile_one(t, nb, a, dm, 0, y, 4, 4);
+  kiln_neon_q6_k_tile1(t, nb, a, dm, 0, y, 4, 4);
 }
 C
 clang-16 "${FLAGS[@]}" -std=c11 -I"$K/common" -I"$K/generic" -I"$K/neon" \
@@ -81,6 +81,6 @@ row "ggml \`gemv_q8_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q8_0_4x4_q8_0
 row "Kiln q4_k (\`kiln_neon_q4_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
 row "ggml \`vec_dot_q4_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q4_K_q8_K
 row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
-row "Kiln q6_k (\`kiln_neon_q6_k_tile\`)" "$W/kiln.s" probe_q6_k
+row "Kiln q6_k (\`kiln_neon_q6_k_tile1\`)" "$W/kiln.s" probe_q6_k
 row "ggml \`vec_dot_q6_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q6_K_q8_K
 row "ggml \`gemv_q6_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q6_K_8x4_q8_K
