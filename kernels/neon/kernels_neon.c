@@ -112,6 +112,54 @@ kiln_neon_q4_0_tile(const uint8_t *tile, int nb, const kiln_q8_block *a,
   if (nr > 3) kiln_neon_store4(f3, bias, y + 3 * (int64_t)N, n);
 }
 
+/* The blocks of a one-row tile, four a step (their activation scales da in
+ * one vector, multiplied by lane) into the sums f0 and f1, then the rest.
+ * STEP(F, SCALE) adds one block times the weight scales dw it loads times
+ * SCALE into F and advances. */
+#define KILN_NEON_TILE1_WALK(STEP)                                             \
+  int b = 0;                                                                   \
+  for (; b + 3 < nb; b += 4, da += 4) {                                        \
+    const float32x4_t d4 = vld1q_f32(da);                                      \
+    STEP(f0, vmulq_laneq_f32(dw, d4, 0))                                       \
+    STEP(f1, vmulq_laneq_f32(dw, d4, 1))                                       \
+    STEP(f0, vmulq_laneq_f32(dw, d4, 2))                                       \
+    STEP(f1, vmulq_laneq_f32(dw, d4, 3))                                       \
+  }                                                                            \
+  for (; b < nb; ++b, ++da)                                                    \
+    STEP(f0, vmulq_n_f32(dw, *da))
+
+/* The matmul over 4-row tiles of TILE_BYTES_PER_BLOCK * nb bytes: one
+ * activation row through kiln_neon_T_tile1 with its block scales converted
+ * once, 2 to 4 through kiln_neon_T_tile. */
+#define KILN_NEON_Q8_0_DRIVER(T, TILE_BYTES_PER_BLOCK)                         \
+  KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_dotprod(                    \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
+    const int nb = K / 32;                                                     \
+    const int64_t tile_bytes = (int64_t)nb * (TILE_BYTES_PER_BLOCK);           \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      float da[nb];                                                            \
+      if (nr == 1)                                                             \
+        for (int b = 0; b < nb; ++b)                                           \
+          da[b] = kiln_neon_h2f(ar[b].d);                                      \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_##T##_tile1(t, nb, ar, da, bj, yr + j, n); break;    \
+        case 2: kiln_neon_##T##_tile(t, nb, ar, 2, bj, yr + j, N, n); break;   \
+        case 3: kiln_neon_##T##_tile(t, nb, ar, 3, bj, yr + j, N, n); break;   \
+        default: kiln_neon_##T##_tile(t, nb, ar, 4, bj, yr + j, N, n); break;  \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
 /* Decode: one activation row whose block scales da were converted once per
  * call, four blocks per step into two float sums. Each block is one chain of
  * eight sdot from zero (no chain merge); the pointers advance. */
@@ -139,47 +187,12 @@ kiln_neon_q4_0_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
     F = vfmaq_f32(F, vcvtq_n_f32_s32(s, 4), SCALE);                            \
     wq += 64, ws += 4, ++a;                                                    \
   }
-  int b = 0;
-  for (; b + 3 < nb; b += 4, da += 4) {
-    const float32x4_t d4 = vld1q_f32(da);
-    KILN_NEON_Q4_STEP(f0, vmulq_laneq_f32(dw, d4, 0))
-    KILN_NEON_Q4_STEP(f1, vmulq_laneq_f32(dw, d4, 1))
-    KILN_NEON_Q4_STEP(f0, vmulq_laneq_f32(dw, d4, 2))
-    KILN_NEON_Q4_STEP(f1, vmulq_laneq_f32(dw, d4, 3))
-  }
-  for (; b < nb; ++b, ++da)
-    KILN_NEON_Q4_STEP(f0, vmulq_n_f32(dw, *da))
+  KILN_NEON_TILE1_WALK(KILN_NEON_Q4_STEP)
 #undef KILN_NEON_Q4_STEP
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
-KILN_KERNEL void kiln_matmul_q4_0_q8_0_4x4_neon_dotprod(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32;
-  const int64_t tile_bytes = (int64_t)nb * 72;
-  for (int r0 = 0; r0 < rows; r0 += 4) {
-    const int nr = rows - r0 < 4 ? rows - r0 : 4;
-    const kiln_q8_block *ar = a + (int64_t)r0 * nb;
-    float *yr = y + (int64_t)r0 * N;
-    float da[nb];
-    if (nr == 1)
-      for (int b = 0; b < nb; ++b)
-        da[b] = kiln_neon_h2f(ar[b].d);
-    for (int j = 0; j < N; j += 4) {
-      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
-      const float *bj = bias ? bias + j : 0;
-      const int n = N - j < 4 ? N - j : 4;
-      switch (nr) {
-      case 1: kiln_neon_q4_0_tile1(t, nb, ar, da, bj, yr + j, n); break;
-      case 2: kiln_neon_q4_0_tile(t, nb, ar, 2, bj, yr + j, N, n); break;
-      case 3: kiln_neon_q4_0_tile(t, nb, ar, 3, bj, yr + j, N, n); break;
-      default: kiln_neon_q4_0_tile(t, nb, ar, 4, bj, yr + j, N, n); break;
-      }
-    }
-  }
-}
+KILN_NEON_Q8_0_DRIVER(q4_0, 72)
 
 static inline __attribute__((always_inline)) void
 kiln_neon_q8_0_tile(const uint8_t *tile, int nb, const kiln_q8_block *a,
@@ -229,47 +242,12 @@ kiln_neon_q8_0_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
     F = vfmaq_f32(F, vcvtq_f32_s32(s), SCALE);                                 \
     wq += 128, ws += 4, ++a;                                                   \
   }
-  int b = 0;
-  for (; b + 3 < nb; b += 4, da += 4) {
-    const float32x4_t d4 = vld1q_f32(da);
-    KILN_NEON_Q8_STEP(f0, vmulq_laneq_f32(dw, d4, 0))
-    KILN_NEON_Q8_STEP(f1, vmulq_laneq_f32(dw, d4, 1))
-    KILN_NEON_Q8_STEP(f0, vmulq_laneq_f32(dw, d4, 2))
-    KILN_NEON_Q8_STEP(f1, vmulq_laneq_f32(dw, d4, 3))
-  }
-  for (; b < nb; ++b, ++da)
-    KILN_NEON_Q8_STEP(f0, vmulq_n_f32(dw, *da))
+  KILN_NEON_TILE1_WALK(KILN_NEON_Q8_STEP)
 #undef KILN_NEON_Q8_STEP
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
-KILN_KERNEL void kiln_matmul_q8_0_q8_0_4x4_neon_dotprod(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32;
-  const int64_t tile_bytes = (int64_t)nb * 136;
-  for (int r0 = 0; r0 < rows; r0 += 4) {
-    const int nr = rows - r0 < 4 ? rows - r0 : 4;
-    const kiln_q8_block *ar = a + (int64_t)r0 * nb;
-    float *yr = y + (int64_t)r0 * N;
-    float da[nb];
-    if (nr == 1)
-      for (int b = 0; b < nb; ++b)
-        da[b] = kiln_neon_h2f(ar[b].d);
-    for (int j = 0; j < N; j += 4) {
-      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
-      const float *bj = bias ? bias + j : 0;
-      const int n = N - j < 4 ? N - j : 4;
-      switch (nr) {
-      case 1: kiln_neon_q8_0_tile1(t, nb, ar, da, bj, yr + j, n); break;
-      case 2: kiln_neon_q8_0_tile(t, nb, ar, 2, bj, yr + j, N, n); break;
-      case 3: kiln_neon_q8_0_tile(t, nb, ar, 3, bj, yr + j, N, n); break;
-      default: kiln_neon_q8_0_tile(t, nb, ar, 4, bj, yr + j, N, n); break;
-      }
-    }
-  }
-}
+KILN_NEON_Q8_0_DRIVER(q8_0, 136)
 
 /* ---- Five-bit and IQ4 weights, "4x4" (neon_blocks) --------------------- */
 
