@@ -49,22 +49,46 @@ void probe_q6_k(const uint8_t *t, int nb, const kiln_q8_block *a,
   kiln_neon_q6_k_tile1(t, nb, a, dm, 0, y, 4, 4);
 }
 C
-clang-16 "${FLAGS[@]}" -std=c11 -I"$K/common" -I"$K/generic" -I"$K/neon" \
-  -I"$ROOT/runtime/include" -S "$W/kiln.c" -o "$W/kiln.s"
+# The i8mm kernels (--cpu=i8mm): the one-row tiles (decode with sdot on the
+# SMMLA layout) and the 4-row SMMLA tile (prefill).
+cat >> "$W/kiln.c" <<'C'
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+void probe_q4_0_mm1(const uint8_t *t, int nb, const kiln_q8_block *a,
+                    const float *da, float *y) {
+  kiln_neon_q4_0_mm_tile1(t, nb, a, da, 0, y, 4);
+}
+void probe_q8_0_mm1(const uint8_t *t, int nb, const kiln_q8_block *a,
+                    const float *da, float *y) {
+  kiln_neon_q8_0_mm_tile1(t, nb, a, da, 0, y, 4);
+}
+void probe_q4_0_mm4(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
+  kiln_neon_q4_0_mm_tile(t, nb, p0, 0, 4, 0, y, 4, 4);
+}
+void probe_q8_0_mm4(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
+  kiln_neon_q8_0_mm_tile(t, nb, p0, 0, 4, 0, y, 4, 4);
+}
+#endif
+C
+KI=(-std=c11 -I"$K/common" -I"$K/generic" -I"$K/neon" -I"$ROOT/runtime/include")
+clang-16 "${FLAGS[@]}" "${KI[@]}" -S "$W/kiln.c" -o "$W/kiln.s"
+clang-16 "${FLAGS[@]}"+i8mm "${KI[@]}" -S "$W/kiln.c" -o "$W/kiln_i8mm.s"
 GI=(-I"$G/include" -I"$G/src" -I"$G/src/ggml-cpu")
 clang-16 "${FLAGS[@]}" -std=c11 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/quants.c" -o "$W/quants.s"
 clang++-16 "${FLAGS[@]}" -std=c++17 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/repack.cpp" -o "$W/repack.s"
+clang++-16 "${FLAGS[@]}"+i8mm -std=c++17 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/repack.cpp" -o "$W/repack_i8mm.s"
 
-# row NAME FILE.s FUNCTION: cycles per row-block on the three cores.
+# row NAME FILE.s FUNCTION [INSTR PER]: cycles per row-block (and activation
+# row) on the three cores; a loop of N INSTR covers N / PER of them (sdot: 2,
+# SMMLA, 32 multiply-adds: 1).
 row() {
-  local name=$1 file=$2 fn=$3
-  python3 "$ROOT/scripts/mca-loop.py" "$file" sdot --function="$fn" --most > "$W/loop.s"
-  local blocks=$(( $(grep -c sdot "$W/loop.s") / 2 ))
+  local name=$1 file=$2 fn=$3 instr=${4:-sdot} per=${5:-2}
+  python3 "$ROOT/scripts/mca-loop.py" "$file" "$instr" --function="$fn" --most > "$W/loop.s"
+  local blocks=$(( $(grep -c "$instr" "$W/loop.s") / per ))
   printf '| %s | %d |' "$name" "$blocks"
   for cpu in cortex-a55 cortex-a78 neoverse-v1; do
     local cycles
-    cycles=$(llvm-mca-16 -mtriple=aarch64 -mcpu=$cpu -iterations=200 "$W/loop.s" |
-             awk '/Total Cycles/ {print $3}')
+    cycles=$(llvm-mca-16 -mtriple=aarch64 -mcpu=$cpu -mattr=+dotprod,+i8mm -iterations=200 \
+             "$W/loop.s" | awk '/Total Cycles/ {print $3}')
     awk -v c="$cycles" -v b="$blocks" 'BEGIN {printf " %.2f |", c / 200 / b}'
   done
   echo
@@ -84,3 +108,17 @@ row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
 row "Kiln q6_k (\`kiln_neon_q6_k_tile1\`)" "$W/kiln.s" probe_q6_k
 row "ggml \`vec_dot_q6_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q6_K_q8_K
 row "ggml \`gemv_q6_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q6_K_8x4_q8_K
+
+echo
+echo "i8mm (\`--cpu=i8mm\`; the models of cores without i8mm are given the feature):"
+echo
+echo "| loop | row-blocks x activation rows per iteration | A55 | A78 | V1 (cycles per row-block and activation row) |"
+echo "| --- | --- | --- | --- | --- |"
+row "Kiln q4_0 decode (\`kiln_neon_q4_0_mm_tile1\`)" "$W/kiln_i8mm.s" probe_q4_0_mm1
+row "ggml \`gemv_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q4_0_4x8_q8_0
+row "Kiln q8_0 decode (\`kiln_neon_q8_0_mm_tile1\`)" "$W/kiln_i8mm.s" probe_q8_0_mm1
+row "ggml \`gemv_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q8_0_4x8_q8_0
+row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q4_0_mm4 smmla 1
+row "ggml \`gemm_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q4_0_4x8_q8_0 smmla 1
+row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q8_0_mm4 smmla 1
+row "ggml \`gemm_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q8_0_4x8_q8_0 smmla 1

@@ -13,18 +13,38 @@ INSTR, without labels and directives.
                    constant trip count (counted that many times)
   --stats          print "instructions N packets P matches K" per iteration
                    instead of the body (packets: Hexagon's { } bundles)
-Exits 1 if no loop holds INSTR.
+Loops of inline assembly count too (.Ltmp labels), their SMMLA and SDOT
+`.inst` words spelled as instructions. Exits 1 if no loop holds INSTR.
 """
 import argparse
 import re
 import sys
 
-LABEL = re.compile(r'^(\.LBB[0-9_]+):')
+LABEL = re.compile(r'^(\.L(?:BB[0-9_]+|tmp\d+)):')
 # x86 j<cc>, AArch64 b/b.<cc>/cbz/cbnz/tbz/tbnz, Hexagon jump.
 BRANCH = re.compile(r'^\s+(?:j\w*|b\.?\w*|cbn?z\s+\w+,|tbn?z\s+\w+,\s*#\d+,)\s+'
-                    r'(\.LBB[0-9_]+)|jump(?::\w+)?\s+(\.LBB[0-9_]+)')
+                    r'(\.L(?:BB[0-9_]+|tmp\d+))|jump(?::\w+)?\s+(\.LBB[0-9_]+)')
 HW_LOOP = re.compile(r'loop0\((\.LBB[0-9_]+)')
 HW_TRIPS = re.compile(r'loop0\((\.LBB[0-9_]+),\s*#(\d+)\)')
+
+
+# AArch64 instructions that inline assembly (llama.cpp's) spells as .inst
+# words: mask, value, mnemonic, operand widths (Rd, Rn, Rm).
+INST_WORDS = [(0xffe0fc00, 0x4e80a400, 'smmla', ('4s', '16b', '16b')),
+              (0xffe0fc00, 0x4e809400, 'sdot', ('4s', '16b', '16b'))]
+
+
+def spell_inst(line):
+    """A `.inst 0x...` line of a known instruction as its mnemonic."""
+    m = re.match(r'^(\s*)\.inst\s+0x([0-9a-fA-F]{8})', line)
+    if not m:
+        return line
+    v = int(m.group(2), 16)
+    for mask, value, name, (d, n, mm) in INST_WORDS:
+        if v & mask == value:
+            return (f'{m.group(1)}{name}\tv{v & 31}.{d}, v{(v >> 5) & 31}.{n}, '
+                    f'v{(v >> 16) & 31}.{mm}')
+    return line
 
 
 def function_range(lines, name):
@@ -78,7 +98,7 @@ def main():
     ap.add_argument('--most', action='store_true')
     ap.add_argument('--stats', action='store_true')
     a = ap.parse_args()
-    lines = open(a.file).read().split('\n')
+    lines = [spell_inst(l) for l in open(a.file).read().split('\n')]
     lo, hi = function_range(lines, a.function) if a.function else (0, len(lines))
     bodies = loops(lines, lo, hi)
 
@@ -110,7 +130,7 @@ def main():
         return sum(w[i - r[0]] * pred(lines[i]) for i in range(r[0], r[1]))
 
     def matches(r):
-        return count(r, lambda l: l.count(a.instr))
+        return count(r, lambda l: l.split('//')[0].count(a.instr))
 
     def size(r):
         return count(r, lambda l: 1 if is_instruction(l) else 0)
@@ -128,8 +148,9 @@ def main():
         packets = count(best, lambda l: 1 if l.strip() == '{' else 0)
         print(f'instructions {size(best)} packets {packets} matches {matches(best)}')
         return
+    body = [l.split('//')[0].rstrip() for l in body]
     print('\n'.join(l for l in body
-                    if l.strip() and not re.match(r'^\s*(#|//|\.p2align|\.LBB|\.Ltmp)', l)))
+                    if l.strip() and not re.match(r'^\s*(#|\.p2align|\.LBB|\.Ltmp)', l)))
 
 
 if __name__ == '__main__':

@@ -835,6 +835,73 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
     kiln_neon_mm_store(f10, f11, nr > 3, bias, y + 2 * (int64_t)N, N, n);
 }
 
+/* One activation row (decode, or the odd last row) against the pair-major
+ * tiles with sdot instead of SMMLA, which would multiply a zero row: the
+ * activation's 8-byte pieces duplicated into both halves (X0..X3) make
+ * lanes 0 + 1 of a weight pair's sum row j+2Q and lanes 2 + 3 row j+2Q+1;
+ * one pairwise add gives rows j..j+3. The block walk and scales are those
+ * of kiln_neon_q4_0_tile1. */
+#define KILN_NEON_MM_ACT1(X0, X1, X2, X3)                                      \
+  const int64x2_t al_ = vreinterpretq_s64_s8(vld1q_s8(a->qs)),                 \
+                  ah_ = vreinterpretq_s64_s8(vld1q_s8(a->qs + 16));            \
+  const int8x16_t X0 = vreinterpretq_s8_s64(vdupq_laneq_s64(al_, 0)),          \
+                  X1 = vreinterpretq_s8_s64(vdupq_laneq_s64(al_, 1)),          \
+                  X2 = vreinterpretq_s8_s64(vdupq_laneq_s64(ah_, 0)),          \
+                  X3 = vreinterpretq_s8_s64(vdupq_laneq_s64(ah_, 1));
+static inline __attribute__((always_inline)) void
+kiln_neon_q4_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
+                        const float *da, const float *bias, float *y, int n) {
+  const int8_t *wq = (const int8_t *)tile;
+  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 64);
+  const int8x16_t m4 = vdupq_n_s8((int8_t)0xf0);
+  float32x4_t f0 = vdupq_n_f32(0), f1 = f0;
+#define KILN_NEON_Q4_MM1_STEP(F, SCALE)                                        \
+  {                                                                            \
+    KILN_NEON_MM_ACT1(x0, x1, x2, x3)                                          \
+    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),                 \
+                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48);            \
+    int32x4_t s0 = vdotq_s32(vdupq_n_s32(0), vshlq_n_s8(w0, 4), x0);           \
+    int32x4_t s1 = vdotq_s32(vdupq_n_s32(0), vshlq_n_s8(w2, 4), x0);           \
+    s0 = vdotq_s32(s0, vshlq_n_s8(w1, 4), x1);                                 \
+    s1 = vdotq_s32(s1, vshlq_n_s8(w3, 4), x1);                                 \
+    s0 = vdotq_s32(s0, vandq_s8(w0, m4), x2);                                  \
+    s1 = vdotq_s32(s1, vandq_s8(w2, m4), x2);                                  \
+    s0 = vdotq_s32(s0, vandq_s8(w1, m4), x3);                                  \
+    s1 = vdotq_s32(s1, vandq_s8(w3, m4), x3);                                  \
+    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws)));   \
+    F = vfmaq_f32(F, vcvtq_n_f32_s32(vpaddq_s32(s0, s1), 4), SCALE);           \
+    wq += 64, ws += 4, ++a;                                                    \
+  }
+  KILN_NEON_TILE1_WALK(KILN_NEON_Q4_MM1_STEP)
+#undef KILN_NEON_Q4_MM1_STEP
+  kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
+}
+static inline __attribute__((always_inline)) void
+kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
+                        const float *da, const float *bias, float *y, int n) {
+  const int8_t *wq = (const int8_t *)tile;
+  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 128);
+  float32x4_t f0 = vdupq_n_f32(0), f1 = f0;
+#define KILN_NEON_Q8_MM1_STEP(F, SCALE)                                        \
+  {                                                                            \
+    KILN_NEON_MM_ACT1(x0, x1, x2, x3)                                          \
+    int32x4_t s0 = vdotq_s32(vdupq_n_s32(0), vld1q_s8(wq), x0);                \
+    int32x4_t s1 = vdotq_s32(vdupq_n_s32(0), vld1q_s8(wq + 64), x0);           \
+    s0 = vdotq_s32(s0, vld1q_s8(wq + 16), x1);                                 \
+    s1 = vdotq_s32(s1, vld1q_s8(wq + 80), x1);                                 \
+    s0 = vdotq_s32(s0, vld1q_s8(wq + 32), x2);                                 \
+    s1 = vdotq_s32(s1, vld1q_s8(wq + 96), x2);                                 \
+    s0 = vdotq_s32(s0, vld1q_s8(wq + 48), x3);                                 \
+    s1 = vdotq_s32(s1, vld1q_s8(wq + 112), x3);                                \
+    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws)));   \
+    F = vfmaq_f32(F, vcvtq_f32_s32(vpaddq_s32(s0, s1)), SCALE);                \
+    wq += 128, ws += 4, ++a;                                                   \
+  }
+  KILN_NEON_TILE1_WALK(KILN_NEON_Q8_MM1_STEP)
+#undef KILN_NEON_Q8_MM1_STEP
+  kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
+}
+
 #define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_i8mm(                       \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -848,12 +915,16 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
       const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
       const uint8_t *ar = a + (int64_t)(r0 / 2) * nb * 68;                     \
       float *yr = y + (int64_t)r0 * N;                                         \
+      float da[nb];                                                            \
+      if (nr == 1)                                                             \
+        for (int b = 0; b < nb; ++b)                                           \
+          da[b] = kiln_neon_h2f(odd[b].d);                                     \
       for (int j = 0; j < N; j += 4) {                                         \
         const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
         const float *bj = bias ? bias + j : 0;                                 \
         const int n = N - j < 4 ? N - j : 4;                                   \
         switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 1, bj, yr + j, N, n); break; \
+        case 1: kiln_neon_##T##_mm_tile1(t, nb, odd, da, bj, yr + j, n); break; \
         case 2: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 2, bj, yr + j, N, n); break; \
         case 3: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 3, bj, yr + j, N, n); break; \
         default: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 4, bj, yr + j, N, n); break; \
