@@ -42,7 +42,10 @@ void probe_q8_0(const uint8_t *t, int nb, const kiln_q8_block *a,
   kiln_neon_q8_0_tile1(t, nb, a, da, 0, y, 4);
 }
 void probe_q4_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_q4_k_tile(t, nsb, a, 1, 0, y, 4, 4);
+  kiln_neon_kmin_tile(t, nsb, a, 1, 0, 0, y, 4, 4);
+}
+void probe_q5_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
+  kiln_neon_kmin_tile(t, nsb, a, 1, 1, 0, y, 4, 4);
 }
 void probe_q6_k(const uint8_t *t, int nb, const kiln_q8_block *a,
                 const float *dm, float *y) {
@@ -102,9 +105,12 @@ row "ggml \`gemv_q4_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q4_0_4x4_q8_0
 row "Kiln q8_0 (\`kiln_neon_q8_0_tile1\`)" "$W/kiln.s" probe_q8_0
 row "ggml \`vec_dot_q8_0_q8_0\`" "$W/quants.s" ggml_vec_dot_q8_0_q8_0
 row "ggml \`gemv_q8_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q8_0_4x4_q8_0
-row "Kiln q4_k (\`kiln_neon_q4_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
+row "Kiln q4_k (\`kiln_neon_kmin_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
 row "ggml \`vec_dot_q4_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q4_K_q8_K
 row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
+row "Kiln q5_k (\`kiln_neon_kmin_tile\`, Q8_K activations)" "$W/kiln.s" probe_q5_k
+row "ggml \`vec_dot_q5_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q5_K_q8_K
+row "ggml \`gemv_q5_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q5_K_8x4_q8_K
 row "Kiln q6_k (\`kiln_neon_q6_k_tile1\`)" "$W/kiln.s" probe_q6_k
 row "ggml \`vec_dot_q6_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q6_K_q8_K
 row "ggml \`gemv_q6_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q6_K_8x4_q8_K

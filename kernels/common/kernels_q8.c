@@ -435,18 +435,45 @@ static float kiln_dot_q4_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
   return sum;
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_k_generic(const float *x, int rows, int K,
-                                               const uint8_t *w, int N,
-                                               const float *bias, float *y,
-                                               void *scratch) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int64_t row_bytes = (int64_t)K / 256 * 144;
-  for (int j = 0; j < N; ++j)
-    for (int r = 0; r < rows; ++r)
-      y[(int64_t)r * N + j] =
-          kiln_dot_q4_k_q8k(w + j * row_bytes, a + (int64_t)r * (K / 256), K) +
-          (bias ? bias[j] : 0.0f);
+/* Q5_K against Q8_K activations, as kiln_dot_q4_k_q8k. */
+static float kiln_dot_q5_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 176, ++a) {
+    const float d = kiln_g_f16(kiln_g_u16(w)), dmin = kiln_g_f16(kiln_g_u16(w + 2));
+    const uint8_t *qh = w + 16;
+    int32_t isum = 0, msum = 0;
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      kiln_g_scale_min_k4(j, w + 4, &sc, &m);
+      const uint8_t *q = w + 48 + (j / 2) * 32;
+      const int shift = (j % 2) * 4;
+      int32_t dot = 0;
+      for (int l = 0; l < 32; ++l)
+        dot += (((q[l] >> shift) & 0xf) | (((qh[l] >> j) & 1) << 4)) *
+               a->qs[32 * j + l];
+      isum += sc * dot;
+      msum += m * (a->bsums[2 * j] + a->bsums[2 * j + 1]);
+    }
+    sum += (float)isum * (d * a->d) - (float)msum * (dmin * a->d);
+  }
+  return sum;
 }
+
+/* The matmuls over Q8_K activations. */
+#define KILN_Q8K_MATMUL(T, BB)                                                 \
+  KILN_KERNEL void kiln_matmul_##T##_q8_k_generic(                             \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);              \
+    const int64_t row_bytes = (int64_t)K / 256 * (BB);                         \
+    for (int j = 0; j < N; ++j)                                                \
+      for (int r = 0; r < rows; ++r)                                           \
+        y[(int64_t)r * N + j] =                                                \
+            kiln_dot_##T##_q8k(w + j * row_bytes, a + (int64_t)r * (K / 256), K) + \
+            (bias ? bias[j] : 0.0f);                                           \
+  }
+KILN_Q8K_MATMUL(q4_k, 144)
+KILN_Q8K_MATMUL(q5_k, 176)
 
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K, \

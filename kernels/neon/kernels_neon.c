@@ -361,20 +361,6 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 #define KILN_NEON_IQ4_NL_QUANTS(t, b) ((t) + (int64_t)(b) * 72)
 #define KILN_NEON_IQ4_NL_DECODE(p, w) kiln_neon_iq4(p, w)
 #define KILN_NEON_IQ4_NL_SCALES(t, b, ds, mt) (ds = kiln_neon_h4((t) + (int64_t)(b) * 72 + 64))
-/* Q5_K super-blocks (SB bytes of tile) start with 4 d, 4 dmin, 8x4 u8
- * scales and 8x4 u8 mins. */
-#define KILN_NEON_KMIN_SCALES(t, b, SB, ds, mt)                                \
-  {                                                                            \
-    const uint8_t *m_ = (t) + (int64_t)((b) / 8) * (SB);                       \
-    const int j_ = (b) % 8;                                                    \
-    const uint16x4_t sc_ = vget_low_u16(vmovl_u8(vld1_u8(m_ + 16 + 4 * j_)));  \
-    const uint16x4_t mn_ = vget_low_u16(vmovl_u8(vld1_u8(m_ + 48 + 4 * j_)));  \
-    ds = vmulq_f32(kiln_neon_h4(m_), vcvtq_f32_u32(vmovl_u16(sc_)));           \
-    mt = vnegq_f32(vmulq_f32(kiln_neon_h4(m_ + 8), vcvtq_f32_u32(vmovl_u16(mn_)))); \
-  }
-#define KILN_NEON_Q5_K_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 720 + 80 + ((b) % 8) * 80)
-#define KILN_NEON_Q5_K_DECODE(p, w) kiln_neon_u5(p, 0, w)
-#define KILN_NEON_Q5_K_SCALES(t, b, ds, mt) KILN_NEON_KMIN_SCALES(t, b, 720, ds, mt)
 #define KILN_NEON_IQ4_XS_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 552 + 40 + ((b) % 8) * 64)
 #define KILN_NEON_IQ4_XS_DECODE(p, w) kiln_neon_iq4(p, w)
 #define KILN_NEON_IQ4_XS_SCALES(t, b, ds, mt)                                  \
@@ -415,86 +401,110 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
   }                                                                            \
   KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK), HASMIN, TILE1)
 
-/* Tile bytes per 32-element block: q5_k 720 and iq4_xs 552 per 8 blocks. */
+/* Tile bytes per 32-element block: iq4_xs 552 per 8 blocks. */
 KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0, kiln_neon_q5_0_tile_one)
 KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1, kiln_neon_q5_1_tile_one)
 KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0, kiln_neon_iq4_nl_tile_one)
-KILN_NEON_BLOCK_MATMUL(q5_k, Q5_K, 90, 1, kiln_neon_q5_k_tile_one)
 KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
 
-/* ---- Q4_K against Q8_K activations, "4x4" (neon_blocks) -------------- */
-/* The tile's super-block (592 bytes: 4 fp16 d, 4 fp16 dmin, 8x4 u8 scales,
- * 8x4 u8 mins, then 8 blocks of 4 vectors: vector v byte 4i+t holds element
- * 4v+t of row i in its low nibble, 16+4v+t in its high one) against the
- * activation row's super-block (one float scale, 256 int8, 16 sums of 16):
- * as ggml's Q4_K x Q8_K dot, each block's exact dot times its scale and each
- * block's activation sum times its min accumulate as integers over the
- * super-block (|sum| < 2^31), and the float steps run once per super-block.
- * One chain of eight sdot per block and row. */
+/* ---- Q4_K and Q5_K against Q8_K activations, "4x4" (neon_blocks) ------- */
+/* The tile's super-block (q4_k 592 bytes, q5_k 720: 4 fp16 d, 4 fp16 dmin,
+ * 8x4 u8 scales, 8x4 u8 mins, then 8 blocks of 4 vectors of nibbles, vector
+ * v byte 4i+t holding element 4v+t of row i in its low nibble and 16+4v+t in
+ * its high one; q5_k adds a vector of fifth bits, inverted, byte 4i+t bit v
+ * for element 4v+t and bit 4+v for 16+4v+t) against the activation row's
+ * super-block (one float scale, 256 int8, 16 sums of 16): as ggml's K-quant
+ * x Q8_K dots, each block's exact dot times its scale and each block's
+ * activation sum times its min accumulate as integers over the super-block
+ * (|sum| < 2^31), and the float steps run once per super-block. One chain
+ * of eight sdot per block and row.
+ *
+ * Q5_K values enter the dot as 8 (q - 16), an int8 built in three
+ * operations a vector: SHL moves the inverted fifth bit to bit 7, SRI shifts
+ * the nibble (the low one shifted up, the high one masked, first) into bits
+ * 3..6 and clears bits 0..2. So sum q a = S / 8 + 16 sum a, and the
+ * super-block adds 128 x sum(scale x block sum) to its scaled sums S. */
 static inline __attribute__((always_inline)) void
-kiln_neon_q4_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
-  const uint8x16_t m4 = vdupq_n_u8(0xf);
+kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    int five, const float *bias, float *y, int N, int n) {
+  const uint8x16_t m4 = vdupq_n_u8(0xf), mh = vdupq_n_u8(0xf0);
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
                       vdupq_n_f32(0)};
-  for (int sb = 0; sb < nsb; ++sb, t += 592) {
+  for (int sb = 0; sb < nsb; ++sb, t += five ? 720 : 592) {
     const uint8x16_t sc01 = vld1q_u8(t + 16), sc23 = vld1q_u8(t + 32);
     const uint8x16_t mn01 = vld1q_u8(t + 48), mn23 = vld1q_u8(t + 64);
-    int32x4_t ai[4], am[4];
+    int32x4_t ai[4], am[4], ab[4];
     int16x8_t bs[4];
     for (int r = 0; r < nr; ++r) {
       const int16_t *b16 = a[(int64_t)r * nsb + sb].bsums;
       bs[r] = vpaddq_s16(vld1q_s16(b16), vld1q_s16(b16 + 8));
       ai[r] = vdupq_n_s32(0);
       am[r] = vdupq_n_s32(0);
+      ab[r] = vdupq_n_s32(0);
     }
     const uint8_t *q = t + 80;
-#define KILN_NEON_Q4_K_STEP(J, SC, MN)                                         \
+#define KILN_NEON_KMIN_STEP(J, S16, M16, SC, MN)                               \
   {                                                                            \
     const uint8x16_t w0 = vld1q_u8(q), w1 = vld1q_u8(q + 16),                  \
                      w2 = vld1q_u8(q + 32), w3 = vld1q_u8(q + 48);             \
-    const int8x16_t l0 = vreinterpretq_s8_u8(vandq_u8(w0, m4)),                \
-                    l1 = vreinterpretq_s8_u8(vandq_u8(w1, m4)),                \
-                    l2 = vreinterpretq_s8_u8(vandq_u8(w2, m4)),                \
-                    l3 = vreinterpretq_s8_u8(vandq_u8(w3, m4)),                \
-                    h0 = vreinterpretq_s8_u8(vshrq_n_u8(w0, 4)),               \
-                    h1 = vreinterpretq_s8_u8(vshrq_n_u8(w1, 4)),               \
-                    h2 = vreinterpretq_s8_u8(vshrq_n_u8(w2, 4)),               \
-                    h3 = vreinterpretq_s8_u8(vshrq_n_u8(w3, 4));               \
+    uint8x16_t u[8];                                                           \
+    if (five) {                                                                \
+      const uint8x16_t h = vld1q_u8(q + 64);                                   \
+      u[0] = vsriq_n_u8(vshlq_n_u8(h, 7), vshlq_n_u8(w0, 4), 1);               \
+      u[1] = vsriq_n_u8(vshlq_n_u8(h, 6), vshlq_n_u8(w1, 4), 1);               \
+      u[2] = vsriq_n_u8(vshlq_n_u8(h, 5), vshlq_n_u8(w2, 4), 1);               \
+      u[3] = vsriq_n_u8(vshlq_n_u8(h, 4), vshlq_n_u8(w3, 4), 1);               \
+      u[4] = vsriq_n_u8(vshlq_n_u8(h, 3), vandq_u8(w0, mh), 1);                \
+      u[5] = vsriq_n_u8(vshlq_n_u8(h, 2), vandq_u8(w1, mh), 1);                \
+      u[6] = vsriq_n_u8(vshlq_n_u8(h, 1), vandq_u8(w2, mh), 1);                \
+      u[7] = vsriq_n_u8(h, vandq_u8(w3, mh), 1);                               \
+    } else {                                                                   \
+      u[0] = vandq_u8(w0, m4), u[1] = vandq_u8(w1, m4);                        \
+      u[2] = vandq_u8(w2, m4), u[3] = vandq_u8(w3, m4);                        \
+      u[4] = vshrq_n_u8(w0, 4), u[5] = vshrq_n_u8(w1, 4);                      \
+      u[6] = vshrq_n_u8(w2, 4), u[7] = vshrq_n_u8(w3, 4);                      \
+    }                                                                          \
     const int32x4_t sc = vreinterpretq_s32_u32(SC);                            \
-    const int16x4_t mn = vreinterpret_s16_u16(MN);                             \
+    const int16x4_t sc4 = vreinterpret_s16_u16(S16), mn4 = vreinterpret_s16_u16(MN); \
     for (int r = 0; r < nr; ++r) {                                             \
       const int8_t *aq = a[(int64_t)r * nsb + sb].qs + 32 * (J);               \
       const int8x16_t a0 = vld1q_s8(aq), a1 = vld1q_s8(aq + 16);               \
-      int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), l0, a0, 0);                \
-      s = vdotq_laneq_s32(s, l1, a0, 1);                                       \
-      s = vdotq_laneq_s32(s, l2, a0, 2);                                       \
-      s = vdotq_laneq_s32(s, l3, a0, 3);                                       \
-      s = vdotq_laneq_s32(s, h0, a1, 0);                                       \
-      s = vdotq_laneq_s32(s, h1, a1, 1);                                       \
-      s = vdotq_laneq_s32(s, h2, a1, 2);                                       \
-      s = vdotq_laneq_s32(s, h3, a1, 3);                                       \
+      int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), vreinterpretq_s8_u8(u[0]), a0, 0); \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[1]), a0, 1);                \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[2]), a0, 2);                \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[3]), a0, 3);                \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[4]), a1, 0);                \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[5]), a1, 1);                \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[6]), a1, 2);                \
+      s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[7]), a1, 3);                \
       ai[r] = vmlaq_s32(ai[r], s, sc);                                         \
-      am[r] = vmlal_laneq_s16(am[r], mn, bs[r], J);                            \
+      am[r] = vmlal_laneq_s16(am[r], mn4, bs[r], J);                           \
+      if (five)                                                                \
+        ab[r] = vmlal_laneq_s16(ab[r], sc4, bs[r], J);                         \
     }                                                                          \
-    q += 64;                                                                   \
+    q += five ? 80 : 64;                                                       \
   }
-#define KILN_NEON_Q4_K_PAIR(J, S16, M16)                                       \
+#define KILN_NEON_KMIN_PAIR(J, S8, M8)                                         \
   {                                                                            \
-    const uint16x8_t s16 = S16, m16 = M16;                                     \
-    KILN_NEON_Q4_K_STEP(J, vmovl_u16(vget_low_u16(s16)), vget_low_u16(m16))    \
-    KILN_NEON_Q4_K_STEP(J + 1, vmovl_high_u16(s16), vget_high_u16(m16))        \
+    const uint16x8_t s16 = S8, m16 = M8;                                       \
+    KILN_NEON_KMIN_STEP(J, vget_low_u16(s16), vget_low_u16(m16),               \
+                        vmovl_u16(vget_low_u16(s16)), vget_low_u16(m16))       \
+    KILN_NEON_KMIN_STEP(J + 1, vget_high_u16(s16), vget_high_u16(m16),         \
+                        vmovl_high_u16(s16), vget_high_u16(m16))               \
   }
-    KILN_NEON_Q4_K_PAIR(0, vmovl_u8(vget_low_u8(sc01)), vmovl_u8(vget_low_u8(mn01)))
-    KILN_NEON_Q4_K_PAIR(2, vmovl_high_u8(sc01), vmovl_high_u8(mn01))
-    KILN_NEON_Q4_K_PAIR(4, vmovl_u8(vget_low_u8(sc23)), vmovl_u8(vget_low_u8(mn23)))
-    KILN_NEON_Q4_K_PAIR(6, vmovl_high_u8(sc23), vmovl_high_u8(mn23))
-#undef KILN_NEON_Q4_K_PAIR
-#undef KILN_NEON_Q4_K_STEP
+    KILN_NEON_KMIN_PAIR(0, vmovl_u8(vget_low_u8(sc01)), vmovl_u8(vget_low_u8(mn01)))
+    KILN_NEON_KMIN_PAIR(2, vmovl_high_u8(sc01), vmovl_high_u8(mn01))
+    KILN_NEON_KMIN_PAIR(4, vmovl_u8(vget_low_u8(sc23)), vmovl_u8(vget_low_u8(mn23)))
+    KILN_NEON_KMIN_PAIR(6, vmovl_high_u8(sc23), vmovl_high_u8(mn23))
+#undef KILN_NEON_KMIN_PAIR
+#undef KILN_NEON_KMIN_STEP
     const float32x4_t d = kiln_neon_h4(t), dmin = kiln_neon_h4(t + 8);
     for (int r = 0; r < nr; ++r) {
       const float da = a[(int64_t)r * nsb + sb].d;
-      f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(ai[r]), vmulq_n_f32(d, da));
+      const float32x4_t fi =
+          five ? vcvtq_n_f32_s32(vaddq_s32(ai[r], vshlq_n_s32(ab[r], 7)), 3)
+               : vcvtq_f32_s32(ai[r]);
+      f[r] = vfmaq_f32(f[r], fi, vmulq_n_f32(d, da));
       f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(am[r]), vmulq_n_f32(dmin, da));
     }
   }
@@ -502,29 +512,32 @@ kiln_neon_q4_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
     kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x4_neon_dotprod(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int nsb = K / 256;
-  const int64_t tile_bytes = (int64_t)nsb * 592;
-  for (int r0 = 0; r0 < rows; r0 += 4) {
-    const int nr = rows - r0 < 4 ? rows - r0 : 4;
-    const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;
-    float *yr = y + (int64_t)r0 * N;
-    for (int j = 0; j < N; j += 4) {
-      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
-      const float *bj = bias ? bias + j : 0;
-      const int n = N - j < 4 ? N - j : 4;
-      switch (nr) {
-      case 1: kiln_neon_q4_k_tile(t, nsb, ar, 1, bj, yr + j, N, n); break;
-      case 2: kiln_neon_q4_k_tile(t, nsb, ar, 2, bj, yr + j, N, n); break;
-      case 3: kiln_neon_q4_k_tile(t, nsb, ar, 3, bj, yr + j, N, n); break;
-      default: kiln_neon_q4_k_tile(t, nsb, ar, 4, bj, yr + j, N, n); break;
-      }
-    }
+#define KILN_NEON_KMIN_MATMUL(T, FIVE)                                         \
+  KILN_KERNEL void kiln_matmul_##T##_q8_k_4x4_neon_dotprod(                    \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);              \
+    const int nsb = K / 256;                                                   \
+    const int64_t tile_bytes = (int64_t)nsb * ((FIVE) ? 720 : 592);            \
+    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
+      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
+      const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;                        \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_kmin_tile(t, nsb, ar, 1, FIVE, bj, yr + j, N, n); break; \
+        case 2: kiln_neon_kmin_tile(t, nsb, ar, 2, FIVE, bj, yr + j, N, n); break; \
+        case 3: kiln_neon_kmin_tile(t, nsb, ar, 3, FIVE, bj, yr + j, N, n); break; \
+        default: kiln_neon_kmin_tile(t, nsb, ar, 4, FIVE, bj, yr + j, N, n); break; \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
   }
-}
+KILN_NEON_KMIN_MATMUL(q4_k, 0)
+KILN_NEON_KMIN_MATMUL(q5_k, 1)
 
 /* ---- Q2_K, Q3_K and Q6_K, "4x4" (neon_blocks) ------------------------- */
 /* The K-quants whose scales cover 16 elements. Per super-block: metadata

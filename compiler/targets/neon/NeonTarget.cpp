@@ -194,9 +194,10 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
           for (int t = 0; t < 4; ++t) {
             q[16 * v + 4 * i + t] =
                 (uint8_t)((u[4 * v + t] & 0xf) | (u[16 + 4 * v + t] & 0xf) << 4);
+            // Q5_K's fifth bits inverted: its kernel reads 8 (q - 16).
             if (five)
-              q[64 + 4 * i + t] |= (uint8_t)(((u[4 * v + t] >> 4) & 1) << v |
-                                             ((u[16 + 4 * v + t] >> 4) & 1) << (4 + v));
+              q[64 + 4 * i + t] |= (uint8_t)((((u[4 * v + t] >> 4) & 1) ^ kmin) << v |
+                                             (((u[16 + 4 * v + t] >> 4) & 1) ^ kmin) << (4 + v));
           }
       }
     }
