@@ -47,9 +47,8 @@ void probe_q4_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
 void probe_q5_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
   kiln_neon_kmin_tile(t, nsb, a, 1, 1, 0, y, 4, 4);
 }
-void probe_q6_k(const uint8_t *t, int nb, const kiln_q8_block *a,
-                const float *dm, float *y) {
-  kiln_neon_q6_k_tile1(t, nb, a, dm, 0, y, 4, 4);
+void probe_q6_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
+  kiln_neon_q6_k_tile(t, nsb, a, 1, 0, y, 4, 4);
 }
 C
 # The i8mm kernels (--cpu=i8mm): the one-row tiles (decode with sdot on the
@@ -111,7 +110,7 @@ row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
 row "Kiln q5_k (\`kiln_neon_kmin_tile\`, Q8_K activations)" "$W/kiln.s" probe_q5_k
 row "ggml \`vec_dot_q5_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q5_K_q8_K
 row "ggml \`gemv_q5_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q5_K_8x4_q8_K
-row "Kiln q6_k (\`kiln_neon_q6_k_tile1\`)" "$W/kiln.s" probe_q6_k
+row "Kiln q6_k (\`kiln_neon_q6_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q6_k
 row "ggml \`vec_dot_q6_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q6_K_q8_K
 row "ggml \`gemv_q6_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q6_K_8x4_q8_K
 

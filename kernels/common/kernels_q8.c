@@ -459,6 +459,33 @@ static float kiln_dot_q5_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
   return sum;
 }
 
+/* Q6_K against Q8_K activations: the sixteen 16-element sums times their
+ * scales in one integer per super-block, scaled once. */
+static float kiln_dot_q6_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 210, ++a) {
+    const uint8_t *ql = w, *qh = w + 128;
+    const int8_t *sc = (const int8_t *)(w + 192);
+    const float d = kiln_g_f16(kiln_g_u16(w + 208));
+    int32_t isum = 0;
+    for (int b = 0; b < 8; ++b) {
+      const int half = b / 4, quad = b % 4;
+      const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
+      const uint8_t *h2 = qh + half * 32;
+      const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+      int32_t part[2] = {0, 0};
+      for (int l = 0; l < 32; ++l) {
+        int q = (int)(((l4[l] >> lowShift) & 0xf) | (((h2[l] >> highShift) & 3) << 4)) - 32;
+        part[l / 16] += q * a->qs[32 * b + l];
+      }
+      const int si = half * 8 + quad * 2;
+      isum += sc[si] * part[0] + sc[si + 1] * part[1];
+    }
+    sum += (float)isum * (d * a->d);
+  }
+  return sum;
+}
+
 /* The matmuls over Q8_K activations. */
 #define KILN_Q8K_MATMUL(T, BB)                                                 \
   KILN_KERNEL void kiln_matmul_##T##_q8_k_generic(                             \
@@ -474,6 +501,7 @@ static float kiln_dot_q5_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
   }
 KILN_Q8K_MATMUL(q4_k, 144)
 KILN_Q8K_MATMUL(q5_k, 176)
+KILN_Q8K_MATMUL(q6_k, 210)
 
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K, \

@@ -591,12 +591,10 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
 }
 #define KILN_NEON_DECODE_Q2_K(p, w) kiln_neon_u2(p, 0, w)
 #define KILN_NEON_DECODE_Q3_K(p, w) kiln_neon_u2(p, 1, w)
-#define KILN_NEON_DECODE_Q6_K(p, w) kiln_neon_u6(p, w)
 
-/* SIGNED: int8 scales, no mins (q3_k, q6_k); else q2_k's u8 scales and mins.
- * QB: bytes of a block, after META bytes of super-block metadata. The decoded
- * values are 2^FBITS times the type's. */
-#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB, FBITS, TILE1)             \
+/* SIGNED: int8 scales, no mins (q3_k); else q2_k's u8 scales and mins.
+ * QB: bytes of a block, after META bytes of super-block metadata. */
+#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB, TILE1)                    \
   static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
       const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
       int nr, const float *bias, float *y, int N, int n) {                     \
@@ -631,9 +629,7 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
         s1 = vdotq_laneq_s32(s1, w[7], a1, 3);                                 \
         const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
         const float dab = dm[2 * ((int64_t)r * nb + b)];                       \
-        const float32x4_t fi = (FBITS) ? vcvtq_n_f32_s32(i, (FBITS) ? (FBITS) : 1) \
-                                       : vcvtq_f32_s32(i);                     \
-        f[r] = vfmaq_f32(f[r], fi, vmulq_n_f32(d, dab));                       \
+        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, dab));         \
         if (!(SIGNED)) {                                                       \
           const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
                                            mn1, vaddlvq_s8(a1));               \
@@ -652,45 +648,77 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
   }                                                                            \
   KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0, TILE1)
 
-/* Q6_K decode (one activation row): per super-block, d converted once and
- * the blocks' scaled integer sums (times their activation scales) added into
- * one float sum that d multiplies at its end. */
+/* Q6_K against Q8_K activations (super-block: 4 fp16 d, 16x4 int8 scales,
+ * then 8 blocks of kiln_neon_u6's layout): each 16-element half's exact dot
+ * (of 4 (q - 32), |sum| < 2^31 over the super-block) times its scale
+ * accumulates as an integer; d and the activation scale apply once per
+ * super-block. */
 static inline __attribute__((always_inline)) void
-kiln_neon_q6_k_tile1(const uint8_t *t, int nb, const kiln_q8_block *a,
-                     const float *dm, const float *bias, float *y, int N,
-                     int n) {
-  (void)N;
-  float32x4_t f = vdupq_n_f32(0);
-  for (int sb = 0; sb < nb / 8; ++sb, t += 72 + 8 * 96) {
-    float32x4_t fd = vdupq_n_f32(0);
+kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
+                      vdupq_n_f32(0)};
+  for (int sb = 0; sb < nsb; ++sb, t += 72 + 8 * 96) {
+    int32x4_t ai[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0),
+                       vdupq_n_s32(0)};
     const int8_t *sc = (const int8_t *)t + 8;
     const uint8_t *q = t + 72;
 #pragma clang loop unroll(full)
-    for (int j = 0; j < 8; ++j, q += 96, sc += 8, ++a, dm += 2) {
+    for (int j = 0; j < 8; ++j, q += 96, sc += 8) {
       int8x16_t w[8];
       kiln_neon_u6(q, w);
       const int16x8_t sc16 = vmovl_s8(vld1_s8(sc));
-      const int8x16_t a0 = vld1q_s8(a->qs), a1 = vld1q_s8(a->qs + 16);
-      int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);
-      int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);
-      s0 = vdotq_laneq_s32(s0, w[1], a0, 1);
-      s1 = vdotq_laneq_s32(s1, w[5], a1, 1);
-      s0 = vdotq_laneq_s32(s0, w[2], a0, 2);
-      s1 = vdotq_laneq_s32(s1, w[6], a1, 2);
-      s0 = vdotq_laneq_s32(s0, w[3], a0, 3);
-      s1 = vdotq_laneq_s32(s1, w[7], a1, 3);
-      const int32x4_t i = vmlaq_s32(vmulq_s32(s0, vmovl_s16(vget_low_s16(sc16))),
-                                    s1, vmovl_high_s16(sc16));
-      fd = vfmaq_lane_f32(fd, vcvtq_n_f32_s32(i, 2), vld1_f32(dm), 0);
+      const int32x4_t sc0 = vmovl_s16(vget_low_s16(sc16)),
+                      sc1 = vmovl_high_s16(sc16);
+      for (int r = 0; r < nr; ++r) {
+        const int8_t *aq = a[(int64_t)r * nsb + sb].qs + 32 * j;
+        const int8x16_t a0 = vld1q_s8(aq), a1 = vld1q_s8(aq + 16);
+        int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);
+        int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);
+        s0 = vdotq_laneq_s32(s0, w[1], a0, 1);
+        s1 = vdotq_laneq_s32(s1, w[5], a1, 1);
+        s0 = vdotq_laneq_s32(s0, w[2], a0, 2);
+        s1 = vdotq_laneq_s32(s1, w[6], a1, 2);
+        s0 = vdotq_laneq_s32(s0, w[3], a0, 3);
+        s1 = vdotq_laneq_s32(s1, w[7], a1, 3);
+        ai[r] = vmlaq_s32(vmlaq_s32(ai[r], s0, sc0), s1, sc1);
+      }
     }
-    f = vfmaq_f32(f, fd, kiln_neon_h4(t));
+    const float32x4_t d = kiln_neon_h4(t);
+    for (int r = 0; r < nr; ++r)
+      f[r] = vfmaq_f32(f[r], vcvtq_n_f32_s32(ai[r], 2),
+                       vmulq_n_f32(d, a[(int64_t)r * nsb + sb].d));
   }
-  kiln_neon_store4(f, bias, y, n);
+  for (int r = 0; r < nr; ++r)
+    kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
 }
 
-KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, 0, kiln_neon_q3_k_tile_one)
-KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, 0, kiln_neon_q2_k_tile_one)
-KILN_NEON_K16_MATMUL(q6_k, Q6_K, 1, 72, 96, 2, kiln_neon_q6_k_tile1)
+KILN_KERNEL void kiln_matmul_q6_k_q8_k_4x4_neon_dotprod(
+    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
+    float *y, void *scratch) {
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int nsb = K / 256;
+  const int64_t tile_bytes = (int64_t)nsb * (72 + 8 * 96);
+  for (int r0 = 0; r0 < rows; r0 += 4) {
+    const int nr = rows - r0 < 4 ? rows - r0 : 4;
+    const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;
+    float *yr = y + (int64_t)r0 * N;
+    for (int j = 0; j < N; j += 4) {
+      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
+      const float *bj = bias ? bias + j : 0;
+      const int n = N - j < 4 ? N - j : 4;
+      switch (nr) {
+      case 1: kiln_neon_q6_k_tile(t, nsb, ar, 1, bj, yr + j, N, n); break;
+      case 2: kiln_neon_q6_k_tile(t, nsb, ar, 2, bj, yr + j, N, n); break;
+      case 3: kiln_neon_q6_k_tile(t, nsb, ar, 3, bj, yr + j, N, n); break;
+      default: kiln_neon_q6_k_tile(t, nsb, ar, 4, bj, yr + j, N, n); break;
+      }
+    }
+  }
+}
+
+KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, kiln_neon_q3_k_tile_one)
+KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
 
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the
