@@ -194,6 +194,10 @@ int64_t kiln::kernels::scratchRowBytes(const MatMulKernel &k, int64_t K) {
   // (int32) beside it (KILN_X86_ROW_BYTES in kernels_x86.c).
   if (!std::strcmp(k.quantizer, "kiln_x86_q8_tiles"))
     return K / 32 * (34 + 8);
+  // kiln_neon_mm_rows keeps each row pair's scales as four f32 in the lane
+  // order of the SMMLA sums (kernels_neon.c).
+  if (!std::strcmp(k.quantizer, "kiln_neon_mm_rows"))
+    return K / 32 * 40;
   return activationRowBytes(activationOf(k), K);
 }
 

@@ -63,11 +63,11 @@ void probe_q8_0_mm1(const uint8_t *t, int nb, const kiln_q8_block *a,
                     const float *da, float *y) {
   kiln_neon_q8_0_mm_tile1(t, nb, a, da, 0, y, 4);
 }
-void probe_q4_0_mm4(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
-  kiln_neon_q4_0_mm_tile(t, nb, p0, 0, 4, 0, y, 4, 4);
+void probe_q4_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
+  kiln_neon_q4_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4);
 }
-void probe_q8_0_mm4(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
-  kiln_neon_q8_0_mm_tile(t, nb, p0, 0, 4, 0, y, 4, 4);
+void probe_q8_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
+  kiln_neon_q8_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4);
 }
 #endif
 C
@@ -123,7 +123,7 @@ row "Kiln q4_0 decode (\`kiln_neon_q4_0_mm_tile1\`)" "$W/kiln_i8mm.s" probe_q4_0
 row "ggml \`gemv_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q4_0_4x8_q8_0
 row "Kiln q8_0 decode (\`kiln_neon_q8_0_mm_tile1\`)" "$W/kiln_i8mm.s" probe_q8_0_mm1
 row "ggml \`gemv_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q8_0_4x8_q8_0
-row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q4_0_mm4 smmla 1
+row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q4_0_mm8 smmla 1
 row "ggml \`gemm_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q4_0_4x8_q8_0 smmla 1
-row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q8_0_mm4 smmla 1
+row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q8_0_mm8 smmla 1
 row "ggml \`gemm_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q8_0_4x8_q8_0 smmla 1

@@ -734,12 +734,14 @@ KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
  *   then nb x 4 fp16 scales (rows j..j+3 of block b).
  *
  * Activations are quantized (kiln_quantize_row_q8_0, same numerics) into the
- * scratch pre-interleaved for SMMLA, in the rows * nb * 34 bytes of
- * kiln_q8_rows: row pair p = rows 2p, 2p+1 (p < rows / 2) has nb blocks of 68
- * bytes, four 2x8 matrices (bytes 8c..8c+7 of both rows, c = 0..3) then the
- * two fp16 scales; an odd last row follows as plain kiln_q8_blocks and is
- * paired with a zero row (outputs dropped) in registers. Float accumulators
- * keep the 2x2 lane order and are transposed to rows on store. */
+ * scratch pre-interleaved for SMMLA, 40 bytes per row and block
+ * (KernelTable's scratchRowBytes): row pair p = rows 2p, 2p+1 (p < rows / 2)
+ * has nb blocks of 80 bytes, four 2x8 matrices (bytes 8c..8c+7 of both rows,
+ * c = 0..3) then the f32 scales [d_2p, d_2p, d_2p+1, d_2p+1] in the lane
+ * order of the sums; an odd last row follows as plain kiln_q8_blocks and is
+ * paired with a zero row (outputs dropped) in registers, or alone (nr = 1)
+ * runs sdot. Float accumulators keep the 2x2 lane order and are transposed to
+ * rows on store. */
 static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
                                         void *scratch) {
   uint8_t *o = (uint8_t *)scratch;
@@ -747,15 +749,16 @@ static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
   if (!x) /* already quantized (see kiln_q8_rows) */
     return (const uint8_t *)scratch;
   for (int p = 0; p < rows / 2; ++p)
-    for (int b = 0; b < nb; ++b, o += 68) {
+    for (int b = 0; b < nb; ++b, o += 80) {
       kiln_q8_block t[2];
       kiln_quantize_row_q8_0(x + (int64_t)(2 * p) * K + b * 32, 32, &t[0]);
       kiln_quantize_row_q8_0(x + (int64_t)(2 * p + 1) * K + b * 32, 32, &t[1]);
       for (int c = 0; c < 4; ++c)
         for (int h = 0; h < 2; ++h)
           __builtin_memcpy(o + c * 16 + h * 8, t[h].qs + c * 8, 8);
-      __builtin_memcpy(o + 64, &t[0].d, 2);
-      __builtin_memcpy(o + 66, &t[1].d, 2);
+      const float d0 = kiln_neon_h2f(t[0].d), d1 = kiln_neon_h2f(t[1].d);
+      const float ds[4] = {d0, d0, d1, d1};
+      __builtin_memcpy(o + 64, ds, 16);
     }
   if (rows & 1)
     kiln_quantize_row_q8_0(x + (int64_t)(rows - 1) * K, K, (kiln_q8_block *)o);
@@ -768,13 +771,10 @@ static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
   int8x16_t C0, C1, C2, C3;                                                    \
   float32x4_t DA;                                                              \
   if (PAIRED) {                                                                \
-    const int8_t *q = (const int8_t *)(PB) + (int64_t)b * 68;                  \
+    const int8_t *q = (const int8_t *)(PB) + (int64_t)b * 80;                  \
     C0 = vld1q_s8(q); C1 = vld1q_s8(q + 16);                                   \
     C2 = vld1q_s8(q + 32); C3 = vld1q_s8(q + 48);                              \
-    uint32_t hd;                                                               \
-    __builtin_memcpy(&hd, q + 64, 4);                                          \
-    const uint16x4_t h = vreinterpret_u16_u32(vdup_n_u32(hd));                 \
-    DA = vcvt_f32_f16(vreinterpret_f16_u16(vzip1_u16(h, h)));                  \
+    DA = vld1q_f32((const float *)(q + 64));                                   \
   } else {                                                                     \
     const kiln_q8_block *ob = (ODD) + b;                                       \
     const int64x2_t xa0 = vreinterpretq_s64_s8(vld1q_s8(ob->qs)),              \
@@ -798,19 +798,21 @@ kiln_neon_mm_store(float32x4_t F0, float32x4_t F1, int two, const float *bias,
     kiln_neon_store4(vreinterpretq_f32_f64(vzip2q_f64(d0, d1)), bias, y + N, n);
 }
 
-/* One 4-row weight tile against nr (1..4, constant after inlining) rows:
- * pair 0 at p0 (interleaved when nr >= 2), pair 1 at p0 + nb * 68 (when
- * nr == 4); the other pair, if any, is the odd row `odd`. */
+/* One 4-row weight tile against nr (2..8, constant after inlining) rows:
+ * pair k (rows 2k, 2k+1) at p0 + k * nb * 80 while nr > 2k + 1; an odd last
+ * row is `odd`. */
 static inline __attribute__((always_inline)) void
 kiln_neon_q4_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
                        const kiln_q8_block *odd, int nr, const float *bias,
                        float *y, int N, int n) {
   const int8_t *wq = (const int8_t *)tile;
   const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 64);
-  const uint8_t *p1 = p0 + (int64_t)nb * 68;
+  const int64_t ps = (int64_t)nb * 80;
   const int8x16_t m4 = vdupq_n_s8((int8_t)0xf0);
   const int32x4_t zero = vdupq_n_s32(0);
-  float32x4_t f00 = vdupq_n_f32(0), f01 = f00, f10 = f00, f11 = f00;
+  float32x4_t f[4][2];
+  for (int k = 0; k < 4; ++k)
+    f[k][0] = f[k][1] = vdupq_n_f32(0);
   for (int b = 0; b < nb; ++b, wq += 64) {
     const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),
                     w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48);
@@ -821,23 +823,21 @@ kiln_neon_q4_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
     const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * b)));
     const float32x4_t dw0 = vcombine_f32(vget_low_f32(dw), vget_low_f32(dw)),
                       dw1 = vcombine_f32(vget_high_f32(dw), vget_high_f32(dw));
-#define KILN_NEON_Q4_MM_PAIR(PAIRED, PB, FA, FB)                               \
-  {                                                                            \
-    KILN_NEON_MM_ACT(PAIRED, PB, odd, c0, c1, c2, c3, da)                      \
-    int32x4_t s0 = vmmlaq_s32(zero, c0, l0), s1 = vmmlaq_s32(zero, c0, l2);    \
-    s0 = vmmlaq_s32(s0, c1, l1); s1 = vmmlaq_s32(s1, c1, l3);                  \
-    s0 = vmmlaq_s32(s0, c2, h0); s1 = vmmlaq_s32(s1, c2, h2);                  \
-    s0 = vmmlaq_s32(s0, c3, h1); s1 = vmmlaq_s32(s1, c3, h3);                  \
-    FA = vfmaq_f32(FA, vcvtq_n_f32_s32(s0, 4), vmulq_f32(dw0, da));            \
-    FB = vfmaq_f32(FB, vcvtq_n_f32_s32(s1, 4), vmulq_f32(dw1, da));            \
+    for (int k = 0; k < 4; ++k) {
+      if (nr <= 2 * k)
+        break;
+      KILN_NEON_MM_ACT(nr > 2 * k + 1, p0 + k * ps, odd, c0, c1, c2, c3, da)
+      int32x4_t s0 = vmmlaq_s32(zero, c0, l0), s1 = vmmlaq_s32(zero, c0, l2);
+      s0 = vmmlaq_s32(s0, c1, l1); s1 = vmmlaq_s32(s1, c1, l3);
+      s0 = vmmlaq_s32(s0, c2, h0); s1 = vmmlaq_s32(s1, c2, h2);
+      s0 = vmmlaq_s32(s0, c3, h1); s1 = vmmlaq_s32(s1, c3, h3);
+      f[k][0] = vfmaq_f32(f[k][0], vcvtq_n_f32_s32(s0, 4), vmulq_f32(dw0, da));
+      f[k][1] = vfmaq_f32(f[k][1], vcvtq_n_f32_s32(s1, 4), vmulq_f32(dw1, da));
+    }
   }
-    KILN_NEON_Q4_MM_PAIR(nr > 1, p0, f00, f01)
-    if (nr > 2) KILN_NEON_Q4_MM_PAIR(nr > 3, p1, f10, f11)
-#undef KILN_NEON_Q4_MM_PAIR
-  }
-  kiln_neon_mm_store(f00, f01, nr > 1, bias, y, N, n);
-  if (nr > 2)
-    kiln_neon_mm_store(f10, f11, nr > 3, bias, y + 2 * (int64_t)N, N, n);
+  for (int k = 0; k < 4 && nr > 2 * k; ++k)
+    kiln_neon_mm_store(f[k][0], f[k][1], nr > 2 * k + 1, bias,
+                       y + 2 * k * (int64_t)N, N, n);
 }
 
 static inline __attribute__((always_inline)) void
@@ -846,9 +846,11 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
                        float *y, int N, int n) {
   const int8_t *wq = (const int8_t *)tile;
   const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 128);
-  const uint8_t *p1 = p0 + (int64_t)nb * 68;
+  const int64_t ps = (int64_t)nb * 80;
   const int32x4_t zero = vdupq_n_s32(0);
-  float32x4_t f00 = vdupq_n_f32(0), f01 = f00, f10 = f00, f11 = f00;
+  float32x4_t f[4][2];
+  for (int k = 0; k < 4; ++k)
+    f[k][0] = f[k][1] = vdupq_n_f32(0);
   for (int b = 0; b < nb; ++b, wq += 128) {
     const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),
                     w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48),
@@ -857,23 +859,21 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
     const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * b)));
     const float32x4_t dw0 = vcombine_f32(vget_low_f32(dw), vget_low_f32(dw)),
                       dw1 = vcombine_f32(vget_high_f32(dw), vget_high_f32(dw));
-#define KILN_NEON_Q8_MM_PAIR(PAIRED, PB, FA, FB)                               \
-  {                                                                            \
-    KILN_NEON_MM_ACT(PAIRED, PB, odd, c0, c1, c2, c3, da)                      \
-    int32x4_t s0 = vmmlaq_s32(zero, c0, w0), s1 = vmmlaq_s32(zero, c0, w4);    \
-    s0 = vmmlaq_s32(s0, c1, w1); s1 = vmmlaq_s32(s1, c1, w5);                  \
-    s0 = vmmlaq_s32(s0, c2, w2); s1 = vmmlaq_s32(s1, c2, w6);                  \
-    s0 = vmmlaq_s32(s0, c3, w3); s1 = vmmlaq_s32(s1, c3, w7);                  \
-    FA = vfmaq_f32(FA, vcvtq_f32_s32(s0), vmulq_f32(dw0, da));                 \
-    FB = vfmaq_f32(FB, vcvtq_f32_s32(s1), vmulq_f32(dw1, da));                 \
+    for (int k = 0; k < 4; ++k) {
+      if (nr <= 2 * k)
+        break;
+      KILN_NEON_MM_ACT(nr > 2 * k + 1, p0 + k * ps, odd, c0, c1, c2, c3, da)
+      int32x4_t s0 = vmmlaq_s32(zero, c0, w0), s1 = vmmlaq_s32(zero, c0, w4);
+      s0 = vmmlaq_s32(s0, c1, w1); s1 = vmmlaq_s32(s1, c1, w5);
+      s0 = vmmlaq_s32(s0, c2, w2); s1 = vmmlaq_s32(s1, c2, w6);
+      s0 = vmmlaq_s32(s0, c3, w3); s1 = vmmlaq_s32(s1, c3, w7);
+      f[k][0] = vfmaq_f32(f[k][0], vcvtq_f32_s32(s0), vmulq_f32(dw0, da));
+      f[k][1] = vfmaq_f32(f[k][1], vcvtq_f32_s32(s1), vmulq_f32(dw1, da));
+    }
   }
-    KILN_NEON_Q8_MM_PAIR(nr > 1, p0, f00, f01)
-    if (nr > 2) KILN_NEON_Q8_MM_PAIR(nr > 3, p1, f10, f11)
-#undef KILN_NEON_Q8_MM_PAIR
-  }
-  kiln_neon_mm_store(f00, f01, nr > 1, bias, y, N, n);
-  if (nr > 2)
-    kiln_neon_mm_store(f10, f11, nr > 3, bias, y + 2 * (int64_t)N, N, n);
+  for (int k = 0; k < 4 && nr > 2 * k; ++k)
+    kiln_neon_mm_store(f[k][0], f[k][1], nr > 2 * k + 1, bias,
+                       y + 2 * k * (int64_t)N, N, n);
 }
 
 /* One activation row (decode, or the odd last row) against the pair-major
@@ -943,6 +943,8 @@ kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
+/* Eight activation rows per pass over the weights: the weight tile's
+ * decoding spreads over four pairs. */
 #define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_i8mm(                       \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -951,10 +953,10 @@ kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
     const int nb = K / 32;                                                     \
     const int64_t tile_bytes = (int64_t)nb * (TILE_BYTES);                     \
     const kiln_q8_block *odd =                                                 \
-        (const kiln_q8_block *)(a + (int64_t)(rows / 2) * nb * 68);            \
-    for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
-      const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
-      const uint8_t *ar = a + (int64_t)(r0 / 2) * nb * 68;                     \
+        (const kiln_q8_block *)(a + (int64_t)(rows / 2) * nb * 80);            \
+    for (int r0 = 0; r0 < rows; r0 += 8) {                                     \
+      const int nr = rows - r0 < 8 ? rows - r0 : 8;                            \
+      const uint8_t *ar = a + (int64_t)(r0 / 2) * nb * 80;                     \
       float *yr = y + (int64_t)r0 * N;                                         \
       float da[nb];                                                            \
       if (nr == 1)                                                             \
@@ -968,7 +970,11 @@ kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
         case 1: kiln_neon_##T##_mm_tile1(t, nb, odd, da, bj, yr + j, n); break; \
         case 2: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 2, bj, yr + j, N, n); break; \
         case 3: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 3, bj, yr + j, N, n); break; \
-        default: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 4, bj, yr + j, N, n); break; \
+        case 4: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 4, bj, yr + j, N, n); break; \
+        case 5: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 5, bj, yr + j, N, n); break; \
+        case 6: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 6, bj, yr + j, N, n); break; \
+        case 7: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 7, bj, yr + j, N, n); break; \
+        default: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 8, bj, yr + j, N, n); break; \
         }                                                                      \
       }                                                                        \
     }                                                                          \

@@ -104,7 +104,10 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   // single group and a ragged tail (groups
                                   // of 16: 4 + 2 + 1 + 5 rows; of 8:
                                   // 3 x 4 + 2 + 5 rows).
-                                  {1, 117, 96}};
+                                  {1, 117, 96},
+                                  // Row groups of 8 (NEON i8mm): 7 rows,
+                                  // then 8 and 3.
+                                  {7, 9, 64}, {11, 6, 96}};
 
   // Float-weight kernels take any K: tails of the vector loop too.
   const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);

@@ -29,7 +29,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   %x = kiln.embedding @e, %t : tensor<?xi32> -> tensor<?x256xf32>
   // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
   // NEON-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
-  // I8MM-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x4_neon_i8mm", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // I8MM-SAME: kiln.kernel = "matmul_q4_0_q8_0_4x4_neon_i8mm", kiln.scratch_per_row = 320 : i64, kiln.tile = array<i64: 4, 4>}
   // SVE-SAME: kiln.kernel = "matmul_q4_0_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: kiln.kernel = "matmul_q4_0_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
   // HVX-SAME: kiln.kernel = "matmul_q4_0_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
@@ -56,7 +56,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   %c = kiln.matmul %x, @w6 : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul {{.*}}{kiln.activation = "q8_0",
   // NEON-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
-  // I8MM-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x4_neon_i8mm", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // I8MM-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x4_neon_i8mm", kiln.scratch_per_row = 320 : i64, kiln.tile = array<i64: 4, 4>}
   // SVE-SAME: kiln.kernel = "matmul_q8_0_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: kiln.kernel = "matmul_q8_0_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
   // HVX-SAME: kiln.kernel = "matmul_q8_0_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
