@@ -14,6 +14,12 @@
  *  q8_0: 8 vectors of q+128 (0..255; element 4g+t), 32 f32 d         (1152)
  *  q6_k: 8 vectors of the 6-bit values (0..63), 32 f32 d*sc for
  *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
+ *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels, 32 f32 d
+ *        (iq4_xs: d * (sc - 32))                                     (1152)
+ *  q5_1, q5_k: 8 vectors of the 5-bit values (0..31), 32 f32 d (d*sc),
+ *        32 f32 -m (dmin*m)                                          (1280)
+ * The byte layouts take about twice the file's bytes for the 5-bit and
+ * IQ4 types (a nibble layout for them is not written yet).
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
@@ -56,7 +62,7 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
   }
 }
 
-enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_Q6_K };
+enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_Q6_K, KILN_HVX_U5 };
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -86,7 +92,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
       }
       isum[b][0] = acc;
     } else {
-      const int off = mode == KILN_HVX_Q8_0 ? -128 : -32;
+      const int off = mode == KILN_HVX_Q8_0 ? -128 : mode == KILN_HVX_Q6_K ? -32 : 0;
       HVX_Vector a0 = Q6_V_vsplat_R(off * act->lo[b]);
       HVX_Vector a1 = Q6_V_vsplat_R(off * act->hi[b]);
       for (int g = 0; g < 4; ++g) {
@@ -94,7 +100,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
         a1 = Q6_Vw_vrmpyacc_VwVubRb(a1, kiln_hvx_ld(wb + vs * (g + 4), aligned),
                                     aw[g + 4]);
       }
-      if (mode == KILN_HVX_Q8_0) {
+      if (mode != KILN_HVX_Q6_K) {
         isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
       } else {
         isum[b][0] = a0;
@@ -111,7 +117,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
   const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
-  const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K;
+  const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
   const int bpb = (nib ? 16 : 32) + (two ? 8 : 4); /* bytes per row-block */
   kiln_hvx_act act;
   HVX_Vector isum[KILN_HVX_CHUNK][2];
@@ -142,7 +148,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             const float i0 = (float)((const int32_t *)&isum[b][0])[j];
             if (mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0) {
               acc += i0 * (s0 * ad);
-            } else if (mode == KILN_HVX_Q4_K) {
+            } else if (mode == KILN_HVX_Q4_K || mode == KILN_HVX_U5) {
               const float s1 = *(const float *)(sp + 4 * nv);
               acc += i0 * (s0 * ad) - s1 * (ad * (float)(act.lo[b] + act.hi[b]));
             } else {
@@ -235,3 +241,8 @@ KILN_HVX_KERNEL(q4_0, KILN_HVX_Q4_0)
 KILN_HVX_KERNEL(q4_k, KILN_HVX_Q4_K)
 KILN_HVX_KERNEL(q8_0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(q6_k, KILN_HVX_Q6_K)
+KILN_HVX_KERNEL(q5_0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(iq4_nl, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(iq4_xs, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(q5_1, KILN_HVX_U5)
+KILN_HVX_KERNEL(q5_k, KILN_HVX_U5)

@@ -50,9 +50,16 @@ public:
       return false;
     constexpr int64_t T = 32;
     const bool nibbles = type == "q4_0" || type == "q4_k";
-    const bool twoScales = type == "q4_k" || type == "q6_k";
-    // Unsigned weight bytes: q4 nibbles as they are, q8_0 + 128, q6_k + 32.
-    const int offset = type == "q8_0" ? 128 : type == "q6_k" ? 32 : 0;
+    const bool twoScales = type == "q4_k" || type == "q6_k" || type == "q5_1" ||
+                           type == "q5_k";
+    // Unsigned weight bytes: q4 nibbles as they are, the signed values
+    // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q6_k + 32, q5_1 and q5_k's
+    // 0..31 as they are (qblocks::decode's values).
+    int offset = 128;
+    if (type == "q6_k")
+      offset = 32;
+    else if (nibbles || type == "q5_1" || type == "q5_k")
+      offset = 0;
     const int64_t groups = nibbles ? 4 : 8;
     const int64_t bpb = groups * 4 + (twoScales ? 8 : 4); // bytes per row-block
     const int64_t nb = K / 32;
