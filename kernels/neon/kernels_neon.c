@@ -1,7 +1,9 @@
 /* kernels_neon.c - AArch64 NEON (dotprod) matmul microkernels.
  *
- * Activations are quantized to Q8_0 with kiln_q8_rows (kernels_q8.c), so the
- * numerics are those of the scalar kernels; only float sums may be reordered.
+ * Activations are quantized to Q8_0 with kiln_q8_rows (kernels_q8.c), or to
+ * Q8_K with kiln_q8k_rows for the Q4_K, Q5_K and Q6_K kernels, so the
+ * numerics are those of the scalar kernels of the same activations; only
+ * float sums may be reordered.
  *
  * Weights arrive repacked by NeonTarget::packWeight in 4-row tiles (N padded
  * to a multiple of 4 with zero rows). For a tile of rows j..j+3 and K/32 = nb
