@@ -22,6 +22,10 @@ if [ ! -f "$G/src/ggml-cpu/arch/arm/repack.cpp" ]; then
   echo "kernel-cycles: no llama.cpp source at $PEER/src; run scripts/bench-llama-cpp.sh first" >&2
   exit 1
 fi
+if [ ! -f /usr/aarch64-linux-gnu/include/c++/12/aarch64-linux-gnu/bits/c++config.h ]; then
+  echo "kernel-cycles: ggml's repack.cpp needs the arm64 libstdc++ headers: apt-get install libstdc++-12-dev-arm64-cross" >&2
+  exit 1
+fi
 W="$(mktemp -d /tmp/kiln-kcycles-XXXXXX)"
 trap 'rm -rf "$W"' EXIT
 FLAGS=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+dotprod)
@@ -42,10 +46,10 @@ void probe_q8_0(const uint8_t *t, int nb, const kiln_q8_block *a,
   kiln_neon_q8_0_tile1(t, nb, a, da, 0, y, 4);
 }
 void probe_q4_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_kmin_tile(t, nsb, a, 1, 0, 0, y, 4, 4);
+  kiln_neon_q4_k_tile(t, nsb, a, 1, 0, y, 4, 4);
 }
 void probe_q5_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_kmin_tile(t, nsb, a, 1, 1, 0, y, 4, 4);
+  kiln_neon_q5_k_tile(t, nsb, a, 1, 0, y, 4, 4);
 }
 void probe_q6_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
   kiln_neon_q6_k_tile(t, nsb, a, 1, 0, y, 4, 4);
@@ -104,10 +108,10 @@ row "ggml \`gemv_q4_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q4_0_4x4_q8_0
 row "Kiln q8_0 (\`kiln_neon_q8_0_tile1\`)" "$W/kiln.s" probe_q8_0
 row "ggml \`vec_dot_q8_0_q8_0\`" "$W/quants.s" ggml_vec_dot_q8_0_q8_0
 row "ggml \`gemv_q8_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q8_0_4x4_q8_0
-row "Kiln q4_k (\`kiln_neon_kmin_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
+row "Kiln q4_k (\`kiln_neon_q4_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
 row "ggml \`vec_dot_q4_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q4_K_q8_K
 row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
-row "Kiln q5_k (\`kiln_neon_kmin_tile\`, Q8_K activations)" "$W/kiln.s" probe_q5_k
+row "Kiln q5_k (\`kiln_neon_q5_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q5_k
 row "ggml \`vec_dot_q5_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q5_K_q8_K
 row "ggml \`gemv_q5_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q5_K_8x4_q8_K
 row "Kiln q6_k (\`kiln_neon_q6_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q6_k

@@ -250,24 +250,31 @@ static float kiln_dot_q4_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
   return sum;
 }
 
-/* Q6_K: each 32-element activation block meets two 16-element sub-blocks. */
+/* Q6_K: each 32-element activation block meets two 16-element sub-blocks;
+ * kiln_q6_k_parts gives block b (0..7) of the super-block at w against 32
+ * activation bytes as the exact sums of its two halves. */
+static void kiln_q6_k_parts(const uint8_t *w, int b, const int8_t *aq,
+                            int32_t part[2]) {
+  const int half = b / 4, quad = b % 4;
+  const uint8_t *l4 = w + half * 64 + (quad & 1) * 32;
+  const uint8_t *h2 = w + 128 + half * 32;
+  const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
+  part[0] = part[1] = 0;
+  for (int l = 0; l < 32; ++l) {
+    int q = (int)(((l4[l] >> lowShift) & 0xf) | (((h2[l] >> highShift) & 3) << 4)) - 32;
+    part[l / 16] += q * aq[l];
+  }
+}
+
 static float kiln_dot_q6_k_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
   float sum = 0.0f;
   for (int s = 0; s < K / 256; ++s, w += 210, a += 8) {
-    const uint8_t *ql = w, *qh = w + 128;
     const int8_t *sc = (const int8_t *)(w + 192);
     const float d = kiln_g_f16(kiln_g_u16(w + 208));
     for (int b = 0; b < 8; ++b) {
-      const int half = b / 4, quad = b % 4;
-      const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
-      const uint8_t *h2 = qh + half * 32;
-      const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
-      int32_t part[2] = {0, 0};
-      for (int l = 0; l < 32; ++l) {
-        int q = (int)(((l4[l] >> lowShift) & 0xf) | (((h2[l] >> highShift) & 3) << 4)) - 32;
-        part[l / 16] += q * a[b].qs[l];
-      }
-      const int si = half * 8 + quad * 2;
+      int32_t part[2];
+      kiln_q6_k_parts(w, b, a[b].qs, part);
+      const int si = (b / 4) * 8 + (b % 4) * 2;
       sum += kiln_g_f16(a[b].d) * d *
              (float)(sc[si] * part[0] + sc[si + 1] * part[1]);
     }
@@ -411,45 +418,25 @@ static float kiln_dot_iq4_xs_q8(const uint8_t *w, const kiln_q8_block *a, int K)
   return sum;
 }
 
-/* Q4_K against Q8_K activations: per super-block the integer sum of the
- * eight blocks' sums times their scales, and of their mins times the
- * activation blocks' sums, each scaled once (the AVX2 kernel's steps). */
-static float kiln_dot_q4_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+/* Q4_K (FIVE = 0) and Q5_K (FIVE = 1) against Q8_K activations: per
+ * super-block the integer sum of the eight blocks' sums times their scales,
+ * and of their mins times the activation blocks' sums, each scaled once (the
+ * AVX2 kernel's steps). */
+static inline float kiln_dot_kmin_q8k(const uint8_t *w, const kiln_q8k_block *a,
+                                      int K, const int five) {
   float sum = 0.0f;
-  for (int s = 0; s < K / 256; ++s, w += 144, ++a) {
+  for (int s = 0; s < K / 256; ++s, w += five ? 176 : 144, ++a) {
     const float d = kiln_g_f16(kiln_g_u16(w)), dmin = kiln_g_f16(kiln_g_u16(w + 2));
+    const uint8_t *qh = w + 16; /* Q5_K's fifth bits */
     int32_t isum = 0, msum = 0;
     for (int j = 0; j < 8; ++j) {
       int sc, m;
       kiln_g_scale_min_k4(j, w + 4, &sc, &m);
-      const uint8_t *q = w + 16 + (j / 2) * 32;
+      const uint8_t *q = w + (five ? 48 : 16) + (j / 2) * 32;
       const int shift = (j % 2) * 4;
       int32_t dot = 0;
       for (int l = 0; l < 32; ++l)
-        dot += ((q[l] >> shift) & 0xf) * a->qs[32 * j + l];
-      isum += sc * dot;
-      msum += m * (a->bsums[2 * j] + a->bsums[2 * j + 1]);
-    }
-    sum += (float)isum * (d * a->d) - (float)msum * (dmin * a->d);
-  }
-  return sum;
-}
-
-/* Q5_K against Q8_K activations, as kiln_dot_q4_k_q8k. */
-static float kiln_dot_q5_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
-  float sum = 0.0f;
-  for (int s = 0; s < K / 256; ++s, w += 176, ++a) {
-    const float d = kiln_g_f16(kiln_g_u16(w)), dmin = kiln_g_f16(kiln_g_u16(w + 2));
-    const uint8_t *qh = w + 16;
-    int32_t isum = 0, msum = 0;
-    for (int j = 0; j < 8; ++j) {
-      int sc, m;
-      kiln_g_scale_min_k4(j, w + 4, &sc, &m);
-      const uint8_t *q = w + 48 + (j / 2) * 32;
-      const int shift = (j % 2) * 4;
-      int32_t dot = 0;
-      for (int l = 0; l < 32; ++l)
-        dot += (((q[l] >> shift) & 0xf) | (((qh[l] >> j) & 1) << 4)) *
+        dot += (((q[l] >> shift) & 0xf) | (five ? ((qh[l] >> j) & 1) << 4 : 0)) *
                a->qs[32 * j + l];
       isum += sc * dot;
       msum += m * (a->bsums[2 * j] + a->bsums[2 * j + 1]);
@@ -458,27 +445,25 @@ static float kiln_dot_q5_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
   }
   return sum;
 }
+static float kiln_dot_q4_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  return kiln_dot_kmin_q8k(w, a, K, 0);
+}
+static float kiln_dot_q5_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  return kiln_dot_kmin_q8k(w, a, K, 1);
+}
 
 /* Q6_K against Q8_K activations: the sixteen 16-element sums times their
  * scales in one integer per super-block, scaled once. */
 static float kiln_dot_q6_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
   float sum = 0.0f;
   for (int s = 0; s < K / 256; ++s, w += 210, ++a) {
-    const uint8_t *ql = w, *qh = w + 128;
     const int8_t *sc = (const int8_t *)(w + 192);
     const float d = kiln_g_f16(kiln_g_u16(w + 208));
     int32_t isum = 0;
     for (int b = 0; b < 8; ++b) {
-      const int half = b / 4, quad = b % 4;
-      const uint8_t *l4 = ql + half * 64 + (quad & 1) * 32;
-      const uint8_t *h2 = qh + half * 32;
-      const int lowShift = (quad >> 1) * 4, highShift = quad * 2;
-      int32_t part[2] = {0, 0};
-      for (int l = 0; l < 32; ++l) {
-        int q = (int)(((l4[l] >> lowShift) & 0xf) | (((h2[l] >> highShift) & 3) << 4)) - 32;
-        part[l / 16] += q * a->qs[32 * b + l];
-      }
-      const int si = half * 8 + quad * 2;
+      int32_t part[2];
+      kiln_q6_k_parts(w, b, a->qs + 32 * b, part);
+      const int si = (b / 4) * 8 + (b % 4) * 2;
       isum += sc[si] * part[0] + sc[si + 1] * part[1];
     }
     sum += (float)isum * (d * a->d);

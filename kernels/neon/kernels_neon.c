@@ -514,13 +514,15 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
     kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
 }
 
-#define KILN_NEON_KMIN_MATMUL(T, FIVE)                                         \
+/* The matmul over 4-row tiles of SB_BYTES per super-block against Q8_K
+ * activations, up to 4 rows at a time through kiln_neon_T_tile. */
+#define KILN_NEON_Q8K_DRIVER(T, SB_BYTES)                                      \
   KILN_KERNEL void kiln_matmul_##T##_q8_k_4x4_neon_dotprod(                    \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
     const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);              \
     const int nsb = K / 256;                                                   \
-    const int64_t tile_bytes = (int64_t)nsb * ((FIVE) ? 720 : 592);            \
+    const int64_t tile_bytes = (int64_t)nsb * (SB_BYTES);                      \
     for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
       const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
       const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;                        \
@@ -530,16 +532,27 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
         const float *bj = bias ? bias + j : 0;                                 \
         const int n = N - j < 4 ? N - j : 4;                                   \
         switch (nr) {                                                          \
-        case 1: kiln_neon_kmin_tile(t, nsb, ar, 1, FIVE, bj, yr + j, N, n); break; \
-        case 2: kiln_neon_kmin_tile(t, nsb, ar, 2, FIVE, bj, yr + j, N, n); break; \
-        case 3: kiln_neon_kmin_tile(t, nsb, ar, 3, FIVE, bj, yr + j, N, n); break; \
-        default: kiln_neon_kmin_tile(t, nsb, ar, 4, FIVE, bj, yr + j, N, n); break; \
+        case 1: kiln_neon_##T##_tile(t, nsb, ar, 1, bj, yr + j, N, n); break;  \
+        case 2: kiln_neon_##T##_tile(t, nsb, ar, 2, bj, yr + j, N, n); break;  \
+        case 3: kiln_neon_##T##_tile(t, nsb, ar, 3, bj, yr + j, N, n); break;  \
+        default: kiln_neon_##T##_tile(t, nsb, ar, 4, bj, yr + j, N, n); break; \
         }                                                                      \
       }                                                                        \
     }                                                                          \
   }
-KILN_NEON_KMIN_MATMUL(q4_k, 0)
-KILN_NEON_KMIN_MATMUL(q5_k, 1)
+
+static inline __attribute__((always_inline)) void
+kiln_neon_q4_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  kiln_neon_kmin_tile(t, nsb, a, nr, 0, bias, y, N, n);
+}
+static inline __attribute__((always_inline)) void
+kiln_neon_q5_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  kiln_neon_kmin_tile(t, nsb, a, nr, 1, bias, y, N, n);
+}
+KILN_NEON_Q8K_DRIVER(q4_k, 592)
+KILN_NEON_Q8K_DRIVER(q5_k, 720)
 
 /* ---- Q2_K, Q3_K and Q6_K, "4x4" (neon_blocks) ------------------------- */
 /* The K-quants whose scales cover 16 elements. Per super-block: metadata
@@ -695,29 +708,7 @@ kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
     kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
 }
 
-KILN_KERNEL void kiln_matmul_q6_k_q8_k_4x4_neon_dotprod(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int nsb = K / 256;
-  const int64_t tile_bytes = (int64_t)nsb * (72 + 8 * 96);
-  for (int r0 = 0; r0 < rows; r0 += 4) {
-    const int nr = rows - r0 < 4 ? rows - r0 : 4;
-    const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;
-    float *yr = y + (int64_t)r0 * N;
-    for (int j = 0; j < N; j += 4) {
-      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
-      const float *bj = bias ? bias + j : 0;
-      const int n = N - j < 4 ? N - j : 4;
-      switch (nr) {
-      case 1: kiln_neon_q6_k_tile(t, nsb, ar, 1, bj, yr + j, N, n); break;
-      case 2: kiln_neon_q6_k_tile(t, nsb, ar, 2, bj, yr + j, N, n); break;
-      case 3: kiln_neon_q6_k_tile(t, nsb, ar, 3, bj, yr + j, N, n); break;
-      default: kiln_neon_q6_k_tile(t, nsb, ar, 4, bj, yr + j, N, n); break;
-      }
-    }
-  }
-}
+KILN_NEON_Q8K_DRIVER(q6_k, 72 + 8 * 96)
 
 KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, kiln_neon_q3_k_tile_one)
 KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
