@@ -13,7 +13,12 @@
 //   q5_1: q = 5-bit value 0..31,         s0 = d, s1 = -m
 //   q5_k: q = 5-bit value 0..31,         s0 = d*sc, s1 = dmin*m
 //   iq4_nl, iq4_xs: q = the IQ4 level,   s0 = d (iq4_xs: d*(sc-32))
-// (s1 of q5_1 and q5_k is subtracted times the activation block's sum.)
+//   q3_k: q = 3-bit value -4..3,         s0, s1 = d*sc of the two halves
+//                                        (elements 0..15, 16..31), as q6_k
+//   q2_k: q = 2-bit value 0..3,          s0, s1 = d*sc of the two halves,
+//                                        m0, m1 = dmin*m of the two halves
+// (s1 of q5_1 and q5_k is subtracted times the activation block's sum; m0
+// and m1 of q2_k times the sums of its two halves.)
 // The decoding follows the scalar kernels of kernels_q8.c.
 //
 #ifndef KILN_SUPPORT_QUANTBLOCKS_H
@@ -33,6 +38,7 @@ namespace qblocks {
 struct Block {
   int8_t q[32];
   float s0 = 0, s1 = 0;
+  float m0 = 0, m1 = 0; // q2_k only
 };
 
 inline float f16(const uint8_t *p) {
@@ -150,6 +156,10 @@ inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
     sb = 32, sbBytes = 18;
   else if (type == "iq4_xs")
     sb = 256, sbBytes = 136;
+  else if (type == "q3_k")
+    sb = 256, sbBytes = 110;
+  else if (type == "q2_k")
+    sb = 256, sbBytes = 84;
   else {
     error = "no packed layout for weight type " + type.str();
     return false;
@@ -191,6 +201,28 @@ inline bool decode(llvm::StringRef type, int64_t N, int64_t K,
           smallValues(type, row, sub, u);
           for (int l = 0; l < 32; ++l)
             bl.q[l] = (int8_t)u[l];
+        }
+      }
+    } else if (type == "q2_k" || type == "q3_k") {
+      const bool three = type == "q3_k";
+      for (int64_t s = 0; s < K / 256; ++s, row += sbBytes) {
+        const float d = f16(row + (three ? 108 : 80));
+        const float dmin = three ? 0.0f : f16(row + 82);
+        for (int b = 0; b < 8; ++b) {
+          Block &bl = o[s * 8 + b];
+          uint8_t low[32], high[32];
+          twoBitBlock(three, row, b, low, high);
+          for (int l = 0; l < 32; ++l)
+            bl.q[l] = (int8_t)(three ? low[l] - (high[l] ? 0 : 4) : low[l]);
+          if (three) {
+            bl.s0 = d * (float)q3kScale(row, 2 * b);
+            bl.s1 = d * (float)q3kScale(row, 2 * b + 1);
+          } else {
+            bl.s0 = d * (float)(row[2 * b] & 0xf);
+            bl.s1 = d * (float)(row[2 * b + 1] & 0xf);
+            bl.m0 = dmin * (float)(row[2 * b] >> 4);
+            bl.m1 = dmin * (float)(row[2 * b + 1] >> 4);
+          }
         }
       }
     } else if (type != "q6_k") { // the five-bit and IQ4 types

@@ -18,8 +18,12 @@
  *        (iq4_xs: d * (sc - 32))                                     (1152)
  *  q5_1, q5_k: 8 vectors of the 5-bit values (0..31), 32 f32 d (d*sc),
  *        32 f32 -m (dmin*m)                                          (1280)
+ *  q3_k: as q6_k, of the 3-bit values + 32 (28..35)                  (1280)
+ *  q2_k: 8 vectors of the 2-bit values (0..3), 32 f32 d*sc and 32 f32
+ *        dmin*m for each half (elements 0..15, 16..31)               (1536)
  * The byte layouts take about twice the file's bytes for the 5-bit and
- * IQ4 types (a nibble layout for them is not written yet).
+ * IQ4 types, three times for q3_k and four and a half for q2_k (bit-plane
+ * layouts for them are not written yet).
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
@@ -62,7 +66,10 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
   }
 }
 
-enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_Q6_K, KILN_HVX_U5 };
+/* Q6_K: two halves with a scale each (q6_k, q3_k); Q2_K: the same with a
+ * min term each; U5: one scale and a min term (q5_1, q5_k). */
+enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_Q6_K, KILN_HVX_U5,
+       KILN_HVX_Q2_K };
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -100,7 +107,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
         a1 = Q6_Vw_vrmpyacc_VwVubRb(a1, kiln_hvx_ld(wb + vs * (g + 4), aligned),
                                     aw[g + 4]);
       }
-      if (mode != KILN_HVX_Q6_K) {
+      if (mode != KILN_HVX_Q6_K && mode != KILN_HVX_Q2_K) {
         isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
       } else {
         isum[b][0] = a0;
@@ -118,7 +125,8 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
   const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
   const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
-  const int bpb = (nib ? 16 : 32) + (two ? 8 : 4); /* bytes per row-block */
+  const int bpb = (nib ? 16 : 32) +
+                  (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4); /* bytes per row-block */
   kiln_hvx_act act;
   HVX_Vector isum[KILN_HVX_CHUNK][2];
   for (int r = 0; r < rows; ++r) {
@@ -154,7 +162,11 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             } else {
               const float s1 = *(const float *)(sp + 4 * nv);
               const float i1 = (float)((const int32_t *)&isum[b][1])[j];
-              acc += ad * (s0 * i0 + s1 * i1);
+              float t = s0 * i0 + s1 * i1;
+              if (mode == KILN_HVX_Q2_K)
+                t -= *(const float *)(sp + 8 * nv) * (float)act.lo[b] +
+                     *(const float *)(sp + 12 * nv) * (float)act.hi[b];
+              acc += ad * t;
             }
           }
           yr[n0 + j] = acc;
@@ -246,3 +258,5 @@ KILN_HVX_KERNEL(iq4_nl, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(iq4_xs, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(q5_1, KILN_HVX_U5)
 KILN_HVX_KERNEL(q5_k, KILN_HVX_U5)
+KILN_HVX_KERNEL(q3_k, KILN_HVX_Q6_K)
+KILN_HVX_KERNEL(q2_k, KILN_HVX_Q2_K)

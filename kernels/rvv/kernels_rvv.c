@@ -20,8 +20,11 @@
  *  q5_1, q5_k: 32 int8 (0..31) x tw rows, then tw f32 scales (d, d*sc) and
  *        tw f32 min terms (-m, dmin*m; subtracted times the activation
  *        block's sum).                                            (40)
- * The 8-bit layouts of the five-bit and IQ4 types take more bytes than
- * their files (22-24 and 17-18 per block).
+ *  q3_k: as q6_k, of the 3-bit values -4..3.                      (40)
+ *  q2_k: 32 int8 (0..3) x tw rows, then tw f32 d*sc and tw f32 dmin*m for
+ *        each half (elements 0..15, 16..31): s0, s1, m0, m1.      (48)
+ * The 8-bit layouts of the five-bit, IQ4, q3_k and q2_k types take more
+ * bytes than their files (22-24, 17-18, 13.75 and 10.5 per block).
  *
  * Unsigned nibbles times signed activations: sum (q-8)*a = sum q*a - 8*sum a,
  * the correction per activation block computed once per activation row.
@@ -34,15 +37,20 @@
 #define KILN_RVV_TILE 128
 #define KILN_RVV_CHUNK 64 /* activation blocks whose d/sums sit on the stack */
 
-/* Scale and mul * sum of activation blocks a[0..n). */
+/* Scale and mul * sum of activation blocks a[0..n); alo (if not null) the
+ * sums of their first halves. */
 static void kiln_rvv_act(const kiln_q8_block *a, int n, float *ad, int32_t *asum,
-                         int mul) {
+                         int32_t *alo, int mul) {
   for (int b = 0; b < n; ++b) {
     ad[b] = kiln_g_f16(a[b].d);
-    int32_t s = 0;
-    for (int l = 0; l < 32; ++l)
-      s += a[b].qs[l];
-    asum[b] = mul * s;
+    int32_t lo = 0, hi = 0;
+    for (int l = 0; l < 16; ++l) {
+      lo += a[b].qs[l];
+      hi += a[b].qs[l + 16];
+    }
+    asum[b] = mul * (lo + hi);
+    if (alo)
+      alo[b] = lo;
   }
 }
 
@@ -100,7 +108,7 @@ kiln_rvv_q4(const float *x, int rows, int K, const uint8_t *w, int N,
     float *yr = y + (int64_t)r * N;
     for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) {
       const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, kq ? 1 : -8);
+      kiln_rvv_act(ar + c0, nc, ad, asum, 0, kq ? 1 : -8);
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
@@ -173,21 +181,21 @@ KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
   } while (0)
 
 /* k6: 0 one scale per row-block; 1 two (q6_k halves); 2 a scale and a min
- * term. */
+ * term; 3 two scales and two min terms (q2_k halves). */
 static inline __attribute__((always_inline)) void
 kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             const float *bias, float *y, void *scratch, const int k6) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  const size_t bpb = 32 + (k6 ? 8 : 4);
+  const size_t bpb = 32 + (k6 == 3 ? 16 : k6 ? 8 : 4);
   float ad[KILN_RVV_CHUNK];
-  int32_t asum[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
   for (int r = 0; r < rows; ++r) {
     const kiln_q8_block *ar = a + (int64_t)r * nb;
     float *yr = y + (int64_t)r * N;
     for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) {
       const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, 1);
+      kiln_rvv_act(ar + c0, nc, ad, asum, k6 == 3 ? alo : 0, 1);
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
@@ -207,7 +215,7 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             KILN_RVV_PAIR(i0, 4); KILN_RVV_PAIR(i0, 6);
             KILN_RVV_PAIR(i0, 8); KILN_RVV_PAIR(i0, 10);
             KILN_RVV_PAIR(i0, 12); KILN_RVV_PAIR(i0, 14);
-            if (k6 != 1) {
+            if (k6 == 0 || k6 == 2) {
               KILN_RVV_PAIR(i0, 16); KILN_RVV_PAIR(i0, 18);
               KILN_RVV_PAIR(i0, 20); KILN_RVV_PAIR(i0, 22);
               KILN_RVV_PAIR(i0, 24); KILN_RVV_PAIR(i0, 26);
@@ -234,6 +242,14 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
                   acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl), d0, vl);
               acc = __riscv_vfmacc_vv_f32m4(
                   acc, __riscv_vfcvt_f_x_v_f32m4(i1, vl), d1, vl);
+              if (k6 == 3) { /* - da * (m0 * sum(a 0..15) + m1 * sum(16..31)) */
+                acc = __riscv_vfnmsac_vf_f32m4(
+                    acc, ad[b] * (float)alo[b],
+                    __riscv_vle32_v_f32m4(sc + 2 * tw, vl), vl);
+                acc = __riscv_vfnmsac_vf_f32m4(
+                    acc, ad[b] * (float)(asum[b] - alo[b]),
+                    __riscv_vle32_v_f32m4(sc + 3 * tw, vl), vl);
+              }
             }
           }
           __riscv_vse32_v_f32m4(yr + n0 + s, acc, vl);
@@ -267,3 +283,5 @@ KILN_RVV_Q8_WRAP(iq4_nl, 0)
 KILN_RVV_Q8_WRAP(iq4_xs, 0)
 KILN_RVV_Q8_WRAP(q5_1, 2)
 KILN_RVV_Q8_WRAP(q5_k, 2)
+KILN_RVV_Q8_WRAP(q3_k, 1)
+KILN_RVV_Q8_WRAP(q2_k, 3)

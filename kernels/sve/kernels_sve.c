@@ -185,6 +185,12 @@ KILN_SVE_MATMUL(q8_0, 512)
  *   q6_k "16x4": nb quant blocks of 8 slices (512 bytes) of int8 q - 32; then
  *                nb x 2 x 16 int8 sub-block scales (block b, half h, row);
  *                then nb x 16 fp32 d (the row's super-block scale).
+ *   q3_k "16x4": as q6_k, of the 3-bit values -4..3 and the scales sc - 32.
+ *   q2_k "16x4": nb quant blocks of 8 slices of the 2-bit values 0..3; then
+ *                nb x 2 x 16 scales (0..15) and nb x 2 x 16 mins (0..15);
+ *                then nb x 16 fp32 d and nb x 16 fp32 dmin.
+ * The q3_k and q2_k tiles take one byte per weight (the files 3.4 and 2.6
+ * bits).
  */
 static inline __attribute__((always_inline)) void
 kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
@@ -288,7 +294,69 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   KILN_SVE_STORE(3, f3)
 }
 
-/* Tile bytes per 32-element block: 256 + 128 (q4_k), 512 + 32 + 64 (q6_k). */
+/* q2_k: the q6_k pass's two half sums times the scales, minus the mins times
+ * the activation halves' sums, all in integers before d and dmin. */
+static inline __attribute__((always_inline)) void
+kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+                   const float *bias, float *y, int N, int j0) {
+  const svbool_t all = svptrue_b8(), p16 = svptrue_pat_b8(SV_VL16);
+  const svint32_t zero = svdup_n_s32(0);
+  const int8_t *wq = (const int8_t *)tile + off;
+  const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
+  const int8_t *mn = sc + (int64_t)nb * 32;
+  const float *D = (const float *)(tile + (int64_t)nb * 576) + off / 4;
+  const float *DM = D + (int64_t)nb * 16;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  for (int b = 0; b < nb; ++b, wq += 512) {
+    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
+                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
+                   w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
+                   w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+    const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
+                    sc1 = svld1sb_s32(p32, sc + 32 * b + 16),
+                    m0 = svld1sb_s32(p32, mn + 32 * b),
+                    m1 = svld1sb_s32(p32, mn + 32 * b + 16);
+    const svfloat32_t dd = svld1_f32(p32, D + 16 * b),
+                      dm = svld1_f32(p32, DM + 16 * b);
+#define KILN_SVE_Q2K_ROW(R, F)                                                 \
+  if ((R) < nr) {                                                              \
+    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
+    const svint8_t a0 = svld1rq_s8(all, ab->qs),                               \
+                   a1 = svld1rq_s8(all, ab->qs + 16);                          \
+    svint32_t s0 = svdot_lane_s32(zero, w0, a0, 0);                            \
+    svint32_t s1 = svdot_lane_s32(zero, w4, a1, 0);                            \
+    s0 = svdot_lane_s32(s0, w1, a0, 1);                                        \
+    s1 = svdot_lane_s32(s1, w5, a1, 1);                                        \
+    s0 = svdot_lane_s32(s0, w2, a0, 2);                                        \
+    s1 = svdot_lane_s32(s1, w6, a1, 2);                                        \
+    s0 = svdot_lane_s32(s0, w3, a0, 3);                                        \
+    s1 = svdot_lane_s32(s1, w7, a1, 3);                                        \
+    const int32_t lo = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs)),         \
+                  hi = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));    \
+    const svint32_t is = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
+    const svint32_t ms =                                                       \
+        svmla_n_s32_x(p32, svmul_n_s32_x(p32, m0, lo), m1, hi);               \
+    svfloat32_t t = svmul_f32_x(p32, dd, svcvt_f32_s32_x(p32, is));            \
+    t = svmls_f32_x(p32, t, dm, svcvt_f32_s32_x(p32, ms));                     \
+    F = svmla_n_f32_x(p32, F, t, kiln_sve_h2f(ab->d));                         \
+  }
+    KILN_SVE_Q2K_ROW(0, f0)
+    KILN_SVE_Q2K_ROW(1, f1)
+    KILN_SVE_Q2K_ROW(2, f2)
+    KILN_SVE_Q2K_ROW(3, f3)
+#undef KILN_SVE_Q2K_ROW
+  }
+  KILN_SVE_STORE(0, f0)
+  KILN_SVE_STORE(1, f1)
+  KILN_SVE_STORE(2, f2)
+  KILN_SVE_STORE(3, f3)
+}
+
+#define kiln_sve_q3_k_pass kiln_sve_q6_k_pass
+
+/* Tile bytes per 32-element block: 256 + 128 (q4_k), 512 + 32 + 64 (q6_k,
+ * q3_k), 512 + 64 + 128 (q2_k). */
 #define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_16x4_sve(                            \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -325,6 +393,8 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 KILN_SVE_MATMUL_K(q4_k, 384)
 KILN_SVE_MATMUL_K(q6_k, 608)
+KILN_SVE_MATMUL_K(q3_k, 608)
+KILN_SVE_MATMUL_K(q2_k, 704)
 
 /* The five-bit and IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
  * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1, q5_k:

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -276,6 +277,23 @@ static int run(void) {
     }
   }
   runProgram({"rm", "-rf", dir}, "", out);
+}
+
+// No (ISA level, quantized weight type) pair falls back to the portable
+// scalar kernels of kernels_q8.c on the decode path: every CPU level of every
+// ISA but the generic target selects a microkernel for each weight type some
+// ISA quantizes activations for.
+TEST(KernelTable, EveryCpuLevelHasAMicrokernelForEveryQuantizedType) {
+  std::set<std::string> types;
+  for (const kernels::MatMulKernel &k : kernels::matmulKernels())
+    if (kernels::hasQ8Activations(k.weight))
+      types.insert(k.weight);
+  EXPECT_GE(types.size(), 11u);
+  for (const kernels::CpuLevel &l : kernels::cpuLevels())
+    for (const std::string &t : types)
+      if (std::string(l.isa) != "generic")
+        EXPECT_NE(kernels::matmulKernel(l, t), nullptr)
+          << l.isa << " --cpu=" << l.cpu << " has no " << t << " microkernel";
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Microkernel);

@@ -50,18 +50,21 @@ public:
       return false;
     constexpr int64_t T = 32;
     const bool nibbles = type == "q4_0" || type == "q4_k";
-    const bool twoScales = type == "q4_k" || type == "q6_k" || type == "q5_1" ||
-                           type == "q5_k";
+    const int64_t scales = type == "q2_k" ? 4
+                           : type == "q4_k" || type == "q6_k" || type == "q3_k" ||
+                                   type == "q5_1" || type == "q5_k"
+                               ? 2
+                               : 1;
     // Unsigned weight bytes: q4 nibbles as they are, the signed values
-    // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q6_k + 32, q5_1 and q5_k's
-    // 0..31 as they are (qblocks::decode's values).
+    // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q6_k and q3_k + 32, q5_1,
+    // q5_k and q2_k's 0..31 / 0..3 as they are (qblocks::decode's values).
     int offset = 128;
-    if (type == "q6_k")
+    if (type == "q6_k" || type == "q3_k")
       offset = 32;
-    else if (nibbles || type == "q5_1" || type == "q5_k")
+    else if (nibbles || type == "q5_1" || type == "q5_k" || type == "q2_k")
       offset = 0;
     const int64_t groups = nibbles ? 4 : 8;
-    const int64_t bpb = groups * 4 + (twoScales ? 8 : 4); // bytes per row-block
+    const int64_t bpb = groups * 4 + 4 * scales; // bytes per row-block
     const int64_t nb = K / 32;
     // Tiles of T rows; the last one holds only its tw rows (vectors 4 * tw
     // bytes apart), and 128 bytes of padding keep its full-vector loads in
@@ -79,10 +82,9 @@ public:
                 nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4))
                         : (uint8_t)(bl.q[i] + offset);
           }
-        uint8_t *scales = base + groups * tw * 4;
-        qblocks::putFloat(scales + lane * 4, bl.s0);
-        if (twoScales)
-          qblocks::putFloat(scales + tw * 4 + lane * 4, bl.s1);
+        const float f[4] = {bl.s0, bl.s1, bl.m0, bl.m1};
+        for (int64_t i = 0; i < scales; ++i)
+          qblocks::putFloat(base + groups * tw * 4 + i * tw * 4 + lane * 4, f[i]);
       }
     }
     return true;

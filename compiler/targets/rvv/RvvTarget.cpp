@@ -47,10 +47,13 @@ public:
       return false;
     constexpr int64_t T = 128;
     const bool nibbles = type == "q4_0" || type == "q4_k";
-    const bool twoScales = type == "q4_k" || type == "q6_k" ||
-                           type == "q5_1" || type == "q5_k";
+    const int64_t scales = type == "q2_k" ? 4
+                           : type == "q4_k" || type == "q6_k" || type == "q3_k" ||
+                                   type == "q5_1" || type == "q5_k"
+                               ? 2
+                               : 1;
     const int64_t qbytes = nibbles ? 16 : 32;
-    const int64_t bpb = qbytes + (twoScales ? 8 : 4); // bytes per row-block
+    const int64_t bpb = qbytes + 4 * scales; // bytes per row-block
     const int64_t nb = K / 32;
     // Tiles of T rows; the last one holds only its tw rows (lane stride tw).
     out.assign((size_t)(N * nb * bpb), 0);
@@ -62,9 +65,9 @@ public:
         for (int64_t i = 0; i < qbytes; ++i)
           base[i * tw + lane] =
               nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4)) : (uint8_t)bl.q[i];
-        qblocks::putFloat(base + qbytes * tw + lane * 4, bl.s0);
-        if (twoScales)
-          qblocks::putFloat(base + qbytes * tw + tw * 4 + lane * 4, bl.s1);
+        const float f[4] = {bl.s0, bl.s1, bl.m0, bl.m1};
+        for (int64_t i = 0; i < scales; ++i)
+          qblocks::putFloat(base + qbytes * tw + i * tw * 4 + lane * 4, f[i]);
       }
     }
     return true;

@@ -40,17 +40,20 @@ bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
-/// Repacks GGML q4_k / q6_k rows into the 16-row K-quant tiles of
-/// kernels_sve.c (layout described there). Rows past N are all zero.
-bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
-                  size_t bytes, std::vector<uint8_t> &out, std::string &error) {
-  const int64_t ns = K / 256, nb = K / 32, sb = q4 ? 144 : 210;
+/// Repacks GGML q4_k / q6_k / q3_k / q2_k rows into the 16-row K-quant
+/// tiles of kernels_sve.c (layout described there). Rows past N are all zero.
+bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
+                  const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
+                  std::string &error) {
+  const bool q4 = type == "q4_k", q2 = type == "q2_k", q3 = type == "q3_k";
+  const int64_t ns = K / 256, nb = K / 32,
+                sb = q4 ? 144 : q2 ? 84 : q3 ? 110 : 210;
   if (K % 256 || (size_t)(N * ns * sb) != bytes) {
     error = "sve: unexpected weight size for packing";
     return false;
   }
   const int64_t qBytes = q4 ? 256 : 512, tiles = (N + 15) / 16,
-                tileBytes = nb * (q4 ? 384 : 608);
+                tileBytes = nb * (q4 ? 384 : q2 ? 704 : 608);
   out.assign((size_t)(tiles * tileBytes), 0);
   for (int64_t row = 0; row < N; ++row) {
     uint8_t *tile = out.data() + (row / 16) * tileBytes;
@@ -77,6 +80,28 @@ bool packTilesK16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
           const float D = d * (float)sc, M = dmin * (float)m;
           std::memcpy(tile + nb * 256 + (b * 16 + r) * 4, &D, 4);
           std::memcpy(tile + nb * 256 + (nb * 16 + b * 16 + r) * 4, &M, 4);
+        } else if (q2 || q3) {
+          uint8_t low[32], high[32];
+          qblocks::twoBitBlock(q3, w, (int)j, low, high);
+          for (int l = 0; l < 32; ++l)
+            e[l] = (int8_t)(q3 ? low[l] - (high[l] ? 0 : 4) : low[l]);
+          for (int64_t v = 0; v < 8; ++v)
+            for (int64_t c = 0; c < 4; ++c)
+              q[v * 64 + g * 16 + i * 4 + c] = (uint8_t)e[4 * v + c];
+          uint8_t *meta = tile + nb * 512;
+          for (int h = 0; h < 2; ++h) {
+            const int s16 = 2 * (int)j + h;
+            meta[b * 32 + 16 * h + r] =
+                q3 ? (uint8_t)qblocks::q3kScale(w, s16) : (uint8_t)(w[s16] & 0xf);
+            if (q2)
+              meta[nb * 32 + b * 32 + 16 * h + r] = (uint8_t)(w[s16] >> 4);
+          }
+          const int64_t dAt = nb * (q2 ? 576 : 544);
+          qblocks::putFloat(tile + dAt + (b * 16 + r) * 4,
+                            qblocks::f16(w + (q3 ? 108 : 80)));
+          if (q2)
+            qblocks::putFloat(tile + dAt + (nb * 16 + b * 16 + r) * 4,
+                              qblocks::f16(w + 82));
         } else {
           uint8_t u[32];
           qblocks::sixBitBlock(w, (int)j, u);
@@ -168,7 +193,7 @@ protected:
     if (llvm::StringRef(k.packer) == "sve_i8tiles")
       return packTilesI8(w, N, K, ggml, bytes, out, error);
     if (llvm::StringRef(k.packer) == "sve_ktiles")
-      return packTilesK16(w == "q4_k", N, K, ggml, bytes, out, error);
+      return packTilesK16(w, N, K, ggml, bytes, out, error);
     return packTiles16(w == "q4_0", N, K, ggml, bytes, out, error); // sve_tiles
   }
   std::vector<std::string> isaKernelFiles() const override {
