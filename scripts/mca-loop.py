@@ -21,8 +21,10 @@ import re
 import sys
 
 LABEL = re.compile(r'^(\.L(?:BB[0-9_]+|tmp\d+)):')
-# x86 j<cc>, AArch64 b/b.<cc>/cbz/cbnz/tbz/tbnz, Hexagon jump.
-BRANCH = re.compile(r'^\s+(?:j\w*|b\.?\w*|cbn?z\s+\w+,|tbn?z\s+\w+,\s*#\d+,)\s+'
+# x86 j<cc>, AArch64 b/b.<cc>/cbz/cbnz/tbz/tbnz, RISC-V b<cc> with one or
+# two registers, Hexagon jump.
+BRANCH = re.compile(r'^\s+(?:j\w*|b\.?\w*|cbn?z\s+\w+,|tbn?z\s+\w+,\s*#\d+,|'
+                    r'b\w+\s+\w+,(?:\s*\w+,)?)\s*'
                     r'(\.L(?:BB[0-9_]+|tmp\d+))|jump(?::\w+)?\s+(\.LBB[0-9_]+)')
 HW_LOOP = re.compile(r'loop0\((\.LBB[0-9_]+)')
 HW_TRIPS = re.compile(r'loop0\((\.LBB[0-9_]+),\s*#(\d+)\)')

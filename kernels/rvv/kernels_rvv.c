@@ -11,16 +11,16 @@
  *
  *  q4_0: 16 bytes x tw rows (low nibble = element i, high = element i+16,
  *        unsigned 0..15), then tw f32 d.        (20 bytes per row-block)
- *  q4_k: same nibbles, then tw f32 d*sc and tw f32 dmin*m.       (24)
+ *  q4_k, q6_k: the files' bytes (18 and 26.25), per super-block rather than
+ *        per block: see "K-quants in their files' bytes" below.
  *  q8_0: 32 int8 x tw rows, then tw f32 d.                        (36)
- *  q6_k: 32 int8 (q-32) x tw rows, then tw f32 d*sc for elements 0..15 and
- *        tw f32 d*sc for 16..31.                                  (40)
  *  q5_0, iq4_nl, iq4_xs: 32 int8 (q5_0: q-16; IQ4: the level) x tw rows,
  *        then tw f32 scales (d; iq4_xs d*(sc-32)).                (36)
  *  q5_1, q5_k: 32 int8 (0..31) x tw rows, then tw f32 scales (d, d*sc) and
  *        tw f32 min terms (-m, dmin*m; subtracted times the activation
  *        block's sum).                                            (40)
- *  q3_k: as q6_k, of the 3-bit values -4..3.                      (40)
+ *  q3_k: 32 int8 (-4..3) x tw rows, then tw f32 d*sc for elements 0..15
+ *        and tw f32 d*sc for 16..31.                              (40)
  *  q2_k: 32 int8 (0..3) x tw rows, then tw f32 d*sc and tw f32 dmin*m for
  *        each half (elements 0..15, 16..31): s0, s1, m0, m1.      (48)
  * The 8-bit layouts of the five-bit, IQ4, q3_k and q2_k types take more
@@ -95,12 +95,11 @@ static inline vfloat32m4_t kiln_rvv_acc0_m4(int first, const float *bias,
         __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsrl_vx_u8m2(v, 4, vl)), vl); \
   } while (0)
 
-static inline __attribute__((always_inline)) void
-kiln_rvv_q4(const float *x, int rows, int K, const uint8_t *w, int N,
-            const float *bias, float *y, void *scratch, const int kq) {
+static void kiln_rvv_q4_0(const float *x, int rows, int K, const uint8_t *w,
+                          int N, const float *bias, float *y, void *scratch) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  const size_t bpb = 16 + (kq ? 8 : 4); /* bytes per row and block */
+  const size_t bpb = 20; /* bytes per row and block */
   float ad[KILN_RVV_CHUNK];
   int32_t asum[KILN_RVV_CHUNK];
   for (int r = 0; r < rows; ++r) {
@@ -108,7 +107,7 @@ kiln_rvv_q4(const float *x, int rows, int K, const uint8_t *w, int N,
     float *yr = y + (int64_t)r * N;
     for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) {
       const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, 0, kq ? 1 : -8);
+      kiln_rvv_act(ar + c0, nc, ad, asum, 0, -8);
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
@@ -126,25 +125,14 @@ kiln_rvv_q4(const float *x, int rows, int K, const uint8_t *w, int N,
             KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
             KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
             KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
+            /* exact integer sum of (q-8)*a, then * (d * da) as the scalar kernel */
             vint32m8_t isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
+            isum = __riscv_vadd_vx_i32m8(isum, asum[b], vl); /* -8 * sum */
             const float *sc = (const float *)(wb - s + 16 * tw) + s;
-            if (!kq) {
-              /* exact integer sum of (q-8)*a, then * (d * da) as the scalar kernel */
-              isum = __riscv_vadd_vx_i32m8(isum, asum[b], vl); /* -8 * sum */
-              vfloat32m8_t f = __riscv_vfcvt_f_x_v_f32m8(isum, vl);
-              vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
-                  __riscv_vle32_v_f32m8(sc, vl), ad[b], vl);
-              acc = __riscv_vfmacc_vv_f32m8(acc, f, d, vl);
-            } else {
-              /* da * (d*sc * isum - dmin*m * asum) */
-              vfloat32m8_t f = __riscv_vfcvt_f_x_v_f32m8(isum, vl);
-              vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
-                  __riscv_vle32_v_f32m8(sc, vl), ad[b], vl);
-              acc = __riscv_vfmacc_vv_f32m8(acc, f, d, vl);
-              acc = __riscv_vfnmsac_vf_f32m8(
-                  acc, ad[b] * (float)asum[b],
-                  __riscv_vle32_v_f32m8(sc + tw, vl), vl);
-            }
+            vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
+                __riscv_vle32_v_f32m8(sc, vl), ad[b], vl);
+            acc = __riscv_vfmacc_vv_f32m8(
+                acc, __riscv_vfcvt_f_x_v_f32m8(isum, vl), d, vl);
           }
           __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
           s += (int)vl;
@@ -157,16 +145,246 @@ kiln_rvv_q4(const float *x, int rows, int K, const uint8_t *w, int N,
 KILN_KERNEL void kiln_matmul_q4_0_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
-  kiln_rvv_q4(x, rows, K, w, N, bias, y, scratch, 0);
+  kiln_rvv_q4_0(x, rows, K, w, N, bias, y, scratch);
+}
+
+/* --- K-quants in their files' bytes (q4_k, q6_k) ---------------------------
+ * The super-block's scales stay in the file's form (q4_k: 12 bytes of packed
+ * 6-bit scales and mins, f16 d and dmin; q6_k: 16 int8 scales, f16 d), one
+ * byte position of all tw rows after another as the quants; per strip and
+ * super-block they become f32 vectors in a stack buffer before its 8 blocks.
+ */
+
+/* f16 bits to f32: the magnitude shifted into the f32 exponent and fraction
+ * fields and scaled by 2^112 (exact for normal and subnormal halves, which
+ * the scales of real files are), the sign or'ed in. RVV 1.0 without Zvfh
+ * has no half-precision conversion. */
+static inline vuint32m8_t kiln_rvv_h2f_bits(vuint32m8_t h, size_t vl) {
+  return __riscv_vor_vv_u32m8(
+      __riscv_vsll_vx_u32m8(__riscv_vand_vx_u32m8(h, 0x8000, vl), 16, vl),
+      __riscv_vsll_vx_u32m8(__riscv_vand_vx_u32m8(h, 0x7fff, vl), 13, vl), vl);
+}
+static inline vfloat32m8_t kiln_rvv_h2f_m8(const uint8_t *p, size_t vl) {
+  const vuint32m8_t h =
+      __riscv_vzext_vf2_u32m8(__riscv_vle16_v_u16m4((const uint16_t *)p, vl), vl);
+  return __riscv_vfmul_vf_f32m8(
+      __riscv_vreinterpret_v_u32m8_f32m8(kiln_rvv_h2f_bits(h, vl)), 0x1p112f, vl);
+}
+
+/* q4_k: per tile (tw rows) and super-block, 144 * tw bytes, the file's:
+ * 8 blocks of 16 nibble positions (as q4_0: element i low, i+16 high), the
+ * 12 scale bytes, tw f16 d, tw f16 dmin. */
+typedef float kiln_rvv_scales[8][KILN_RVV_TILE];
+
+/* Scale (sc) or min (m) j of the 6-bit pairs at byte positions p[0..11]. */
+static inline vuint8m2_t kiln_rvv_q4k_six(const uint8_t *p, size_t tw, int j,
+                                          int min, size_t vl) {
+#define KILN_RVV_B(i) __riscv_vle8_v_u8m2(p + (i) * tw, vl)
+  if (j < 4)
+    return __riscv_vand_vx_u8m2(KILN_RVV_B(j + 4 * min), 63, vl);
+  const vuint8m2_t lo = min ? __riscv_vsrl_vx_u8m2(KILN_RVV_B(j + 4), 4, vl)
+                            : __riscv_vand_vx_u8m2(KILN_RVV_B(j + 4), 15, vl);
+  const vuint8m2_t hi = __riscv_vsll_vx_u8m2(
+      __riscv_vsrl_vx_u8m2(KILN_RVV_B(j - 4 + 4 * min), 6, vl), 4, vl);
+  return __riscv_vor_vv_u8m2(lo, hi, vl);
+#undef KILN_RVV_B
+}
+
+/* out[j] = f16 at h (d or dmin) * the 8 scales (min = 0) or mins (1). */
+static inline void kiln_rvv_q4k_meta(const uint8_t *p, const uint8_t *h,
+                                     size_t tw, int min, size_t vl,
+                                     kiln_rvv_scales out) {
+  const vfloat32m8_t d = kiln_rvv_h2f_m8(h, vl);
+  for (int j = 0; j < 8; ++j) {
+    const vuint32m8_t v =
+        __riscv_vzext_vf4_u32m8(kiln_rvv_q4k_six(p, tw, j, min, vl), vl);
+    __riscv_vse32_v_f32m8(out[j],
+                          __riscv_vfmul_vv_f32m8(
+                              __riscv_vfcvt_f_xu_v_f32m8(v, vl), d, vl), vl);
+  }
 }
 
 KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
-  kiln_rvv_q4(x, rows, K, w, N, bias, y, scratch, 1);
+  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  float ad[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK];
+  kiln_rvv_scales D, M;
+  for (int r = 0; r < rows; ++r) {
+    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    float *yr = y + (int64_t)r * N;
+    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
+      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
+      kiln_rvv_act(ar + c0, nc, ad, asum, 0, 1);
+      for (int t = 0; t < ntile; ++t) {
+        const int n0 = t * KILN_RVV_TILE;
+        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+        const size_t tw = (size_t)nv, tsb = 144 * tw; /* bytes per super-block */
+        const uint8_t *wt =
+            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 144 + (c0 / 8) * tsb;
+        for (int s = 0; s < nv;) {
+          const size_t vl = __riscv_vsetvl_e8m2(nv - s);
+          vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
+                                           yr + n0 + s, vl);
+          for (int b8 = 0; b8 < nc; b8 += 8) {
+            const uint8_t *ws = wt + (b8 / 8) * tsb;
+            kiln_rvv_q4k_meta(ws + 128 * tw + s, ws + 140 * tw + 2 * s, tw, 0,
+                              vl, D);
+            kiln_rvv_q4k_meta(ws + 128 * tw + s, ws + 142 * tw + 2 * s, tw, 1,
+                              vl, M);
+#pragma clang loop unroll(disable)
+          for (int b = b8; b < b8 + 8; ++b) {
+            const uint8_t *wb = ws + (b % 8) * 16 * tw + s;
+            const int8_t *q = ar[c0 + b].qs;
+            KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
+            KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
+            KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
+            KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
+            /* da * (d*sc * isum - dmin*m * asum) */
+            const vint32m8_t isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
+            const vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
+                __riscv_vle32_v_f32m8(D[b % 8], vl), ad[b], vl);
+            acc = __riscv_vfmacc_vv_f32m8(
+                acc, __riscv_vfcvt_f_x_v_f32m8(isum, vl), d, vl);
+            acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)asum[b],
+                                           __riscv_vle32_v_f32m8(M[b % 8], vl),
+                                           vl);
+          }
+          }
+          __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
+          s += (int)vl;
+        }
+      }
+    }
+  }
 }
 
-/* --- 8-bit weights (q8_0, q6_k) ------------------------------------------ */
+/* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
+ * byte positions, three runs of 8 (A, B, C: position k of each holds the
+ * 6-bit values of elements k, k+8 and k+16 in bits 0..5 and two bits of
+ * element k+24's in bits 6..7, its bits 0-1, 2-3 and 4-5 in A, B and C), the
+ * 16 int8 scales, tw f16 d. Three of every four values are one AND away;
+ * the values stay unsigned (0..63) and 32 x the half's activation sum is
+ * subtracted from each half's integer sum. */
+KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  float ad[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
+  float D[16][KILN_RVV_TILE];
+  for (int r = 0; r < rows; ++r) {
+    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    float *yr = y + (int64_t)r * N;
+    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
+      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
+      kiln_rvv_act(ar + c0, nc, ad, asum, alo, -32);
+      for (int t = 0; t < ntile; ++t) {
+        const int n0 = t * KILN_RVV_TILE;
+        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+        const size_t tw = (size_t)nv, tsb = 210 * tw; /* bytes per super-block */
+        const uint8_t *wt =
+            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 210 + (c0 / 8) * tsb;
+        for (int s = 0; s < nv;) {
+          const size_t vl = __riscv_vsetvl_e8m1(nv - s);
+          vfloat32m4_t acc = kiln_rvv_acc0_m4(c0 == 0, bias ? bias + n0 + s : 0,
+                                              yr + n0 + s, vl);
+          for (int b8 = 0; b8 < nc; b8 += 8) {
+            const uint8_t *ws = wt + (b8 / 8) * tsb;
+            {
+              const vuint32m4_t h = __riscv_vzext_vf2_u32m4(
+                  __riscv_vle16_v_u16m2((const uint16_t *)(ws + 208 * tw) + s, vl),
+                  vl);
+              const vuint32m4_t bits = __riscv_vor_vv_u32m4(
+                  __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x8000, vl), 16, vl),
+                  __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x7fff, vl), 13, vl),
+                  vl);
+              const vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
+                  __riscv_vreinterpret_v_u32m4_f32m4(bits), 0x1p112f, vl);
+              for (int j = 0; j < 16; ++j)
+                __riscv_vse32_v_f32m4(
+                    D[j],
+                    __riscv_vfmul_vv_f32m4(
+                        __riscv_vfcvt_f_x_v_f32m4(
+                            __riscv_vsext_vf4_i32m4(
+                                __riscv_vle8_v_i8m1(
+                                    (const int8_t *)ws + (192 + j) * tw + s, vl),
+                                vl),
+                            vl),
+                        d, vl),
+                    vl);
+            }
+#pragma clang loop unroll(disable)
+          for (int b = b8; b < b8 + 8; ++b) {
+            const uint8_t *wb = ws + (b % 8) * 24 * tw + s;
+            const int8_t *q = ar[c0 + b].qs;
+            /* the integer sums of the two halves start at -32 x their
+             * activation sums */
+            vint32m4_t i0 = __riscv_vmv_v_x_i32m4(-32 * alo[b], vl);
+            vint32m4_t i1 = __riscv_vmv_v_x_i32m4(asum[b] + 32 * alo[b], vl);
+            const uint8_t *pa = wb, *pb = wb + 8 * tw, *pc = wb + 16 * tw;
+#pragma clang loop unroll(full)
+            for (int k = 0; k < 8; k += 2) {
+              /* four products of 63 x 128 fit int16 */
+              vint16m2_t p0, p1;
+#define KILN_RVV_SIX(K, FIRST)                                                 \
+  do {                                                                         \
+    const vuint8m1_t A = __riscv_vle8_v_u8m1(pa, vl),                          \
+                     B = __riscv_vle8_v_u8m1(pb, vl),                          \
+                     C = __riscv_vle8_v_u8m1(pc, vl);                          \
+    pa += tw, pb += tw, pc += tw;                                              \
+    const vint8m1_t e0 = __riscv_vreinterpret_v_u8m1_i8m1(                     \
+        __riscv_vand_vx_u8m1(A, 63, vl));                                      \
+    const vint8m1_t e8 = __riscv_vreinterpret_v_u8m1_i8m1(                     \
+        __riscv_vand_vx_u8m1(B, 63, vl));                                      \
+    const vint8m1_t e16 = __riscv_vreinterpret_v_u8m1_i8m1(                    \
+        __riscv_vand_vx_u8m1(C, 63, vl));                                      \
+    const vint8m1_t e24 = __riscv_vreinterpret_v_u8m1_i8m1(__riscv_vor_vv_u8m1(\
+        __riscv_vor_vv_u8m1(                                                   \
+            __riscv_vsrl_vx_u8m1(A, 6, vl),                                    \
+            __riscv_vand_vx_u8m1(__riscv_vsrl_vx_u8m1(B, 4, vl), 0x0c, vl),    \
+            vl),                                                               \
+        __riscv_vand_vx_u8m1(__riscv_vsrl_vx_u8m1(C, 2, vl), 0x30, vl), vl));  \
+    if (FIRST) {                                                               \
+      p0 = __riscv_vwmul_vx_i16m2(e0, q[K], vl);                               \
+      p1 = __riscv_vwmul_vx_i16m2(e16, q[(K) + 16], vl);                       \
+    } else {                                                                   \
+      p0 = __riscv_vwmacc_vx_i16m2(p0, q[K], e0, vl);                          \
+      p1 = __riscv_vwmacc_vx_i16m2(p1, q[(K) + 16], e16, vl);                  \
+    }                                                                          \
+    p0 = __riscv_vwmacc_vx_i16m2(p0, q[(K) + 8], e8, vl);                      \
+    p1 = __riscv_vwmacc_vx_i16m2(p1, q[(K) + 24], e24, vl);                    \
+  } while (0)
+              KILN_RVV_SIX(k, 1);
+              KILN_RVV_SIX(k + 1, 0);
+#undef KILN_RVV_SIX
+              i0 = __riscv_vwadd_wv_i32m4(i0, p0, vl);
+              i1 = __riscv_vwadd_wv_i32m4(i1, p1, vl);
+            }
+            const int h0 = 2 * (b % 8);
+            acc = __riscv_vfmacc_vv_f32m4(
+                acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl),
+                __riscv_vfmul_vf_f32m4(__riscv_vle32_v_f32m4(D[h0], vl), ad[b], vl),
+                vl);
+            acc = __riscv_vfmacc_vv_f32m4(
+                acc, __riscv_vfcvt_f_x_v_f32m4(i1, vl),
+                __riscv_vfmul_vf_f32m4(__riscv_vle32_v_f32m4(D[h0 + 1], vl), ad[b],
+                                       vl),
+                vl);
+          }
+          }
+          __riscv_vse32_v_f32m4(yr + n0 + s, acc, vl);
+          s += (int)vl;
+        }
+      }
+    }
+  }
+}
+
+/* --- 8-bit weights (q8_0, q5_*, IQ4, q3_k, q2_k) ------------------------- */
 /* Two int8 products fit int16 (2 * 127 * 128); pairs are widened into int32. */
 #define KILN_RVV_PAIR(acc32, i)                                                \
   do {                                                                         \
@@ -180,7 +398,7 @@ KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
     acc32 = __riscv_vwadd_wv_i32m4(acc32, p, vl);                              \
   } while (0)
 
-/* k6: 0 one scale per row-block; 1 two (q6_k halves); 2 a scale and a min
+/* k6: 0 one scale per row-block; 1 two (q3_k halves); 2 a scale and a min
  * term; 3 two scales and two min terms (q2_k halves). */
 static inline __attribute__((always_inline)) void
 kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
@@ -266,11 +484,6 @@ KILN_KERNEL void kiln_matmul_q8_0_q8_0_128x_rvv(const float *x, int rows, int K,
   kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, 0);
 }
 
-KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, 1);
-}
 
 #define KILN_RVV_Q8_WRAP(T, MODE)                                              \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_128x_rvv(                            \

@@ -57,6 +57,10 @@ std::vector<Param> params() {
 
 struct Shape {
   int rows, N, K;
+  // Weights times this: 1e-4 (1e-3 for the K-quants, whose super-block
+  // scales are smaller still) makes the f16 block scales subnormal (below
+  // 6.1e-5), which every kernel must widen exactly; the bias is then zero.
+  float weightScale = 1.0f;
 };
 
 uint64_t rng = 88172645463325252ull;
@@ -97,7 +101,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   std::vector<Shape> shapes =
       kquant ? std::vector<Shape>{{1, 1, 256}, {1, 33, 512}, {3, 7, 256},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 256},
-                                  {1, 117, 512}}
+                                  {1, 117, 512}, {2, 19, 256, 1e-3f}}
              : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 64},
                                   // Decode, one row over many groups: on x86
@@ -108,7 +112,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   {1, 117, 96},
                                   // Row groups of 8 (NEON i8mm): 7 rows,
                                   // then 8 and 3.
-                                  {7, 9, 64}, {11, 6, 96}};
+                                  {7, 9, 64}, {11, 6, 96},
+                                  {2, 19, 64, 1e-4f}};
 
   // Float-weight kernels take any K: tails of the vector loop too.
   const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);
@@ -129,7 +134,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     const Shape &s = shapes[c];
     std::vector<float> wf((size_t)s.N * s.K), x((size_t)s.rows * s.K), bias(s.N);
     for (float &v : wf)
-      v = uniform();
+      v = s.weightScale * uniform();
     for (float &v : x)
       v = 4.0f * uniform();
     if (c == 2) { // an all-zero activation block: d = 0
@@ -140,13 +145,17 @@ TEST_P(Microkernel, MatchesScalarKernel) {
         x[32 + j] = ties[j % 8] * (j % 16 < 8 ? 1.0f : -1.0f);
     }
     for (float &v : bias)
-      v = uniform();
+      v = s.weightScale == 1.0f ? uniform() : 0.0f;
     std::vector<uint8_t> ggml(gguf::rowBytes(*type, (int64_t)wf.size()));
     gguf::quantize(*type, wf.data(), ggml.data(), (int64_t)wf.size());
     std::vector<uint8_t> packed;
     ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
                                    packed, error))
         << error;
+    // RVV's K-quant layouts keep the scales in the file's form (f16, packed
+    // 6-bit), so the packed weight is no larger than the file's.
+    if (targetName == "rvv" && (p.type == "q4_k" || p.type == "q6_k"))
+      EXPECT_LE(packed.size(), ggml.size()) << p.kernel;
     std::vector<uint8_t> q8; // the activations as GGML's Q8_0 / Q8_K blocks
     if (q8k) {
       q8.resize((size_t)(x.size() / 256 * gguf::kQ8KBlockBytes));

@@ -3,6 +3,7 @@
 #include "compiler/support/QuantBlocks.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 using namespace kiln;
@@ -42,6 +43,8 @@ public:
             const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
             std::string &error) const override {
     const llvm::StringRef type = k.weight;
+    if (type == "q4_k" || type == "q6_k")
+      return packKQuant(type == "q6_k", N, K, ggml, bytes, out, error);
     std::vector<qblocks::Block> blocks;
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
@@ -76,6 +79,66 @@ public:
 protected:
   std::vector<std::string> isaKernelFiles() const override {
     return {"kernels_rvv.c", "attention_tiled.c"};
+  }
+
+  // q4_k and q6_k keep their files' bytes: per 128-row tile (the last one
+  // its tw rows) and super-block, each byte position of all tw rows side by
+  // side: q4_k 8 x 16 nibble positions, the 12 scale bytes, f16 d, f16 dmin
+  // (144 per row); q6_k 8 x 24 positions (three runs of 8: values k, k+8,
+  // k+16 each with two bits of value k+24), the 16 int8 scales, f16 d (210
+  // per row). kernels_rvv.c says how the kernels read them.
+  static bool packKQuant(bool six, int64_t N, int64_t K, const uint8_t *ggml,
+                         size_t bytes, std::vector<uint8_t> &out,
+                         std::string &error) {
+    const int64_t sbBytes = six ? 210 : 144, ns = K / 256;
+    if (K % 256 || (size_t)(N * ns * sbBytes) != bytes) {
+      error = std::string("weight of type ") + (six ? "q6_k" : "q4_k") +
+              " has " + std::to_string(bytes) + " bytes, expected [" +
+              std::to_string(N) + ", " + std::to_string(K) + "]";
+      return false;
+    }
+    constexpr int64_t T = 128;
+    out.assign(bytes, 0);
+    for (int64_t j = 0; j < N; ++j) {
+      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      for (int64_t s = 0; s < ns; ++s) {
+        const uint8_t *src = ggml + (j * ns + s) * sbBytes;
+        uint8_t *base = out.data() + t * T * ns * sbBytes + s * tw * sbBytes;
+        auto at = [&](int64_t position) -> uint8_t & {
+          return base[position * tw + lane];
+        };
+        for (int b = 0; b < 8; ++b) {
+          uint8_t u[32];
+          if (six)
+            qblocks::sixBitBlock(src, b, u);
+          else
+            qblocks::smallValues("q4_k", src, b, u);
+          if (six) {
+            for (int k = 0; k < 8; ++k) {
+              const int64_t p0 = b * 24 + k;
+              at(p0) = (uint8_t)(u[k] | (u[k + 24] & 3) << 6);
+              at(p0 + 8) = (uint8_t)(u[k + 8] | ((u[k + 24] >> 2) & 3) << 6);
+              at(p0 + 16) = (uint8_t)(u[k + 16] | (u[k + 24] >> 4) << 6);
+            }
+          } else {
+            for (int i = 0; i < 16; ++i)
+              at(b * 16 + i) = (uint8_t)(u[i] | u[i + 16] << 4);
+          }
+        }
+        const int64_t meta = six ? 192 : 128, metaBytes = six ? 16 : 12;
+        for (int64_t i = 0; i < metaBytes; ++i)
+          at(meta + i) = src[six ? 192 + i : 4 + i];
+        // f16 scales: d (and q4_k's dmin), two bytes per row each
+        uint8_t *h = base + (meta + metaBytes) * tw;
+        if (six) {
+          std::memcpy(h + 2 * lane, src + 208, 2);
+        } else {
+          std::memcpy(h + 2 * lane, src, 2);
+          std::memcpy(h + 2 * tw + 2 * lane, src + 2, 2);
+        }
+      }
+    }
+    return true;
   }
 
 private:
