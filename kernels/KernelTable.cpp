@@ -177,7 +177,10 @@ bool kiln::kernels::hasQ8Activations(const std::string &weight) {
 }
 
 const char *kiln::kernels::activationOf(const MatMulKernel &k) {
-  return std::strcmp(k.quantizer, "kiln_q8k_rows") ? "q8_0" : "q8_k";
+  return std::strcmp(k.quantizer, "kiln_q8k_rows") &&
+                 std::strcmp(k.quantizer, "kiln_neon_mmk_rows")
+             ? "q8_0"
+             : "q8_k";
 }
 
 bool kiln::kernels::hasRowStrideEntry(const MatMulKernel &k) {
@@ -198,6 +201,10 @@ int64_t kiln::kernels::scratchRowBytes(const MatMulKernel &k, int64_t K) {
   // order of the SMMLA sums (kernels_neon.c).
   if (!std::strcmp(k.quantizer, "kiln_neon_mm_rows"))
     return K / 32 * 40;
+  // kiln_neon_mmk_rows: per row pair and super-block 512 interleaved bytes,
+  // 8 x 4 int16 block sums and 4 f32 scales (kernels_neon.c).
+  if (!std::strcmp(k.quantizer, "kiln_neon_mmk_rows"))
+    return K / 256 * 296;
   return activationRowBytes(activationOf(k), K);
 }
 

@@ -73,6 +73,9 @@ void probe_q4_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
 void probe_q8_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
   kiln_neon_q8_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4);
 }
+void probe_q4_k_mm8(const uint8_t *t, int nsb, const uint8_t *p0, float *y) {
+  kiln_neon_q4_k_mm_tile(t, nsb, p0, 0, 8, 0, y, 4, 4);
+}
 #endif
 C
 KI=(-std=c11 -I"$K/common" -I"$K/generic" -I"$K/neon" -I"$ROOT/runtime/include")
@@ -131,3 +134,5 @@ row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" pr
 row "ggml \`gemm_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q4_0_4x8_q8_0 smmla 1
 row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q8_0_mm8 smmla 1
 row "ggml \`gemm_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q8_0_4x8_q8_0 smmla 1
+row "Kiln q4_k prefill (\`kiln_neon_q4_k_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q4_k_mm8 smmla 1
+row "ggml \`gemm_q4_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q4_K_8x8_q8_K smmla 1

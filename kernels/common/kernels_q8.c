@@ -170,7 +170,7 @@ static void kiln_q8k_round(const float *x, float iscale, int8_t *qs) {
 
 /* Prefill quantizes every matmul's input on one thread, before the
  * matmul's slices start. */
-static void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
+KILN_KERNEL void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y) {
   for (int b = 0; b < K / 256; ++b, x += 256) {
     kiln_q8k_block *o = &y[b];
     const float max = kiln_q8k_max(x);

@@ -132,6 +132,9 @@ typedef struct kiln_q8k_block {
 } kiln_q8k_block;
 _Static_assert(sizeof(kiln_q8k_block) == 292, "kiln_q8k_block is ggml's block_q8_K");
 
+/* One row of K values (a multiple of 256) as K/256 Q8_K blocks. */
+KILN_KERNEL void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y);
+
 /* As kiln_q8_rows, into K/256 Q8_K blocks per row (K a multiple of 256). */
 KILN_KERNEL const kiln_q8k_block *kiln_q8k_rows(const float *x, int rows, int K,
                                                 void *scratch);

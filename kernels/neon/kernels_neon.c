@@ -975,6 +975,227 @@ kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
 
 KILN_NEON_MM_MATMUL(q4_0, 72)
 KILN_NEON_MM_MATMUL(q8_0, 136)
+
+/* Q4_K against Q8_K under i8mm: the dotprod kernel's tiles ("neon_blocks",
+ * described above kiln_neon_kmin_tile), so one activation row (decode) runs
+ * that kernel's tile as it is, and row pairs run SMMLA on the same bytes:
+ * TRN1 / TRN2 of two decoded vectors (elements 4v..4v+3 and 4v+4..4v+7 of
+ * rows 0..3) give rows 0 and 2 and rows 1 and 3 over 8 consecutive
+ * elements, the 2x8 operands SMMLA multiplies. So the sums' lanes are
+ * [r.0, r.2, r+1.0, r+1.2] (pair A) and [r.1, r.3, r+1.1, r+1.3] (pair B).
+ *
+ * Activations (kiln_neon_mmk_rows): ggml's Q8_K rows in pairs, 592 bytes per
+ * pair and super-block: per block j four 2x8 matrices (bytes 8c..8c+7 of
+ * both rows), then per block the int16 sums [s_r, s_r, s_r+1, s_r+1] in the
+ * lane order of the SMMLA sums, then the f32 scales [d_r, d_r, d_r+1,
+ * d_r+1]; an odd last row follows as a kiln_q8k_block (296 scratch bytes
+ * per row and super-block, KernelTable's scratchRowBytes).
+ *
+ * As the dotprod kernel, each block's sums times its scales and the block
+ * sums times the mins accumulate as integers over the super-block, and the
+ * float steps run once per super-block. */
+static const uint8_t *kiln_neon_mmk_rows(const float *x, int rows, int K,
+                                         void *scratch) {
+  uint8_t *o = (uint8_t *)scratch;
+  const int nsb = K / 256;
+  if (!x) /* already quantized (see kiln_q8_rows) */
+    return (const uint8_t *)scratch;
+  for (int p = 0; p < rows / 2; ++p)
+    for (int sb = 0; sb < nsb; ++sb, o += 592) {
+      kiln_q8k_block t[2];
+      kiln_quantize_row_q8_k(x + (int64_t)(2 * p) * K + sb * 256, 256, &t[0]);
+      kiln_quantize_row_q8_k(x + (int64_t)(2 * p + 1) * K + sb * 256, 256, &t[1]);
+      int16_t sums[8][4];
+      for (int j = 0; j < 8; ++j) {
+        for (int c = 0; c < 4; ++c)
+          for (int h = 0; h < 2; ++h)
+            __builtin_memcpy(o + 64 * j + 16 * c + 8 * h, t[h].qs + 32 * j + 8 * c, 8);
+        for (int h = 0; h < 2; ++h)
+          sums[j][2 * h] = sums[j][2 * h + 1] =
+              (int16_t)(t[h].bsums[2 * j] + t[h].bsums[2 * j + 1]);
+      }
+      __builtin_memcpy(o + 512, sums, 64);
+      const float ds[4] = {t[0].d, t[0].d, t[1].d, t[1].d};
+      __builtin_memcpy(o + 576, ds, 16);
+    }
+  if (rows & 1)
+    kiln_quantize_row_q8_k(x + (int64_t)(rows - 1) * K, K, (kiln_q8k_block *)o);
+  return (const uint8_t *)scratch;
+}
+
+/* One 4-row weight tile against nr (2..8, constant after inlining)
+ * activation rows: pair k (rows 2k, 2k+1) at p0 + k * nsb * 592 while
+ * nr > 2k + 1; an odd last row is `odd`. */
+static inline __attribute__((always_inline)) void
+kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
+                       const kiln_q8k_block *odd, int nr, const float *bias,
+                       float *y, int N, int n) {
+  const int64_t ps = (int64_t)nsb * 592;
+  const uint8x16_t m4 = vdupq_n_u8(0xf);
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int64x2_t z64 = vdupq_n_s64(0);
+  float32x4_t f[4][2];
+  for (int k = 0; k < 4; ++k)
+    f[k][0] = f[k][1] = vdupq_n_f32(0);
+  for (int sb = 0; sb < nsb; ++sb, t += 592) {
+    int32x4_t ai[4][2];
+    for (int k = 0; k < 4; ++k)
+      ai[k][0] = ai[k][1] = zero;
+    const uint16x8_t sc01 = vmovl_u8(vld1_u8(t + 16)), sc23 = vmovl_u8(vld1_u8(t + 24)),
+                     sc45 = vmovl_u8(vld1_u8(t + 32)), sc67 = vmovl_u8(vld1_u8(t + 40));
+    const uint8_t *q = t + 80;
+#define KILN_NEON_Q4K_MM_BLOCK(J, SC4)                                         \
+  {                                                                            \
+    const uint8x16_t v0 = vld1q_u8(q), v1 = vld1q_u8(q + 16),                  \
+                     v2 = vld1q_u8(q + 32), v3 = vld1q_u8(q + 48);             \
+    const int32x4_t u0 = vreinterpretq_s32_u8(vandq_u8(v0, m4)),               \
+                    u1 = vreinterpretq_s32_u8(vandq_u8(v1, m4)),               \
+                    u2 = vreinterpretq_s32_u8(vandq_u8(v2, m4)),               \
+                    u3 = vreinterpretq_s32_u8(vandq_u8(v3, m4)),               \
+                    u4 = vreinterpretq_s32_u8(vshrq_n_u8(v0, 4)),              \
+                    u5 = vreinterpretq_s32_u8(vshrq_n_u8(v1, 4)),              \
+                    u6 = vreinterpretq_s32_u8(vshrq_n_u8(v2, 4)),              \
+                    u7 = vreinterpretq_s32_u8(vshrq_n_u8(v3, 4));              \
+    /* rows 0 and 2 (A), 1 and 3 (B), elements 8g..8g+7 */                     \
+    const int8x16_t a0 = vreinterpretq_s8_s32(vtrn1q_s32(u0, u1)),             \
+                    b0 = vreinterpretq_s8_s32(vtrn2q_s32(u0, u1)),             \
+                    a1 = vreinterpretq_s8_s32(vtrn1q_s32(u2, u3)),             \
+                    b1 = vreinterpretq_s8_s32(vtrn2q_s32(u2, u3)),             \
+                    a2 = vreinterpretq_s8_s32(vtrn1q_s32(u4, u5)),             \
+                    b2 = vreinterpretq_s8_s32(vtrn2q_s32(u4, u5)),             \
+                    a3 = vreinterpretq_s8_s32(vtrn1q_s32(u6, u7)),             \
+                    b3 = vreinterpretq_s8_s32(vtrn2q_s32(u6, u7));             \
+    const uint16x4_t s4 = SC4;                                                 \
+    const int32x4_t sa = vreinterpretq_s32_u32(vmovl_u16(vuzp1_u16(s4, s4))),  \
+                    sbv = vreinterpretq_s32_u32(vmovl_u16(vuzp2_u16(s4, s4))); \
+    for (int k = 0; k < 4; ++k) {                                              \
+      if (nr <= 2 * k)                                                         \
+        break;                                                                 \
+      int8x16_t c0, c1, c2, c3;                                                \
+      if (nr > 2 * k + 1) {                                                    \
+        const int8_t *aq =                                                     \
+            (const int8_t *)(p0 + k * ps) + (int64_t)sb * 592 + 64 * (J);      \
+        c0 = vld1q_s8(aq); c1 = vld1q_s8(aq + 16);                             \
+        c2 = vld1q_s8(aq + 32); c3 = vld1q_s8(aq + 48);                        \
+      } else {                                                                 \
+        const int8_t *aq = odd[sb].qs + 32 * (J);                              \
+        const int64x2_t xa0 = vreinterpretq_s64_s8(vld1q_s8(aq)),              \
+                        xa1 = vreinterpretq_s64_s8(vld1q_s8(aq + 16));         \
+        c0 = vreinterpretq_s8_s64(vzip1q_s64(xa0, z64));                       \
+        c1 = vreinterpretq_s8_s64(vzip2q_s64(xa0, z64));                       \
+        c2 = vreinterpretq_s8_s64(vzip1q_s64(xa1, z64));                       \
+        c3 = vreinterpretq_s8_s64(vzip2q_s64(xa1, z64));                       \
+      }                                                                        \
+      int32x4_t s0 = vmmlaq_s32(zero, c0, a0), s1 = vmmlaq_s32(zero, c0, b0);  \
+      s0 = vmmlaq_s32(s0, c1, a1); s1 = vmmlaq_s32(s1, c1, b1);                \
+      s0 = vmmlaq_s32(s0, c2, a2); s1 = vmmlaq_s32(s1, c2, b2);                \
+      s0 = vmmlaq_s32(s0, c3, a3); s1 = vmmlaq_s32(s1, c3, b3);                \
+      ai[k][0] = vmlaq_s32(ai[k][0], s0, sa);                                  \
+      ai[k][1] = vmlaq_s32(ai[k][1], s1, sbv);                                 \
+    }                                                                          \
+    q += 64;                                                                   \
+  }
+    KILN_NEON_Q4K_MM_BLOCK(0, vget_low_u16(sc01))
+    KILN_NEON_Q4K_MM_BLOCK(1, vget_high_u16(sc01))
+    KILN_NEON_Q4K_MM_BLOCK(2, vget_low_u16(sc23))
+    KILN_NEON_Q4K_MM_BLOCK(3, vget_high_u16(sc23))
+    KILN_NEON_Q4K_MM_BLOCK(4, vget_low_u16(sc45))
+    KILN_NEON_Q4K_MM_BLOCK(5, vget_high_u16(sc45))
+    KILN_NEON_Q4K_MM_BLOCK(6, vget_low_u16(sc67))
+    KILN_NEON_Q4K_MM_BLOCK(7, vget_high_u16(sc67))
+#undef KILN_NEON_Q4K_MM_BLOCK
+    /* the mins times the block sums, then the float steps */
+    const float32x4_t d4 = kiln_neon_h4(t), dm4 = kiln_neon_h4(t + 8);
+    const float32x4_t da0 = vuzp1q_f32(d4, d4), db0 = vuzp2q_f32(d4, d4),
+                      dma = vuzp1q_f32(dm4, dm4), dmb = vuzp2q_f32(dm4, dm4);
+    const uint16x8_t mn01 = vmovl_u8(vld1_u8(t + 48)), mn23 = vmovl_u8(vld1_u8(t + 56)),
+                     mn45 = vmovl_u8(vld1_u8(t + 64)), mn67 = vmovl_u8(vld1_u8(t + 72));
+    for (int k = 0; k < 4; ++k) {
+      if (nr <= 2 * k)
+        break;
+      int16x4_t as[8];
+      float32x4_t da;
+      if (nr > 2 * k + 1) {
+        const uint8_t *ab = p0 + k * ps + (int64_t)sb * 592;
+        for (int j = 0; j < 8; ++j)
+          as[j] = vld1_s16((const int16_t *)(ab + 512 + 8 * j));
+        da = vld1q_f32((const float *)(ab + 576));
+      } else {
+        /* the odd row paired with a zero row: [s_j, s_j, 0, 0] */
+        const kiln_q8k_block *ob = odd + sb;
+        const int16x8_t bs = vpaddq_s16(vld1q_s16(ob->bsums), vld1q_s16(ob->bsums + 8));
+        const int32x4_t p01 = vreinterpretq_s32_s16(vzip1q_s16(bs, bs)),
+                        p23 = vreinterpretq_s32_s16(vzip2q_s16(bs, bs));
+        const int16x8_t l0 = vreinterpretq_s16_s32(vzip1q_s32(p01, zero)),
+                        l1 = vreinterpretq_s16_s32(vzip2q_s32(p01, zero)),
+                        l2 = vreinterpretq_s16_s32(vzip1q_s32(p23, zero)),
+                        l3 = vreinterpretq_s16_s32(vzip2q_s32(p23, zero));
+        as[0] = vget_low_s16(l0), as[1] = vget_high_s16(l0);
+        as[2] = vget_low_s16(l1), as[3] = vget_high_s16(l1);
+        as[4] = vget_low_s16(l2), as[5] = vget_high_s16(l2);
+        as[6] = vget_low_s16(l3), as[7] = vget_high_s16(l3);
+        da = vcombine_f32(vdup_n_f32(ob->d), vdup_n_f32(0.0f));
+      }
+      int32x4_t am0 = zero, am1 = zero;
+#define KILN_NEON_Q4K_MM_MIN(J, M4)                                            \
+  {                                                                            \
+    const uint16x4_t m4_ = M4;                                                 \
+    am0 = vmlal_s16(am0, vreinterpret_s16_u16(vuzp1_u16(m4_, m4_)), as[J]);    \
+    am1 = vmlal_s16(am1, vreinterpret_s16_u16(vuzp2_u16(m4_, m4_)), as[J]);    \
+  }
+      KILN_NEON_Q4K_MM_MIN(0, vget_low_u16(mn01))
+      KILN_NEON_Q4K_MM_MIN(1, vget_high_u16(mn01))
+      KILN_NEON_Q4K_MM_MIN(2, vget_low_u16(mn23))
+      KILN_NEON_Q4K_MM_MIN(3, vget_high_u16(mn23))
+      KILN_NEON_Q4K_MM_MIN(4, vget_low_u16(mn45))
+      KILN_NEON_Q4K_MM_MIN(5, vget_high_u16(mn45))
+      KILN_NEON_Q4K_MM_MIN(6, vget_low_u16(mn67))
+      KILN_NEON_Q4K_MM_MIN(7, vget_high_u16(mn67))
+#undef KILN_NEON_Q4K_MM_MIN
+      f[k][0] = vfmaq_f32(f[k][0], vcvtq_f32_s32(ai[k][0]), vmulq_f32(da0, da));
+      f[k][0] = vfmsq_f32(f[k][0], vcvtq_f32_s32(am0), vmulq_f32(dma, da));
+      f[k][1] = vfmaq_f32(f[k][1], vcvtq_f32_s32(ai[k][1]), vmulq_f32(db0, da));
+      f[k][1] = vfmsq_f32(f[k][1], vcvtq_f32_s32(am1), vmulq_f32(dmb, da));
+    }
+  }
+  /* lanes [r.0, r.2, r+1.0, r+1.2] and [r.1, r.3, r+1.1, r+1.3] to rows */
+  for (int k = 0; k < 4 && nr > 2 * k; ++k) {
+    kiln_neon_store4(vzip1q_f32(f[k][0], f[k][1]), bias, y + 2 * k * (int64_t)N, n);
+    if (nr > 2 * k + 1)
+      kiln_neon_store4(vzip2q_f32(f[k][0], f[k][1]), bias,
+                       y + (2 * k + 1) * (int64_t)N, n);
+  }
+}
+
+KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x4_neon_i8mm(
+    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
+    float *y, void *scratch) {
+  const uint8_t *a = kiln_neon_mmk_rows(x, rows, K, scratch);
+  const int nsb = K / 256;
+  const int64_t tile_bytes = (int64_t)nsb * 592;
+  const kiln_q8k_block *odd =
+      (const kiln_q8k_block *)(a + (int64_t)(rows / 2) * nsb * 592);
+  for (int r0 = 0; r0 < rows; r0 += 8) {
+    const int nr = rows - r0 < 8 ? rows - r0 : 8;
+    const uint8_t *ar = a + (int64_t)(r0 / 2) * nsb * 592;
+    float *yr = y + (int64_t)r0 * N;
+    for (int j = 0; j < N; j += 4) {
+      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
+      const float *bj = bias ? bias + j : 0;
+      const int n = N - j < 4 ? N - j : 4;
+      switch (nr) {
+      case 1: kiln_neon_q4_k_tile(t, nsb, odd, 1, bj, yr + j, N, n); break;
+      case 2: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 2, bj, yr + j, N, n); break;
+      case 3: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 3, bj, yr + j, N, n); break;
+      case 4: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 4, bj, yr + j, N, n); break;
+      case 5: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 5, bj, yr + j, N, n); break;
+      case 6: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 6, bj, yr + j, N, n); break;
+      case 7: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 7, bj, yr + j, N, n); break;
+      default: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 8, bj, yr + j, N, n); break;
+      }
+    }
+  }
+}
 #endif /* __ARM_FEATURE_MATMUL_INT8 */
 
 /* ---- float weights, f32 activations ------------------------------------ */

@@ -78,12 +78,15 @@ const std::vector<Fixture> &fixtures() {
 struct TargetConfig {
   const char *name;
   int vectorBits; // qemu's SVE vector length / RVV VLEN; 0 = n/a
+  const char *cpu = ""; // --cpu, "" = the target's default
 };
 
 void PrintTo(const TargetConfig &t, std::ostream *os) {
   *os << t.name;
   if (t.vectorBits)
     *os << t.vectorBits;
+  if (*t.cpu)
+    *os << "_" << t.cpu;
 }
 
 // Every target, and SVE and RVV at three vector lengths each. RVV runs as
@@ -213,6 +216,8 @@ protected:
     const TargetConfig &t = std::get<1>(GetParam());
     if (std::string(t.name) == "rvv")
       extra.push_back("--cpu=rv64gv");
+    if (*t.cpu)
+      extra.push_back(std::string("--cpu=") + t.cpu);
     if (t.vectorBits)
       extra.push_back("--vector-bits=" + std::to_string(t.vectorBits));
     return run(t.name, extra, logitsAt);
@@ -482,7 +487,8 @@ std::string testName(
     const ::testing::TestParamInfo<std::tuple<Fixture, TargetConfig>> &info) {
   const TargetConfig &t = std::get<1>(info.param);
   return std::string(std::get<0>(info.param).name) + "_" + t.name +
-         (t.vectorBits ? std::to_string(t.vectorBits) : "");
+         (t.vectorBits ? std::to_string(t.vectorBits) : "") +
+         (*t.cpu ? std::string("_") + t.cpu : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -544,6 +550,14 @@ INSTANTIATE_TEST_SUITE_P(
     Batched, BatchedDecode,
     ::testing::Combine(::testing::Values(fixtures()[3], fixtures()[9]),
                        ::testing::ValuesIn(targets())),
+    testName);
+
+// NEON's SMMLA kernels (Q8_0, Q4_0, Q4_K; Q6_K through the dotprod one).
+INSTANTIATE_TEST_SUITE_P(
+    I8mm, ReferenceMatch,
+    ::testing::Combine(::testing::Values(fixtures()[2], fixtures()[3],
+                                         fixtures()[4], fixtures()[8]),
+                       ::testing::Values(TargetConfig{"neon", 0, "i8mm"})),
     testName);
 
 INSTANTIATE_TEST_SUITE_P(

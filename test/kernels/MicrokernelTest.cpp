@@ -101,7 +101,9 @@ TEST_P(Microkernel, MatchesScalarKernel) {
   std::vector<Shape> shapes =
       kquant ? std::vector<Shape>{{1, 1, 256}, {1, 33, 512}, {3, 7, 256},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 256},
-                                  {1, 117, 512}, {2, 19, 256, 1e-3f}}
+                                  {1, 117, 512}, {2, 19, 256, 1e-3f},
+                                  // NEON i8mm: 7 rows, then 8 and 3.
+                                  {7, 9, 256}, {11, 6, 512}}
              : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 64},
                                   // Decode, one row over many groups: on x86
@@ -183,7 +185,10 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                    row ? kernels::scratchRowBytes(*row, s.K) : 0)) +
             64);
   }
-  os << "static float xf[" << 5 * 512 << "], bf[" << maxN << "], y_ref[" << maxOut
+  size_t maxX = 0;
+  for (const Shape &sh : shapes)
+    maxX = std::max(maxX, (size_t)sh.rows * sh.K);
+  os << "static float xf[" << maxX << "], bf[" << maxN << "], y_ref[" << maxOut
      << "], y_isa[" << maxOut << "];\n"
      << "static _Alignas(64) uint8_t scratch[" << maxScratch + 64 << "];\n"
      << "static _Alignas(64) uint8_t wcopy[" << maxPacked + 64 << "];\n";
