@@ -557,14 +557,13 @@ KILN_NEON_Q8K_DRIVER(q5_k, 720)
 /* ---- Q2_K, Q3_K and Q6_K, "4x4" (neon_blocks) ------------------------- */
 /* The K-quants whose scales cover 16 elements. Per super-block: metadata
  * (q3_k, q6_k: 4 fp16 d, 16x4 int8 scales (q3_k: minus 32); q2_k: 4 fp16 d,
- * 4 fp16 dmin, 16x4 u8 scales, 16x4 u8 mins), then 8 blocks. q2_k / q3_k
+ * 4 fp16 dmin, 16x4 u8 scales, 16x4 u8 mins) and 8 blocks, q6_k's metadata
+ * after its blocks, the others' before. q2_k / q3_k
  * blocks: 2 vectors of two-bit planes (vector h, byte 4i+t bits 2c..2c+1:
  * element 16h+4c+t of row i) and, for q3_k, a vector of third bits (byte
- * 4i+t bit c: element 4c+t, bit 4+c: 16+4c+t). q6_k blocks: 4 vectors of
- * the values' low nibbles (the Q4_K layout: vector c byte 4i+t holds element
- * 4c+t low, 16+4c+t high), then 2 vectors of their high bit pairs, each
- * xor 2 (vector h, byte 4i+t bits 2c..2c+1: element 16h+4c+t). The
- * 16-element sub-blocks' scales multiply the two halves' exact integer sums. */
+ * 4i+t bit c: element 4c+t, bit 4+c: 16+4c+t). q6_k blocks: see
+ * kiln_neon_u6. The 16-element sub-blocks' scales multiply the two halves'
+ * exact integer sums. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
   const uint8x16_t m2 = vdupq_n_u8(3), b2 = vdupq_n_u8(4), k4 = vdupq_n_u8(4);
@@ -587,21 +586,25 @@ kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
     w[c + 4] = vreinterpretq_s8_u8(b);
   }
 }
-/* Q6_K as 4 * (q - 32): the packer stores each bit pair xor 2, so the
- * byte (pair ^ 2) << 6 | nibble << 2 is that value as int8. SHL moves the
- * pair to bits 6..7, SRI shifts the nibble (the low one shifted up, the high
- * one masked, first) into bits 2..5 and clears bits 0..1. The caller divides
- * the sums by 4. */
+/* Q6_K as 4 * (q - 32), 8 int8 vectors w[c] (byte 4i+t: element 4c+t of row
+ * i for c < 4, 16+4(c-4)+t for c >= 4) from 6 stored vectors, two groups of
+ * three (A, B, C at 48g, 48g+16, 48g+32). Bits 2..7 of A, B and C are
+ * (q ^ 32) of w[4g], w[4g+1] and w[4g+2], which read as int8 are 4 (q - 32):
+ * one AND clears bits 0..1. Those bits hold w[4g+3]'s (q ^ 32) two bits at a
+ * time (A bits 0-1, B bits 2-3, C bits 4-5), which SHL and two SLI move into
+ * bits 2..7. Six of the 8 vectors cost one operation, and only 6 are shifts.
+ * The caller divides the sums by 4. */
 static inline __attribute__((always_inline)) void
 kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
-  const uint8x16_t mh = vdupq_n_u8(0xf0);
-  const uint8x16_t h0 = vld1q_u8(p + 64), h1 = vld1q_u8(p + 80);
-  const uint8x16_t hl[4] = {vshlq_n_u8(h0, 6), vshlq_n_u8(h0, 4), vshlq_n_u8(h0, 2), h0};
-  const uint8x16_t hh[4] = {vshlq_n_u8(h1, 6), vshlq_n_u8(h1, 4), vshlq_n_u8(h1, 2), h1};
-  for (int c = 0; c < 4; ++c) {
-    const uint8x16_t q = vld1q_u8(p + 16 * c);
-    w[c] = vreinterpretq_s8_u8(vsriq_n_u8(hl[c], vshlq_n_u8(q, 4), 2));
-    w[c + 4] = vreinterpretq_s8_u8(vsriq_n_u8(hh[c], vandq_u8(q, mh), 2));
+  const uint8x16_t mk = vdupq_n_u8(0xfc);
+  for (int g = 0; g < 2; ++g) {
+    const uint8x16_t A = vld1q_u8(p + 48 * g), B = vld1q_u8(p + 48 * g + 16),
+                     C = vld1q_u8(p + 48 * g + 32);
+    w[4 * g] = vreinterpretq_s8_u8(vandq_u8(A, mk));
+    w[4 * g + 1] = vreinterpretq_s8_u8(vandq_u8(B, mk));
+    w[4 * g + 2] = vreinterpretq_s8_u8(vandq_u8(C, mk));
+    w[4 * g + 3] = vreinterpretq_s8_u8(
+        vsliq_n_u8(vsliq_n_u8(vshlq_n_u8(A, 2), B, 4), C, 6));
   }
 }
 #define KILN_NEON_DECODE_Q2_K(p, w) kiln_neon_u2(p, 0, w)
@@ -663,43 +666,53 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
   }                                                                            \
   KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0, TILE1)
 
-/* Q6_K against Q8_K activations (super-block: 4 fp16 d, 16x4 int8 scales,
- * then 8 blocks of kiln_neon_u6's layout): each 16-element half's exact dot
- * (of 4 (q - 32), |sum| < 2^31 over the super-block) times its scale
- * accumulates as an integer; d and the activation scale apply once per
- * super-block. */
+/* Q6_K against Q8_K activations (super-block: 8 blocks of kiln_neon_u6's
+ * layout, then 4 fp16 d and 16x4 int8 scales: block j's 8 bytes are the
+ * scales of its halves h = 0, 1 for rows 0..3). The dots of each 16-element
+ * half times its scale sum as integers over the super-block, and d and the
+ * activation scale apply once per super-block.
+ *
+ * By parts, so that no half starts an sdot chain from zero: per row one
+ * chain X runs through the first halves of the 8 blocks and one, Y, through
+ * the second halves, and after block j the running sums are multiplied by
+ * the differences of consecutive scales, sum_j dot_j sc_j = sum_j X_j
+ * (sc_j - sc_j+1) (sc_8 = 0; |difference| <= 255, one SSUBL). Intermediate products may wrap; the
+ * sum, exact modulo 2^32, fits in int32 (|sum| < 2^31). */
 static inline __attribute__((always_inline)) void
 kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
                     const float *bias, float *y, int N, int n) {
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
                       vdupq_n_f32(0)};
   for (int sb = 0; sb < nsb; ++sb, t += 72 + 8 * 96) {
-    int32x4_t ai[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0),
-                       vdupq_n_s32(0)};
-    const int8_t *sc = (const int8_t *)t + 8;
-    const uint8_t *q = t + 72;
+    int32x4_t ai[4], X[4], Y[4];
+    for (int r = 0; r < nr; ++r)
+      ai[r] = X[r] = Y[r] = vdupq_n_s32(0);
+    const int8_t *sc = (const int8_t *)t + 8 * 96 + 8;
+    int8x8_t cur = vld1_s8(sc);
+    const uint8_t *q = t;
 #pragma clang loop unroll(full)
     for (int j = 0; j < 8; ++j, q += 96, sc += 8) {
       int8x16_t w[8];
       kiln_neon_u6(q, w);
-      const int16x8_t sc16 = vmovl_s8(vld1_s8(sc));
-      const int32x4_t sc0 = vmovl_s16(vget_low_s16(sc16)),
-                      sc1 = vmovl_high_s16(sc16);
+      const int8x8_t next = j < 7 ? vld1_s8(sc + 8) : vdup_n_s8(0);
+      const int16x8_t dj = vsubl_s8(cur, next);
+      cur = next;
+      const int32x4_t d0 = vmovl_s16(vget_low_s16(dj)), d1 = vmovl_high_s16(dj);
       for (int r = 0; r < nr; ++r) {
         const int8_t *aq = a[(int64_t)r * nsb + sb].qs + 32 * j;
         const int8x16_t a0 = vld1q_s8(aq), a1 = vld1q_s8(aq + 16);
-        int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);
-        int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);
-        s0 = vdotq_laneq_s32(s0, w[1], a0, 1);
-        s1 = vdotq_laneq_s32(s1, w[5], a1, 1);
-        s0 = vdotq_laneq_s32(s0, w[2], a0, 2);
-        s1 = vdotq_laneq_s32(s1, w[6], a1, 2);
-        s0 = vdotq_laneq_s32(s0, w[3], a0, 3);
-        s1 = vdotq_laneq_s32(s1, w[7], a1, 3);
-        ai[r] = vmlaq_s32(vmlaq_s32(ai[r], s0, sc0), s1, sc1);
+        X[r] = vdotq_laneq_s32(X[r], w[0], a0, 0);
+        Y[r] = vdotq_laneq_s32(Y[r], w[4], a1, 0);
+        X[r] = vdotq_laneq_s32(X[r], w[1], a0, 1);
+        Y[r] = vdotq_laneq_s32(Y[r], w[5], a1, 1);
+        X[r] = vdotq_laneq_s32(X[r], w[2], a0, 2);
+        Y[r] = vdotq_laneq_s32(Y[r], w[6], a1, 2);
+        X[r] = vdotq_laneq_s32(X[r], w[3], a0, 3);
+        Y[r] = vdotq_laneq_s32(Y[r], w[7], a1, 3);
+        ai[r] = vmlaq_s32(vmlaq_s32(ai[r], X[r], d0), Y[r], d1);
       }
     }
-    const float32x4_t d = kiln_neon_h4(t);
+    const float32x4_t d = kiln_neon_h4(t + 8 * 96);
     for (int r = 0; r < nr; ++r)
       f[r] = vfmaq_f32(f[r], vcvtq_n_f32_s32(ai[r], 2),
                        vmulq_n_f32(d, a[(int64_t)r * nsb + sb].d));

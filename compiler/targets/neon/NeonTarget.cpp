@@ -105,7 +105,9 @@ bool packK16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
     const int64_t i = row % 4;
     for (int64_t s = 0; s < ns; ++s) {
       const uint8_t *src = ggml + (row * ns + s) * bb;
-      uint8_t *m = tile + s * rec;
+      // q6_k's metadata follows its blocks, so that every quant vector sits
+      // at a multiple of 16 bytes from the super-block (scaled load offsets).
+      uint8_t *m = tile + s * rec + (six ? 8 * qb : 0);
       std::memcpy(m + 2 * i, src + (two ? 80 : six ? 208 : 108), 2); // d
       if (two)
         std::memcpy(m + 8 + 2 * i, src + 82, 2); // dmin
@@ -119,17 +121,24 @@ bool packK16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
         }
       }
       for (int blk = 0; blk < 8; ++blk) {
-        uint8_t *q = m + meta + blk * qb;
+        uint8_t *q = tile + s * rec + (six ? 0 : meta) + blk * qb;
         if (six) {
+          // kiln_neon_u6: vector c's values (q ^ 32, read as 4 (q - 32)) in
+          // bits 2..7 of group c / 4's A, B, C, or spread over their bits
+          // 0..1 (c % 4 == 3).
           uint8_t u[32];
           qblocks::sixBitBlock(src, blk, u);
-          for (int v = 0; v < 4; ++v)
+          for (int c = 0; c < 8; ++c)
             for (int t = 0; t < 4; ++t) {
-              const int lo = u[4 * v + t], hi = u[16 + 4 * v + t];
-              q[16 * v + 4 * i + t] = (uint8_t)((lo & 0xf) | (hi & 0xf) << 4);
-              // Pairs xor 2: the kernel reads 4 * (q - 32) (kiln_neon_u6).
-              q[64 + 4 * i + t] |= (uint8_t)(((lo >> 4) ^ 2) << (2 * v));
-              q[80 + 4 * i + t] |= (uint8_t)(((hi >> 4) ^ 2) << (2 * v));
+              const int x = u[(c < 4 ? 4 * c : 16 + 4 * (c - 4)) + t] ^ 32;
+              uint8_t *g = q + 48 * (c / 4) + 4 * i + t;
+              if (c % 4 < 3) {
+                g[16 * (c % 4)] |= (uint8_t)(x << 2);
+              } else {
+                g[0] |= (uint8_t)(x & 3);
+                g[16] |= (uint8_t)((x >> 2) & 3);
+                g[32] |= (uint8_t)(x >> 4);
+              }
             }
           continue;
         }
