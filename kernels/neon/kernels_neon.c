@@ -421,6 +421,15 @@ KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
  * (|sum| < 2^31), and the float steps run once per super-block. One chain
  * of eight sdot per block and row.
  *
+ * Q4_K stores the scales' differences D_j = sc_j - sc_j+4 (D_j = sc_j for
+ * j >= 4; |D| <= 63 is an int8). One row (decode) sums by parts: four sdot
+ * chains, one per block j mod 4, run through the super-block without
+ * restarting from zero, and after block j its chain times D_j adds the
+ * block's dot times sc_j and takes back what the earlier blocks of the chain
+ * added too much (sum_j dot_j sc_j = sum_j X_j D_j, X_j the chain after j;
+ * exact modulo 2^32, the sum fits int32). Several rows, whose chains would
+ * not fit the registers, add D_j + D_j+4 back to the scales.
+ *
  * Q5_K values enter the dot as 8 (q - 16), an int8 built in three
  * operations a vector: SHL moves the inverted fifth bit to bit 7, SRI shifts
  * the nibble (the low one shifted up, the high one masked, first) into bits
@@ -430,17 +439,19 @@ static inline __attribute__((always_inline)) void
 kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
                     int five, const float *bias, float *y, int N, int n) {
   const uint8x16_t m4 = vdupq_n_u8(0xf), mh = vdupq_n_u8(0xf0);
+  /* Q4_K, one row: four sdot chains through the super-block */
+  const int chains = !five && nr == 1;
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
                       vdupq_n_f32(0)};
   for (int sb = 0; sb < nsb; ++sb, t += five ? 720 : 592) {
     const uint8x16_t sc01 = vld1q_u8(t + 16), sc23 = vld1q_u8(t + 32);
     const uint8x16_t mn01 = vld1q_u8(t + 48), mn23 = vld1q_u8(t + 64);
-    int32x4_t ai[4], am[4], ab[4];
+    int32x4_t ai[4], am[4], ab[4], X[4][4];
     int16x8_t bs[4];
     for (int r = 0; r < nr; ++r) {
       const int16_t *b16 = a[(int64_t)r * nsb + sb].bsums;
       bs[r] = vpaddq_s16(vld1q_s16(b16), vld1q_s16(b16 + 8));
-      ai[r] = vdupq_n_s32(0);
+      ai[r] = X[r][0] = X[r][1] = X[r][2] = X[r][3] = vdupq_n_s32(0);
       am[r] = vdupq_n_s32(0);
       ab[r] = vdupq_n_s32(0);
     }
@@ -466,12 +477,13 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
       u[4] = vshrq_n_u8(w0, 4), u[5] = vshrq_n_u8(w1, 4);                      \
       u[6] = vshrq_n_u8(w2, 4), u[7] = vshrq_n_u8(w3, 4);                      \
     }                                                                          \
-    const int32x4_t sc = vreinterpretq_s32_u32(SC);                            \
-    const int16x4_t sc4 = vreinterpret_s16_u16(S16), mn4 = vreinterpret_s16_u16(MN); \
+    const int32x4_t sc = SC;                                                   \
+    const int16x4_t sc4 = S16, mn4 = vreinterpret_s16_u16(MN);                 \
     for (int r = 0; r < nr; ++r) {                                             \
       const int8_t *aq = a[(int64_t)r * nsb + sb].qs + 32 * (J);               \
       const int8x16_t a0 = vld1q_s8(aq), a1 = vld1q_s8(aq + 16);               \
-      int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), vreinterpretq_s8_u8(u[0]), a0, 0); \
+      int32x4_t s = vdotq_laneq_s32(chains ? X[r][(J) % 4] : vdupq_n_s32(0),   \
+                                    vreinterpretq_s8_u8(u[0]), a0, 0);         \
       s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[1]), a0, 1);                \
       s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[2]), a0, 2);                \
       s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[3]), a0, 3);                \
@@ -480,6 +492,8 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
       s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[6]), a1, 2);                \
       s = vdotq_laneq_s32(s, vreinterpretq_s8_u8(u[7]), a1, 3);                \
       ai[r] = vmlaq_s32(ai[r], s, sc);                                         \
+      if (chains)                                                              \
+        X[r][(J) % 4] = s;                                                     \
       am[r] = vmlal_laneq_s16(am[r], mn4, bs[r], J);                           \
       if (five)                                                                \
         ab[r] = vmlal_laneq_s16(ab[r], sc4, bs[r], J);                         \
@@ -488,16 +502,22 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
   }
 #define KILN_NEON_KMIN_PAIR(J, S8, M8)                                         \
   {                                                                            \
-    const uint16x8_t s16 = S8, m16 = M8;                                       \
-    KILN_NEON_KMIN_STEP(J, vget_low_u16(s16), vget_low_u16(m16),               \
-                        vmovl_u16(vget_low_u16(s16)), vget_low_u16(m16))       \
-    KILN_NEON_KMIN_STEP(J + 1, vget_high_u16(s16), vget_high_u16(m16),         \
-                        vmovl_high_u16(s16), vget_high_u16(m16))               \
+    const int16x8_t s16 = S8;                                                  \
+    const uint16x8_t m16 = M8;                                                 \
+    KILN_NEON_KMIN_STEP(J, vget_low_s16(s16), vget_low_u16(m16),               \
+                        vmovl_s16(vget_low_s16(s16)), vget_low_u16(m16))       \
+    KILN_NEON_KMIN_STEP(J + 1, vget_high_s16(s16), vget_high_u16(m16),         \
+                        vmovl_high_s16(s16), vget_high_u16(m16))               \
   }
-    KILN_NEON_KMIN_PAIR(0, vmovl_u8(vget_low_u8(sc01)), vmovl_u8(vget_low_u8(mn01)))
-    KILN_NEON_KMIN_PAIR(2, vmovl_high_u8(sc01), vmovl_high_u8(mn01))
-    KILN_NEON_KMIN_PAIR(4, vmovl_u8(vget_low_u8(sc23)), vmovl_u8(vget_low_u8(mn23)))
-    KILN_NEON_KMIN_PAIR(6, vmovl_high_u8(sc23), vmovl_high_u8(mn23))
+    /* Q4_K's scale bytes are differences (below); with several rows their
+     * sums give the scales back, one addition. */
+    const int8x16_t ss23 = vreinterpretq_s8_u8(sc23),
+                    ss01 = five || chains ? vreinterpretq_s8_u8(sc01)
+                                          : vaddq_s8(vreinterpretq_s8_u8(sc01), ss23);
+    KILN_NEON_KMIN_PAIR(0, vmovl_s8(vget_low_s8(ss01)), vmovl_u8(vget_low_u8(mn01)))
+    KILN_NEON_KMIN_PAIR(2, vmovl_high_s8(ss01), vmovl_high_u8(mn01))
+    KILN_NEON_KMIN_PAIR(4, vmovl_s8(vget_low_s8(ss23)), vmovl_u8(vget_low_u8(mn23)))
+    KILN_NEON_KMIN_PAIR(6, vmovl_high_s8(ss23), vmovl_high_u8(mn23))
 #undef KILN_NEON_KMIN_PAIR
 #undef KILN_NEON_KMIN_STEP
     const float32x4_t d = kiln_neon_h4(t), dmin = kiln_neon_h4(t + 8);
@@ -1054,8 +1074,11 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
     int32x4_t ai[4][2];
     for (int k = 0; k < 4; ++k)
       ai[k][0] = ai[k][1] = zero;
-    const uint16x8_t sc01 = vmovl_u8(vld1_u8(t + 16)), sc23 = vmovl_u8(vld1_u8(t + 24)),
-                     sc45 = vmovl_u8(vld1_u8(t + 32)), sc67 = vmovl_u8(vld1_u8(t + 40));
+    /* the scales from their stored differences (kiln_neon_kmin_tile) */
+    const int8x16_t d47 = vld1q_s8((const int8_t *)t + 32),
+                    s03 = vaddq_s8(vld1q_s8((const int8_t *)t + 16), d47);
+    const int16x8_t sc01 = vmovl_s8(vget_low_s8(s03)), sc23 = vmovl_high_s8(s03),
+                    sc45 = vmovl_s8(vget_low_s8(d47)), sc67 = vmovl_high_s8(d47);
     const uint8_t *q = t + 80;
 #define KILN_NEON_Q4K_MM_BLOCK(J, SC4)                                         \
   {                                                                            \
@@ -1078,9 +1101,9 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
                     b2 = vreinterpretq_s8_s32(vtrn2q_s32(u4, u5)),             \
                     a3 = vreinterpretq_s8_s32(vtrn1q_s32(u6, u7)),             \
                     b3 = vreinterpretq_s8_s32(vtrn2q_s32(u6, u7));             \
-    const uint16x4_t s4 = SC4;                                                 \
-    const int32x4_t sa = vreinterpretq_s32_u32(vmovl_u16(vuzp1_u16(s4, s4))),  \
-                    sbv = vreinterpretq_s32_u32(vmovl_u16(vuzp2_u16(s4, s4))); \
+    const int16x4_t s4 = SC4;                                                  \
+    const int32x4_t sa = vmovl_s16(vuzp1_s16(s4, s4)),                         \
+                    sbv = vmovl_s16(vuzp2_s16(s4, s4));                        \
     for (int k = 0; k < 4; ++k) {                                              \
       if (nr <= 2 * k)                                                         \
         break;                                                                 \
@@ -1108,14 +1131,14 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
     }                                                                          \
     q += 64;                                                                   \
   }
-    KILN_NEON_Q4K_MM_BLOCK(0, vget_low_u16(sc01))
-    KILN_NEON_Q4K_MM_BLOCK(1, vget_high_u16(sc01))
-    KILN_NEON_Q4K_MM_BLOCK(2, vget_low_u16(sc23))
-    KILN_NEON_Q4K_MM_BLOCK(3, vget_high_u16(sc23))
-    KILN_NEON_Q4K_MM_BLOCK(4, vget_low_u16(sc45))
-    KILN_NEON_Q4K_MM_BLOCK(5, vget_high_u16(sc45))
-    KILN_NEON_Q4K_MM_BLOCK(6, vget_low_u16(sc67))
-    KILN_NEON_Q4K_MM_BLOCK(7, vget_high_u16(sc67))
+    KILN_NEON_Q4K_MM_BLOCK(0, vget_low_s16(sc01))
+    KILN_NEON_Q4K_MM_BLOCK(1, vget_high_s16(sc01))
+    KILN_NEON_Q4K_MM_BLOCK(2, vget_low_s16(sc23))
+    KILN_NEON_Q4K_MM_BLOCK(3, vget_high_s16(sc23))
+    KILN_NEON_Q4K_MM_BLOCK(4, vget_low_s16(sc45))
+    KILN_NEON_Q4K_MM_BLOCK(5, vget_high_s16(sc45))
+    KILN_NEON_Q4K_MM_BLOCK(6, vget_low_s16(sc67))
+    KILN_NEON_Q4K_MM_BLOCK(7, vget_high_s16(sc67))
 #undef KILN_NEON_Q4K_MM_BLOCK
     /* the mins times the block sums, then the float steps */
     const float32x4_t d4 = kiln_neon_h4(t), dm4 = kiln_neon_h4(t + 8);

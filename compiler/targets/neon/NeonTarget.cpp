@@ -189,9 +189,13 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
         std::memcpy(m + 8 + 2 * i, src + 2, 2); // m / dmin
       for (int j = 0; j < (super ? 8 : 1); ++j) {
         if (kmin) {
-          int sc, mn;
+          int sc, mn, next = 0, unused;
           qblocks::scaleMinK4(j, src + 4, sc, mn);
-          m[16 + 4 * j + i] = (uint8_t)sc;
+          // Q4_K: the differences of consecutive scales (the last one
+          // itself), which the kernel multiplies by running sums.
+          if (j < 4 && !five)
+            qblocks::scaleMinK4(j + 4, src + 4, next, unused);
+          m[16 + 4 * j + i] = (uint8_t)(int8_t)(five ? sc : sc - next);
           m[48 + 4 * j + i] = (uint8_t)mn;
         } else if (type == "iq4_xs") {
           m[8 + 4 * j + i] = (uint8_t)(int8_t)qblocks::iq4xsScale(src, j);
