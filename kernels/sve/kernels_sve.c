@@ -180,8 +180,11 @@ KILN_SVE_MATMUL(q8_0, 512)
  *
  *   q4_k "16x4": nb quant blocks of 4 slices (256 bytes): byte 4v+c of a row
  *                holds element 4v+c in its low nibble and 16+4v+c in its high
- *                nibble (unsigned 0..15, no xor); then nb x 16 fp32 D =
- *                d * sc and nb x 16 fp32 M = dmin * m (row order).
+ *                nibble (unsigned 0..15, no xor); then nb x 16 u8 scales sc
+ *                and nb x 16 u8 mins m, then per super-block 16 fp16 d and
+ *                16 fp16 dmin (row order): 18.5 bytes per row-block, the
+ *                file's 18 plus the unpacked 6-bit scales. D = d * sc and
+ *                M = dmin * m are formed per block as the scalar kernel does.
  *   q6_k "16x4": nb quant blocks of 8 slices (512 bytes) of int8 q - 32; then
  *                nb x 2 x 16 int8 sub-block scales (block b, half h, row);
  *                then nb x 16 fp32 d (the row's super-block scale).
@@ -199,10 +202,17 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   const svbool_t all = svptrue_b8(), p16 = svptrue_pat_b8(SV_VL16);
   const svint32_t zero = svdup_n_s32(0);
   const uint8_t *wq = tile + off;
-  const float *D = (const float *)(tile + (int64_t)nb * 256) + off / 4;
-  const float *M = D + (int64_t)nb * 16;
+  const int8_t *SC = (const int8_t *)tile + (int64_t)nb * 256 + off / 4;
+  const int8_t *MN = SC + (int64_t)nb * 16;
+  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 288) + off / 4;
+  const uint16_t *DMH = DH + (int64_t)(nb / 8) * 16;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  svfloat32_t dsb = f0, dmsb = f0;
   for (int b = 0; b < nb; ++b, wq += 256) {
+    if (b % 8 == 0) {
+      dsb = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
+      dmsb = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * (b / 8))));
+    }
     const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
                     w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
     const svint8_t l0 = svreinterpret_s8_u8(svand_n_u8_x(all, w0, 0xf)),
@@ -213,8 +223,10 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
                    h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4)),
                    h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4)),
                    h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
-    const svfloat32_t dd = svld1_f32(p32, D + 16 * b),
-                      dm = svld1_f32(p32, M + 16 * b);
+    const svfloat32_t dd = svmul_f32_x(
+                          p32, dsb, svcvt_f32_s32_x(p32, svld1sb_s32(p32, SC + 16 * b))),
+                      dm = svmul_f32_x(
+                          p32, dmsb, svcvt_f32_s32_x(p32, svld1sb_s32(p32, MN + 16 * b)));
 #define KILN_SVE_Q4K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
@@ -355,7 +367,7 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 #define kiln_sve_q3_k_pass kiln_sve_q6_k_pass
 
-/* Tile bytes per 32-element block: 256 + 128 (q4_k), 512 + 32 + 64 (q6_k,
+/* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 64 (q6_k,
  * q3_k), 512 + 64 + 128 (q2_k). */
 #define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_16x4_sve(                            \
@@ -391,7 +403,7 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     }                                                                          \
   }
 
-KILN_SVE_MATMUL_K(q4_k, 384)
+KILN_SVE_MATMUL_K(q4_k, 296)
 KILN_SVE_MATMUL_K(q6_k, 608)
 KILN_SVE_MATMUL_K(q3_k, 608)
 KILN_SVE_MATMUL_K(q2_k, 704)

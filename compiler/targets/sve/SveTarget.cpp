@@ -53,7 +53,7 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
     return false;
   }
   const int64_t qBytes = q4 ? 256 : 512, tiles = (N + 15) / 16,
-                tileBytes = nb * (q4 ? 384 : q2 ? 704 : 608);
+                tileBytes = nb * (q4 ? 296 : q2 ? 704 : 608);
   out.assign((size_t)(tiles * tileBytes), 0);
   for (int64_t row = 0; row < N; ++row) {
     uint8_t *tile = out.data() + (row / 16) * tileBytes;
@@ -75,11 +75,12 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
                   (uint8_t)(e[4 * v + c] | (e[16 + 4 * v + c] << 4));
           int sc, m;
           qblocks::scaleMinK4((int)j, w + 4, sc, m);
-          const float d = gguf::fp16ToFp32((uint16_t)(w[0] | w[1] << 8)),
-                      dmin = gguf::fp16ToFp32((uint16_t)(w[2] | w[3] << 8));
-          const float D = d * (float)sc, M = dmin * (float)m;
-          std::memcpy(tile + nb * 256 + (b * 16 + r) * 4, &D, 4);
-          std::memcpy(tile + nb * 256 + (nb * 16 + b * 16 + r) * 4, &M, 4);
+          tile[nb * 256 + b * 16 + r] = (uint8_t)sc;
+          tile[nb * 272 + b * 16 + r] = (uint8_t)m;
+          if (j == 0) { // the super-block's f16 d and dmin
+            std::memcpy(tile + nb * 288 + (s * 16 + r) * 2, w, 2);
+            std::memcpy(tile + nb * 288 + (ns * 16 + s * 16 + r) * 2, w + 2, 2);
+          }
         } else if (q2 || q3) {
           uint8_t low[32], high[32];
           qblocks::twoBitBlock(q3, w, (int)j, low, high);
