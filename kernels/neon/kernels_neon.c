@@ -618,8 +618,8 @@ static inline __attribute__((always_inline)) void
 kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
   const uint8x16_t mk = vdupq_n_u8(0xfc);
   for (int g = 0; g < 2; ++g) {
-    const uint8x16_t A = vld1q_u8(p + 48 * g), B = vld1q_u8(p + 48 * g + 16),
-                     C = vld1q_u8(p + 48 * g + 32);
+    const uint8x16x3_t abc = vld1q_u8_x3(p + 48 * g);
+    const uint8x16_t A = abc.val[0], B = abc.val[1], C = abc.val[2];
     w[4 * g] = vreinterpretq_s8_u8(vandq_u8(A, mk));
     w[4 * g + 1] = vreinterpretq_s8_u8(vandq_u8(B, mk));
     w[4 * g + 2] = vreinterpretq_s8_u8(vandq_u8(C, mk));
@@ -704,9 +704,9 @@ kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
                       vdupq_n_f32(0)};
   for (int sb = 0; sb < nsb; ++sb, t += 72 + 8 * 96) {
-    int32x4_t ai[4], X[4], Y[4];
+    int32x4_t ai[4], aj[4], X[4], Y[4];
     for (int r = 0; r < nr; ++r)
-      ai[r] = X[r] = Y[r] = vdupq_n_s32(0);
+      ai[r] = aj[r] = X[r] = Y[r] = vdupq_n_s32(0);
     const int8_t *sc = (const int8_t *)t + 8 * 96 + 8;
     int8x8_t cur = vld1_s8(sc);
     const uint8_t *q = t;
@@ -729,12 +729,13 @@ kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
         Y[r] = vdotq_laneq_s32(Y[r], w[6], a1, 2);
         X[r] = vdotq_laneq_s32(X[r], w[3], a0, 3);
         Y[r] = vdotq_laneq_s32(Y[r], w[7], a1, 3);
-        ai[r] = vmlaq_s32(vmlaq_s32(ai[r], X[r], d0), Y[r], d1);
+        ai[r] = vmlaq_s32(ai[r], X[r], d0);
+        aj[r] = vmlaq_s32(aj[r], Y[r], d1);
       }
     }
     const float32x4_t d = kiln_neon_h4(t + 8 * 96);
     for (int r = 0; r < nr; ++r)
-      f[r] = vfmaq_f32(f[r], vcvtq_n_f32_s32(ai[r], 2),
+      f[r] = vfmaq_f32(f[r], vcvtq_n_f32_s32(vaddq_s32(ai[r], aj[r]), 2),
                        vmulq_n_f32(d, a[(int64_t)r * nsb + sb].d));
   }
   for (int r = 0; r < nr; ++r)
