@@ -16,7 +16,7 @@ static int kiln_q_round(float v) {
 }
 
 /* One row of K floats -> K/32 blocks. */
-#if !defined(__AVX2__)
+#if !defined(__AVX2__) && !defined(__ARM_NEON)
 KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y) {
   for (int b = 0; b < K / 32; ++b) {
     const float *xb = x + b * 32;
@@ -32,7 +32,8 @@ KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y)
   }
 }
 #else
-/* The same operations on 8 lanes at a time (clang vectors; AVX2 and up):
+/* The same operations on 8 lanes at a time (clang vectors; AVX2 and up,
+ * NEON and SVE as pairs of 128-bit registers):
  * |x| by clearing the sign, the block's max by a tree (max is exact in any
  * order), then per element the same product, the same +-0.5 and the same
  * truncation as kiln_q_round, so every block is bit-identical to the scalar
@@ -59,7 +60,7 @@ KILN_KERNEL void kiln_quantize_row_q8_0(const float *x, int K, kiln_q8_block *y)
                    __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5));
     const float amax = m[0] > m[1] ? m[0] : m[1];
     const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__aarch64__)
     /* The hardware's conversion rounds to nearest even as kiln_g_to_f16
      * does (AttentionTest checks the two agree on every half). */
     const _Float16 dh = (_Float16)d;
@@ -94,7 +95,7 @@ KILN_KERNEL const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
  * several), q = min(127, nearest(-127 / max x value)) with ties to even,
  * the sums of each 16 q, and d = 1 / (-127 / max). The scan for max and the
  * rounding have a scalar and an 8-lane form, bit-identical. */
-#if !defined(__AVX2__)
+#if !defined(__AVX2__) && !defined(__ARM_NEON)
 static float kiln_q8k_max(const float *x) {
   float amax = 0.0f, max = 0.0f;
   for (int j = 0; j < 256; ++j) {
