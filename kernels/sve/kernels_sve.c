@@ -187,13 +187,13 @@ KILN_SVE_MATMUL(q8_0, 512)
  *                M = dmin * m are formed per block as the scalar kernel does.
  *   q6_k "16x4": nb quant blocks of 8 slices (512 bytes) of int8 q - 32; then
  *                nb x 2 x 16 int8 sub-block scales (block b, half h, row);
- *                then nb x 16 fp32 d (the row's super-block scale).
+ *                then per super-block 16 fp16 d (row order).
  *   q3_k "16x4": as q6_k, of the 3-bit values -4..3 and the scales sc - 32.
  *   q2_k "16x4": nb quant blocks of 8 slices of the 2-bit values 0..3; then
  *                nb x 2 x 16 scales (0..15) and nb x 2 x 16 mins (0..15);
- *                then nb x 16 fp32 d and nb x 16 fp32 dmin.
- * The q3_k and q2_k tiles take one byte per weight (the files 3.4 and 2.6
- * bits).
+ *                then per super-block 16 fp16 d, then 16 fp16 dmin.
+ * The q6_k, q3_k and q2_k tiles take one byte per weight (the files 6.6,
+ * 3.4 and 2.6 bits).
  */
 static inline __attribute__((always_inline)) void
 kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
@@ -267,16 +267,17 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   const svint32_t zero = svdup_n_s32(0);
   const int8_t *wq = (const int8_t *)tile + off;
   const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
-  const float *D = (const float *)(tile + (int64_t)nb * 544) + off / 4;
-  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 544) + off / 4;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0, dd = f0;
   for (int b = 0; b < nb; ++b, wq += 512) {
+    if (b % 8 == 0)
+      dd = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
     const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
                    w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
                    w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
                    w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
     const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
                     sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
-    const svfloat32_t dd = svld1_f32(p32, D + 16 * b);
 #define KILN_SVE_Q6K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
@@ -317,10 +318,14 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   const int8_t *wq = (const int8_t *)tile + off;
   const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
   const int8_t *mn = sc + (int64_t)nb * 32;
-  const float *D = (const float *)(tile + (int64_t)nb * 576) + off / 4;
-  const float *DM = D + (int64_t)nb * 16;
-  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 576) + off / 4;
+  const uint16_t *DMH = DH + (int64_t)(nb / 8) * 16;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0, dd = f0, dm = f0;
   for (int b = 0; b < nb; ++b, wq += 512) {
+    if (b % 8 == 0) {
+      dd = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
+      dm = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * (b / 8))));
+    }
     const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
                    w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
                    w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
@@ -329,8 +334,6 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
                     sc1 = svld1sb_s32(p32, sc + 32 * b + 16),
                     m0 = svld1sb_s32(p32, mn + 32 * b),
                     m1 = svld1sb_s32(p32, mn + 32 * b + 16);
-    const svfloat32_t dd = svld1_f32(p32, D + 16 * b),
-                      dm = svld1_f32(p32, DM + 16 * b);
 #define KILN_SVE_Q2K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
@@ -367,8 +370,8 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 #define kiln_sve_q3_k_pass kiln_sve_q6_k_pass
 
-/* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 64 (q6_k,
- * q3_k), 512 + 64 + 128 (q2_k). */
+/* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 4 (q6_k,
+ * q3_k), 512 + 64 + 8 (q2_k). */
 #define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_16x4_sve(                            \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -404,9 +407,9 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   }
 
 KILN_SVE_MATMUL_K(q4_k, 296)
-KILN_SVE_MATMUL_K(q6_k, 608)
-KILN_SVE_MATMUL_K(q3_k, 608)
-KILN_SVE_MATMUL_K(q2_k, 704)
+KILN_SVE_MATMUL_K(q6_k, 548)
+KILN_SVE_MATMUL_K(q3_k, 548)
+KILN_SVE_MATMUL_K(q2_k, 584)
 
 /* The five-bit and IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
  * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1, q5_k:

@@ -53,7 +53,7 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
     return false;
   }
   const int64_t qBytes = q4 ? 256 : 512, tiles = (N + 15) / 16,
-                tileBytes = nb * (q4 ? 296 : q2 ? 704 : 608);
+                tileBytes = nb * (q4 ? 296 : q2 ? 584 : 548);
   out.assign((size_t)(tiles * tileBytes), 0);
   for (int64_t row = 0; row < N; ++row) {
     uint8_t *tile = out.data() + (row / 16) * tileBytes;
@@ -97,12 +97,13 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
             if (q2)
               meta[nb * 32 + b * 32 + 16 * h + r] = (uint8_t)(w[s16] >> 4);
           }
+          // the super-block's f16 d (and q2_k's dmin)
           const int64_t dAt = nb * (q2 ? 576 : 544);
-          qblocks::putFloat(tile + dAt + (b * 16 + r) * 4,
-                            qblocks::f16(w + (q3 ? 108 : 80)));
-          if (q2)
-            qblocks::putFloat(tile + dAt + (nb * 16 + b * 16 + r) * 4,
-                              qblocks::f16(w + 82));
+          if (j == 0) {
+            std::memcpy(tile + dAt + (s * 16 + r) * 2, w + (q3 ? 108 : 80), 2);
+            if (q2)
+              std::memcpy(tile + dAt + (ns * 16 + s * 16 + r) * 2, w + 82, 2);
+          }
         } else {
           uint8_t u[32];
           qblocks::sixBitBlock(w, (int)j, u);
@@ -113,8 +114,8 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
               q[v * 64 + g * 16 + i * 4 + c] = (uint8_t)e[4 * v + c];
           tile[nb * 512 + b * 32 + r] = w[192 + 2 * j];
           tile[nb * 512 + b * 32 + 16 + r] = w[193 + 2 * j];
-          const float d = gguf::fp16ToFp32((uint16_t)(w[208] | w[209] << 8));
-          std::memcpy(tile + nb * 544 + (b * 16 + r) * 4, &d, 4);
+          if (j == 0) // the super-block's f16 d
+            std::memcpy(tile + nb * 544 + (s * 16 + r) * 2, w + 208, 2);
         }
       }
     }
