@@ -11,14 +11,14 @@
  *
  *  q4_0: 16 bytes x tw rows (low nibble = element i, high = element i+16,
  *        unsigned 0..15), then tw f32 d.        (20 bytes per row-block)
- *  q4_k, q6_k: the files' bytes (18 and 26.25), per super-block rather than
- *        per block: see "K-quants in their files' bytes" below.
+ *  q4_k, q5_k, q6_k: the files' bytes (18, 22 and 26.25), per super-block
+ *        rather than per block: see "K-quants in their files' bytes" below.
  *  q8_0: 32 int8 x tw rows, then tw f32 d.                        (36)
  *  q5_0, iq4_nl, iq4_xs: 32 int8 (q5_0: q-16; IQ4: the level) x tw rows,
  *        then tw f32 scales (d; iq4_xs d*(sc-32)).                (36)
- *  q5_1, q5_k: 32 int8 (0..31) x tw rows, then tw f32 scales (d, d*sc) and
- *        tw f32 min terms (-m, dmin*m; subtracted times the activation
- *        block's sum).                                            (40)
+ *  q5_1: 32 int8 (0..31) x tw rows, then tw f32 scales d and tw f32 min
+ *        terms -m (subtracted times the activation block's sum).  (40)
+ *  q5_k: the file's bytes, as q4_k plus the fifth bits (see q5_k below).
  *  q3_k: 32 int8 (-4..3) x tw rows, then tw f32 d*sc for elements 0..15
  *        and tw f32 d*sc for 16..31.                              (40)
  *  q2_k: 32 int8 (0..3) x tw rows, then tw f32 d*sc and tw f32 dmin*m for
@@ -204,9 +204,13 @@ static inline void kiln_rvv_q4k_meta(const uint8_t *p, const uint8_t *h,
   }
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
+/* q5_k: the q4_k layout (per super-block 144 * tw bytes) followed by the
+ * fifth bits, per block 4 byte positions of tw rows (bit p of position k:
+ * element 8k + p), 176 * tw bytes, the file's. Their dot with the
+ * activations is a sum of its own, 16 x which joins the nibbles'. */
+static inline __attribute__((always_inline)) void
+kiln_rvv_kmin(const float *x, int rows, int K, const uint8_t *w, int N,
+              const float *bias, float *y, void *scratch, const int five) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
   float ad[KILN_RVV_CHUNK];
@@ -221,9 +225,9 @@ KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-        const size_t tw = (size_t)nv, tsb = 144 * tw; /* bytes per super-block */
+        const size_t tw = (size_t)nv, tsb = (five ? 176 : 144) * tw;
         const uint8_t *wt =
-            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 144 + (c0 / 8) * tsb;
+            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * (five ? 176 : 144) + (c0 / 8) * tsb;
         for (int s = 0; s < nv;) {
           const size_t vl = __riscv_vsetvl_e8m2(nv - s);
           vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
@@ -238,12 +242,44 @@ KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
           for (int b = b8; b < b8 + 8; ++b) {
             const uint8_t *wb = ws + (b % 8) * 16 * tw + s;
             const int8_t *q = ar[c0 + b].qs;
-            KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
-            KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
-            KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
-            KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
+            vint32m8_t isum;
+            if (!five) {
+              KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
+              KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
+              KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
+              KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
+              isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
+            } else {
+              /* the fifth bits (element 8k+p: bit p of byte position k) times
+               * the activations beside the nibbles', |sum| <= 32 * 128, then
+               * 16 x into isum; each activation byte read once */
+              const uint8_t *hb = ws + 144 * tw + (size_t)(b % 8) * 4 * tw + s;
+              vint16m4_t slo = __riscv_vmv_v_x_i16m4(0, vl), shi = slo, s5 = slo;
+              vuint8m2_t fa = __riscv_vle8_v_u8m2(hb, vl),
+                         fb = __riscv_vle8_v_u8m2(hb + 2 * tw, vl);
+#pragma clang loop unroll(full)
+              for (int i = 0; i < 16; ++i) {
+                if (i == 8) {
+                  fa = __riscv_vle8_v_u8m2(hb + tw, vl);
+                  fb = __riscv_vle8_v_u8m2(hb + 3 * tw, vl);
+                }
+                const vuint8m2_t v = __riscv_vle8_v_u8m2(wb + i * tw, vl);
+                const int p = i % 8;
+                slo = __riscv_vwmacc_vx_i16m4(
+                    slo, q[i], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(v, 15, vl)), vl);
+                shi = __riscv_vwmacc_vx_i16m4(
+                    shi, q[i + 16], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsrl_vx_u8m2(v, 4, vl)), vl);
+                s5 = __riscv_vwmacc_vx_i16m4(
+                    s5, q[i], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(
+                                  p ? __riscv_vsrl_vx_u8m2(fa, p, vl) : fa, 1, vl)), vl);
+                s5 = __riscv_vwmacc_vx_i16m4(
+                    s5, q[i + 16], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(
+                                       p ? __riscv_vsrl_vx_u8m2(fb, p, vl) : fb, 1, vl)), vl);
+              }
+              isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
+              isum = __riscv_vwmacc_vx_i32m8(isum, 16, s5, vl);
+            }
             /* da * (d*sc * isum - dmin*m * asum) */
-            const vint32m8_t isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
             const vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
                 __riscv_vle32_v_f32m8(D[b % 8], vl), ad[b], vl);
             acc = __riscv_vfmacc_vv_f32m8(
@@ -259,6 +295,18 @@ KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
       }
     }
   }
+}
+
+KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 0);
+}
+
+KILN_KERNEL void kiln_matmul_q5_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 1);
 }
 
 /* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
@@ -495,6 +543,5 @@ KILN_RVV_Q8_WRAP(q5_0, 0)
 KILN_RVV_Q8_WRAP(iq4_nl, 0)
 KILN_RVV_Q8_WRAP(iq4_xs, 0)
 KILN_RVV_Q8_WRAP(q5_1, 2)
-KILN_RVV_Q8_WRAP(q5_k, 2)
 KILN_RVV_Q8_WRAP(q3_k, 1)
 KILN_RVV_Q8_WRAP(q2_k, 3)

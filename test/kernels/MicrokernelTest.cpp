@@ -103,7 +103,10 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 256},
                                   {1, 117, 512}, {2, 19, 256, 1e-3f},
                                   // NEON i8mm: 7 rows, then 8 and 3.
-                                  {7, 9, 256}, {11, 6, 512}}
+                                  {7, 9, 256}, {11, 6, 512},
+                                  // RVV: two full 128-row tiles and a
+                                  // partial one.
+                                  {1, 300, 256}}
              : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 64},
                                   // Decode, one row over many groups: on x86
@@ -115,7 +118,7 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   // Row groups of 8 (NEON i8mm): 7 rows,
                                   // then 8 and 3.
                                   {7, 9, 64}, {11, 6, 96},
-                                  {2, 19, 64, 1e-4f}};
+                                  {2, 19, 64, 1e-4f}, {1, 300, 64}};
 
   // Float-weight kernels take any K: tails of the vector loop too.
   const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);
@@ -154,9 +157,9 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
                                    packed, error))
         << error;
-    // RVV's K-quant layouts keep the scales in the file's form (f16, packed
-    // 6-bit), so the packed weight is no larger than the file's.
-    if (targetName == "rvv" && (p.type == "q4_k" || p.type == "q6_k"))
+    // RVV's q4_k, q5_k and q6_k layouts keep the scales in the file's form
+    // (f16, packed 6-bit), so the packed weight is no larger than the file's.
+    if (targetName == "rvv" && (p.type == "q4_k" || p.type == "q5_k" || p.type == "q6_k"))
       EXPECT_LE(packed.size(), ggml.size()) << p.kernel;
     std::vector<uint8_t> q8; // the activations as GGML's Q8_0 / Q8_K blocks
     if (q8k) {

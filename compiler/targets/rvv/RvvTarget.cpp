@@ -43,8 +43,8 @@ public:
             const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
             std::string &error) const override {
     const llvm::StringRef type = k.weight;
-    if (type == "q4_k" || type == "q6_k")
-      return packKQuant(type == "q6_k", N, K, ggml, bytes, out, error);
+    if (type == "q4_k" || type == "q5_k" || type == "q6_k")
+      return packKQuant(type, N, K, ggml, bytes, out, error);
     std::vector<qblocks::Block> blocks;
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
@@ -87,14 +87,17 @@ protected:
   // (144 per row); q6_k 8 x 24 positions (three runs of 8: values k, k+8,
   // k+16 each with two bits of value k+24), the 16 int8 scales, f16 d (210
   // per row). kernels_rvv.c says how the kernels read them.
-  static bool packKQuant(bool six, int64_t N, int64_t K, const uint8_t *ggml,
-                         size_t bytes, std::vector<uint8_t> &out,
-                         std::string &error) {
-    const int64_t sbBytes = six ? 210 : 144, ns = K / 256;
+  // q5_k: q4_k's bytes, then per block 4 byte positions of fifth bits (bit
+  // p of position k: element 8k + p), 176 per row.
+  static bool packKQuant(llvm::StringRef type, int64_t N, int64_t K,
+                         const uint8_t *ggml, size_t bytes,
+                         std::vector<uint8_t> &out, std::string &error) {
+    const bool six = type == "q6_k", five = type == "q5_k";
+    const int64_t sbBytes = six ? 210 : five ? 176 : 144, ns = K / 256;
     if (K % 256 || (size_t)(N * ns * sbBytes) != bytes) {
-      error = std::string("weight of type ") + (six ? "q6_k" : "q4_k") +
-              " has " + std::to_string(bytes) + " bytes, expected [" +
-              std::to_string(N) + ", " + std::to_string(K) + "]";
+      error = "weight of type " + type.str() + " has " + std::to_string(bytes) +
+              " bytes, expected [" + std::to_string(N) + ", " +
+              std::to_string(K) + "]";
       return false;
     }
     constexpr int64_t T = 128;
@@ -112,7 +115,7 @@ protected:
           if (six)
             qblocks::sixBitBlock(src, b, u);
           else
-            qblocks::smallValues("q4_k", src, b, u);
+            qblocks::smallValues(type, src, b, u);
           if (six) {
             for (int k = 0; k < 8; ++k) {
               const int64_t p0 = b * 24 + k;
@@ -122,7 +125,10 @@ protected:
             }
           } else {
             for (int i = 0; i < 16; ++i)
-              at(b * 16 + i) = (uint8_t)(u[i] | u[i + 16] << 4);
+              at(b * 16 + i) = (uint8_t)((u[i] & 15) | (u[i + 16] & 15) << 4);
+            if (five)
+              for (int e = 0; e < 32; ++e)
+                at(144 + b * 4 + e / 8) |= (uint8_t)((u[e] >> 4) << (e % 8));
           }
         }
         const int64_t meta = six ? 192 : 128, metaBytes = six ? 16 : 12;
