@@ -21,10 +21,9 @@
  *  q5_k: the file's bytes, as q4_k plus the fifth bits (see q5_k below).
  *  q3_k: 32 int8 (-4..3) x tw rows, then tw f32 d*sc for elements 0..15
  *        and tw f32 d*sc for 16..31.                              (40)
- *  q2_k: 32 int8 (0..3) x tw rows, then tw f32 d*sc and tw f32 dmin*m for
- *        each half (elements 0..15, 16..31): s0, s1, m0, m1.      (48)
- * The 8-bit layouts of the five-bit, IQ4, q3_k and q2_k types take more
- * bytes than their files (22-24, 17-18, 13.75 and 10.5 per block).
+ *  q2_k: the file's bytes (10.5), see q2_k below.
+ * The 8-bit layouts of q5_0, q5_1, the IQ4 types and q3_k take more bytes
+ * than their files (22-24, 17-18 and 13.75 per block).
  *
  * Unsigned nibbles times signed activations: sum (q-8)*a = sum q*a - 8*sum a,
  * the correction per activation block computed once per activation row.
@@ -309,6 +308,115 @@ KILN_KERNEL void kiln_matmul_q5_k_q8_0_128x_rvv(const float *x, int rows, int K,
   kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 1);
 }
 
+/* q2_k: per tile and super-block, 84 * tw bytes, the file's: 8 blocks of
+ * 8 byte positions of two-bit values (position k bits 2c..2c+1: element
+ * 4k + c; positions 0..3 are the block's first 16-element half), the 16
+ * scale bytes (low nibble the scale, high the min of sub-block 2b + h),
+ * tw f16 d, tw f16 dmin. Per half the exact sum of value x activation
+ * (|.| <= 16 * 3 * 128) times d * sc, minus dmin * m times the half's
+ * activation sum. */
+KILN_KERNEL void kiln_matmul_q2_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  float ad[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
+  float D[16][KILN_RVV_TILE], M[16][KILN_RVV_TILE];
+  for (int r = 0; r < rows; ++r) {
+    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    float *yr = y + (int64_t)r * N;
+    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
+      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
+      kiln_rvv_act(ar + c0, nc, ad, asum, alo, 1);
+      for (int t = 0; t < ntile; ++t) {
+        const int n0 = t * KILN_RVV_TILE;
+        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+        const size_t tw = (size_t)nv, tsb = 84 * tw;
+        const uint8_t *wt =
+            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 84 + (c0 / 8) * tsb;
+        for (int s = 0; s < nv;) {
+          const size_t vl = __riscv_vsetvl_e8m2(nv - s);
+          vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
+                                           yr + n0 + s, vl);
+          for (int b8 = 0; b8 < nc; b8 += 8) {
+            const uint8_t *ws = wt + (b8 / 8) * tsb;
+            {
+              const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + 80 * tw + 2 * s, vl);
+              for (int j = 0; j < 16; ++j) {
+                const vuint8m2_t v = __riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl);
+                __riscv_vse32_v_f32m8(
+                    D[j],
+                    __riscv_vfmul_vv_f32m8(
+                        __riscv_vfcvt_f_xu_v_f32m8(
+                            __riscv_vzext_vf4_u32m8(__riscv_vand_vx_u8m2(v, 15, vl), vl),
+                            vl),
+                        d, vl),
+                    vl);
+              }
+            }
+            {
+              const vfloat32m8_t dm = kiln_rvv_h2f_m8(ws + 82 * tw + 2 * s, vl);
+              for (int j = 0; j < 16; ++j) {
+                const vuint8m2_t v = __riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl);
+                __riscv_vse32_v_f32m8(
+                    M[j],
+                    __riscv_vfmul_vv_f32m8(
+                        __riscv_vfcvt_f_xu_v_f32m8(
+                            __riscv_vzext_vf4_u32m8(__riscv_vsrl_vx_u8m2(v, 4, vl), vl),
+                            vl),
+                        dm, vl),
+                    vl);
+              }
+            }
+#pragma clang loop unroll(disable)
+            for (int b = b8; b < b8 + 8; ++b) {
+              const uint8_t *wb = ws + (b % 8) * 8 * tw + s;
+              const int8_t *q = ar[c0 + b].qs;
+              vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
+#pragma clang loop unroll(full)
+              for (int k = 0; k < 4; ++k) {
+                const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
+                                 v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
+#pragma clang loop unroll(full)
+                for (int c = 0; c < 4; ++c) {
+                  const vuint8m2_t e0 = c == 3 ? __riscv_vsrl_vx_u8m2(v0, 6, vl)
+                                        : __riscv_vand_vx_u8m2(
+                                              c ? __riscv_vsrl_vx_u8m2(v0, 2 * c, vl) : v0,
+                                              3, vl);
+                  const vuint8m2_t e1 = c == 3 ? __riscv_vsrl_vx_u8m2(v1, 6, vl)
+                                        : __riscv_vand_vx_u8m2(
+                                              c ? __riscv_vsrl_vx_u8m2(v1, 2 * c, vl) : v1,
+                                              3, vl);
+                  h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
+                                               __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
+                  h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
+                                               __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
+                }
+              }
+              const int j = 2 * (b % 8);
+              acc = __riscv_vfmacc_vv_f32m8(
+                  acc, __riscv_vfwcvt_f_x_v_f32m8(h0, vl),
+                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j], vl), ad[b], vl), vl);
+              acc = __riscv_vfmacc_vv_f32m8(
+                  acc, __riscv_vfwcvt_f_x_v_f32m8(h1, vl),
+                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j + 1], vl), ad[b], vl),
+                  vl);
+              /* - da * (m0 * sum(a 0..15) + m1 * sum(16..31)) */
+              acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)alo[b],
+                                             __riscv_vle32_v_f32m8(M[j], vl), vl);
+              acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)(asum[b] - alo[b]),
+                                             __riscv_vle32_v_f32m8(M[j + 1], vl), vl);
+            }
+          }
+          __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
+          s += (int)vl;
+        }
+      }
+    }
+  }
+}
+
 /* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
  * byte positions, three runs of 8 (A, B, C: position k of each holds the
  * 6-bit values of elements k, k+8 and k+16 in bits 0..5 and two bits of
@@ -447,21 +555,21 @@ KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
   } while (0)
 
 /* k6: 0 one scale per row-block; 1 two (q3_k halves); 2 a scale and a min
- * term; 3 two scales and two min terms (q2_k halves). */
+ * term. */
 static inline __attribute__((always_inline)) void
 kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             const float *bias, float *y, void *scratch, const int k6) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  const size_t bpb = 32 + (k6 == 3 ? 16 : k6 ? 8 : 4);
+  const size_t bpb = 32 + (k6 ? 8 : 4);
   float ad[KILN_RVV_CHUNK];
-  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK];
   for (int r = 0; r < rows; ++r) {
     const kiln_q8_block *ar = a + (int64_t)r * nb;
     float *yr = y + (int64_t)r * N;
     for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) {
       const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, k6 == 3 ? alo : 0, 1);
+      kiln_rvv_act(ar + c0, nc, ad, asum, 0, 1);
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
@@ -508,14 +616,6 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
                   acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl), d0, vl);
               acc = __riscv_vfmacc_vv_f32m4(
                   acc, __riscv_vfcvt_f_x_v_f32m4(i1, vl), d1, vl);
-              if (k6 == 3) { /* - da * (m0 * sum(a 0..15) + m1 * sum(16..31)) */
-                acc = __riscv_vfnmsac_vf_f32m4(
-                    acc, ad[b] * (float)alo[b],
-                    __riscv_vle32_v_f32m4(sc + 2 * tw, vl), vl);
-                acc = __riscv_vfnmsac_vf_f32m4(
-                    acc, ad[b] * (float)(asum[b] - alo[b]),
-                    __riscv_vle32_v_f32m4(sc + 3 * tw, vl), vl);
-              }
             }
           }
           __riscv_vse32_v_f32m4(yr + n0 + s, acc, vl);
@@ -544,4 +644,3 @@ KILN_RVV_Q8_WRAP(iq4_nl, 0)
 KILN_RVV_Q8_WRAP(iq4_xs, 0)
 KILN_RVV_Q8_WRAP(q5_1, 2)
 KILN_RVV_Q8_WRAP(q3_k, 1)
-KILN_RVV_Q8_WRAP(q2_k, 3)
