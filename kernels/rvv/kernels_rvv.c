@@ -19,11 +19,9 @@
  *  q5_1: 32 int8 (0..31) x tw rows, then tw f32 scales d and tw f32 min
  *        terms -m (subtracted times the activation block's sum).  (40)
  *  q5_k: the file's bytes, as q4_k plus the fifth bits (see q5_k below).
- *  q3_k: 32 int8 (-4..3) x tw rows, then tw f32 d*sc for elements 0..15
- *        and tw f32 d*sc for 16..31.                              (40)
- *  q2_k: the file's bytes (10.5), see q2_k below.
- * The 8-bit layouts of q5_0, q5_1, the IQ4 types and q3_k take more bytes
- * than their files (22-24, 17-18 and 13.75 per block).
+ *  q2_k, q3_k: the files' bytes (10.5, 13.75), see below.
+ * The 8-bit layouts of q5_0, q5_1 and the IQ4 types take more bytes than
+ * their files (22-24, 17-18 per block).
  *
  * Unsigned nibbles times signed activations: sum (q-8)*a = sum q*a - 8*sum a,
  * the correction per activation block computed once per activation row.
@@ -417,6 +415,113 @@ KILN_KERNEL void kiln_matmul_q2_k_q8_0_128x_rvv(const float *x, int rows, int K,
   }
 }
 
+/* q3_k: per tile and super-block, 110 * tw bytes, the file's: 8 blocks of
+ * 8 byte positions of two-bit values (as q2_k), 8 blocks of 4 byte positions
+ * of third bits (bit p of position k: element 8k + p), the 12 bytes of
+ * packed 6-bit scales, tw f16 d. A value is low + 4 high - 4: the low and
+ * 4 x high bits or'ed into 0..7 (|sum of 16 x activation| <= 16 * 7 * 128),
+ * the -4 times the half's activation sum. */
+KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  float ad[KILN_RVV_CHUNK];
+  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
+  float D[16][KILN_RVV_TILE];
+  for (int r = 0; r < rows; ++r) {
+    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    float *yr = y + (int64_t)r * N;
+    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
+      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
+      kiln_rvv_act(ar + c0, nc, ad, asum, alo, 1);
+      for (int t = 0; t < ntile; ++t) {
+        const int n0 = t * KILN_RVV_TILE;
+        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+        const size_t tw = (size_t)nv, tsb = 110 * tw;
+        const uint8_t *wt =
+            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 110 + (c0 / 8) * tsb;
+        for (int s = 0; s < nv;) {
+          const size_t vl = __riscv_vsetvl_e8m2(nv - s);
+          vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
+                                           yr + n0 + s, vl);
+          for (int b8 = 0; b8 < nc; b8 += 8) {
+            const uint8_t *ws = wt + (b8 / 8) * tsb;
+            {
+              /* the 16 scales: (low nibble | 2 high bits << 4) - 32, times d */
+              const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + 108 * tw + 2 * s, vl);
+              const uint8_t *sp = ws + 96 * tw + s;
+              for (int j = 0; j < 16; ++j) {
+                const vuint8m2_t lo = __riscv_vle8_v_u8m2(sp + (j % 8) * tw, vl),
+                                 hi = __riscv_vle8_v_u8m2(sp + (8 + j % 4) * tw, vl);
+                const vuint8m2_t l4 = j < 8 ? __riscv_vand_vx_u8m2(lo, 15, vl)
+                                            : __riscv_vsrl_vx_u8m2(lo, 4, vl);
+                const vuint8m2_t h2 = __riscv_vand_vx_u8m2(
+                    __riscv_vsrl_vx_u8m2(hi, 2 * (j / 4), vl), 3, vl);
+                const vint8m2_t sc = __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsub_vx_u8m2(
+                    __riscv_vor_vv_u8m2(l4, __riscv_vsll_vx_u8m2(h2, 4, vl), vl), 32, vl));
+                __riscv_vse32_v_f32m8(
+                    D[j],
+                    __riscv_vfmul_vv_f32m8(
+                        __riscv_vfcvt_f_x_v_f32m8(__riscv_vsext_vf4_i32m8(sc, vl), vl), d, vl),
+                    vl);
+              }
+            }
+#pragma clang loop unroll(disable)
+            for (int b = b8; b < b8 + 8; ++b) {
+              const uint8_t *wb = ws + (b % 8) * 8 * tw + s;
+              const uint8_t *hb = ws + (64 + (b % 8) * 4) * tw + s;
+              const int8_t *q = ar[c0 + b].qs;
+              vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
+#pragma clang loop unroll(full)
+              for (int k = 0; k < 4; ++k) {
+                const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
+                                 v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
+                /* third bits of elements 4k..4k+3 and 16+4k..: position k/2
+                 * (and 2 + k/2), bits 4 (k % 2) + c */
+                const vuint8m2_t t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl),
+                                 t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
+#pragma clang loop unroll(full)
+                for (int c = 0; c < 4; ++c) {
+                  const int p = 4 * (k % 2) + c; /* the third bit's position */
+#define KILN_RVV_Q3_VALUE(V, T)                                                \
+  __riscv_vor_vv_u8m2(                                                         \
+      c == 3 ? __riscv_vsrl_vx_u8m2(V, 6, vl)                                  \
+             : __riscv_vand_vx_u8m2(c ? __riscv_vsrl_vx_u8m2(V, 2 * c, vl) : V, 3, vl), \
+      __riscv_vand_vx_u8m2(p < 2 ? __riscv_vsll_vx_u8m2(T, 2 - p, vl)          \
+                           : p > 2 ? __riscv_vsrl_vx_u8m2(T, p - 2, vl) : T,   \
+                           4, vl),                                             \
+      vl)
+                  h0 = __riscv_vwmacc_vx_i16m4(
+                      h0, q[4 * k + c],
+                      __riscv_vreinterpret_v_u8m2_i8m2(KILN_RVV_Q3_VALUE(v0, t0)), vl);
+                  h1 = __riscv_vwmacc_vx_i16m4(
+                      h1, q[16 + 4 * k + c],
+                      __riscv_vreinterpret_v_u8m2_i8m2(KILN_RVV_Q3_VALUE(v1, t1)), vl);
+#undef KILN_RVV_Q3_VALUE
+                }
+              }
+              /* the values' -4 x the halves' activation sums */
+              h0 = __riscv_vadd_vx_i16m4(h0, (int16_t)(-4 * alo[b]), vl);
+              h1 = __riscv_vadd_vx_i16m4(h1, (int16_t)(-4 * (asum[b] - alo[b])), vl);
+              const int j = 2 * (b % 8);
+              acc = __riscv_vfmacc_vv_f32m8(
+                  acc, __riscv_vfwcvt_f_x_v_f32m8(h0, vl),
+                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j], vl), ad[b], vl), vl);
+              acc = __riscv_vfmacc_vv_f32m8(
+                  acc, __riscv_vfwcvt_f_x_v_f32m8(h1, vl),
+                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j + 1], vl), ad[b], vl),
+                  vl);
+            }
+          }
+          __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
+          s += (int)vl;
+        }
+      }
+    }
+  }
+}
+
 /* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
  * byte positions, three runs of 8 (A, B, C: position k of each holds the
  * 6-bit values of elements k, k+8 and k+16 in bits 0..5 and two bits of
@@ -540,7 +645,7 @@ KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
   }
 }
 
-/* --- 8-bit weights (q8_0, q5_*, IQ4, q3_k, q2_k) ------------------------- */
+/* --- 8-bit weights (q8_0, q5_0, q5_1, IQ4) -------------------------------- */
 /* Two int8 products fit int16 (2 * 127 * 128); pairs are widened into int32. */
 #define KILN_RVV_PAIR(acc32, i)                                                \
   do {                                                                         \
@@ -554,8 +659,7 @@ KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
     acc32 = __riscv_vwadd_wv_i32m4(acc32, p, vl);                              \
   } while (0)
 
-/* k6: 0 one scale per row-block; 1 two (q3_k halves); 2 a scale and a min
- * term. */
+/* k6: 0 one scale per row-block; 2 a scale and a min term. */
 static inline __attribute__((always_inline)) void
 kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             const float *bias, float *y, void *scratch, const int k6) {
@@ -589,34 +693,18 @@ kiln_rvv_q8(const float *x, int rows, int K, const uint8_t *w, int N,
             KILN_RVV_PAIR(i0, 4); KILN_RVV_PAIR(i0, 6);
             KILN_RVV_PAIR(i0, 8); KILN_RVV_PAIR(i0, 10);
             KILN_RVV_PAIR(i0, 12); KILN_RVV_PAIR(i0, 14);
-            if (k6 == 0 || k6 == 2) {
-              KILN_RVV_PAIR(i0, 16); KILN_RVV_PAIR(i0, 18);
-              KILN_RVV_PAIR(i0, 20); KILN_RVV_PAIR(i0, 22);
-              KILN_RVV_PAIR(i0, 24); KILN_RVV_PAIR(i0, 26);
-              KILN_RVV_PAIR(i0, 28); KILN_RVV_PAIR(i0, 30);
-              vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
-                  __riscv_vle32_v_f32m4(sc, vl), ad[b], vl);
-              acc = __riscv_vfmacc_vv_f32m4(
-                  acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl), d, vl);
-              if (k6 == 2)
-                acc = __riscv_vfnmsac_vf_f32m4(
-                    acc, ad[b] * (float)asum[b],
-                    __riscv_vle32_v_f32m4(sc + tw, vl), vl);
-            } else {
-              vint32m4_t i1 = __riscv_vmv_v_x_i32m4(0, vl);
-              KILN_RVV_PAIR(i1, 16); KILN_RVV_PAIR(i1, 18);
-              KILN_RVV_PAIR(i1, 20); KILN_RVV_PAIR(i1, 22);
-              KILN_RVV_PAIR(i1, 24); KILN_RVV_PAIR(i1, 26);
-              KILN_RVV_PAIR(i1, 28); KILN_RVV_PAIR(i1, 30);
-              vfloat32m4_t d0 = __riscv_vfmul_vf_f32m4(
-                  __riscv_vle32_v_f32m4(sc, vl), ad[b], vl);
-              vfloat32m4_t d1 = __riscv_vfmul_vf_f32m4(
-                  __riscv_vle32_v_f32m4(sc + tw, vl), ad[b], vl);
-              acc = __riscv_vfmacc_vv_f32m4(
-                  acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl), d0, vl);
-              acc = __riscv_vfmacc_vv_f32m4(
-                  acc, __riscv_vfcvt_f_x_v_f32m4(i1, vl), d1, vl);
-            }
+            KILN_RVV_PAIR(i0, 16); KILN_RVV_PAIR(i0, 18);
+            KILN_RVV_PAIR(i0, 20); KILN_RVV_PAIR(i0, 22);
+            KILN_RVV_PAIR(i0, 24); KILN_RVV_PAIR(i0, 26);
+            KILN_RVV_PAIR(i0, 28); KILN_RVV_PAIR(i0, 30);
+            vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
+                __riscv_vle32_v_f32m4(sc, vl), ad[b], vl);
+            acc = __riscv_vfmacc_vv_f32m4(
+                acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl), d, vl);
+            if (k6 == 2)
+              acc = __riscv_vfnmsac_vf_f32m4(
+                  acc, ad[b] * (float)asum[b],
+                  __riscv_vle32_v_f32m4(sc + tw, vl), vl);
           }
           __riscv_vse32_v_f32m4(yr + n0 + s, acc, vl);
           s += (int)vl;
@@ -643,4 +731,3 @@ KILN_RVV_Q8_WRAP(q5_0, 0)
 KILN_RVV_Q8_WRAP(iq4_nl, 0)
 KILN_RVV_Q8_WRAP(iq4_xs, 0)
 KILN_RVV_Q8_WRAP(q5_1, 2)
-KILN_RVV_Q8_WRAP(q3_k, 1)

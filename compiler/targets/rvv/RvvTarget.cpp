@@ -45,14 +45,14 @@ public:
     const llvm::StringRef type = k.weight;
     if (type == "q4_k" || type == "q5_k" || type == "q6_k")
       return packKQuant(type, N, K, ggml, bytes, out, error);
-    if (type == "q2_k")
-      return packQ2K(N, K, ggml, bytes, out, error);
+    if (type == "q2_k" || type == "q3_k")
+      return packTwoBit(type == "q3_k", N, K, ggml, bytes, out, error);
     std::vector<qblocks::Block> blocks;
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
     constexpr int64_t T = 128;
     const bool nibbles = type == "q4_0";
-    const int64_t scales = type == "q3_k" || type == "q5_1" ? 2 : 1;
+    const int64_t scales = type == "q5_1" ? 2 : 1;
     const int64_t qbytes = nibbles ? 16 : 32;
     const int64_t bpb = qbytes + 4 * scales; // bytes per row-block
     const int64_t nb = K / 32;
@@ -85,16 +85,19 @@ protected:
   // (144 per row); q6_k 8 x 24 positions (three runs of 8: values k, k+8,
   // k+16 each with two bits of value k+24), the 16 int8 scales, f16 d (210
   // per row). kernels_rvv.c says how the kernels read them.
-  // q2_k in the file's bytes: per tile and super-block 8 blocks of 8 byte
-  // positions of two-bit values (position k bits 2c..2c+1: element 4k + c),
-  // the 16 scale bytes, f16 d, f16 dmin (84 per row).
-  static bool packQ2K(int64_t N, int64_t K, const uint8_t *ggml, size_t bytes,
-                      std::vector<uint8_t> &out, std::string &error) {
-    const int64_t ns = K / 256;
-    if (K % 256 || (size_t)(N * ns * 84) != bytes) {
-      error = "weight of type q2_k has " + std::to_string(bytes) +
-              " bytes, expected [" + std::to_string(N) + ", " +
-              std::to_string(K) + "]";
+  // q2_k and q3_k in the files' bytes: per tile and super-block 8 blocks of
+  // 8 byte positions of two-bit values (position k bits 2c..2c+1: element
+  // 4k + c); q2_k then the 16 scale bytes, f16 d, f16 dmin (84 per row);
+  // q3_k 8 blocks of 4 positions of third bits (bit p of position k:
+  // element 8k + p), the 12 packed scale bytes, f16 d (110 per row).
+  static bool packTwoBit(bool three, int64_t N, int64_t K, const uint8_t *ggml,
+                         size_t bytes, std::vector<uint8_t> &out,
+                         std::string &error) {
+    const int64_t ns = K / 256, sb = three ? 110 : 84;
+    if (K % 256 || (size_t)(N * ns * sb) != bytes) {
+      error = std::string("weight of type ") + (three ? "q3_k" : "q2_k") +
+              " has " + std::to_string(bytes) + " bytes, expected [" +
+              std::to_string(N) + ", " + std::to_string(K) + "]";
       return false;
     }
     constexpr int64_t T = 128;
@@ -102,18 +105,27 @@ protected:
     for (int64_t j = 0; j < N; ++j) {
       const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
       for (int64_t s = 0; s < ns; ++s) {
-        const uint8_t *src = ggml + (j * ns + s) * 84;
-        uint8_t *base = out.data() + t * T * ns * 84 + s * tw * 84;
+        const uint8_t *src = ggml + (j * ns + s) * sb;
+        uint8_t *base = out.data() + t * T * ns * sb + s * tw * sb;
         for (int b = 0; b < 8; ++b) {
           uint8_t low[32], high[32];
-          qblocks::twoBitBlock(false, src, b, low, high);
-          for (int e = 0; e < 32; ++e)
+          qblocks::twoBitBlock(three, src, b, low, high);
+          for (int e = 0; e < 32; ++e) {
             base[(b * 8 + e / 4) * tw + lane] |= (uint8_t)(low[e] << (2 * (e % 4)));
+            if (three)
+              base[(64 + b * 4 + e / 8) * tw + lane] |= (uint8_t)(high[e] << (e % 8));
+          }
         }
-        for (int i = 0; i < 16; ++i)
-          base[(64 + i) * tw + lane] = src[i];
-        std::memcpy(base + 80 * tw + 2 * lane, src + 80, 2);
-        std::memcpy(base + 82 * tw + 2 * lane, src + 82, 2);
+        if (three) {
+          for (int i = 0; i < 12; ++i)
+            base[(96 + i) * tw + lane] = src[96 + i];
+          std::memcpy(base + 108 * tw + 2 * lane, src + 108, 2);
+        } else {
+          for (int i = 0; i < 16; ++i)
+            base[(64 + i) * tw + lane] = src[i];
+          std::memcpy(base + 80 * tw + 2 * lane, src + 80, 2);
+          std::memcpy(base + 82 * tw + 2 * lane, src + 82, 2);
+        }
       }
     }
     return true;
