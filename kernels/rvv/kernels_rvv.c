@@ -306,21 +306,29 @@ KILN_KERNEL void kiln_matmul_q5_k_q8_0_128x_rvv(const float *x, int rows, int K,
   kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 1);
 }
 
-/* q2_k: per tile and super-block, 84 * tw bytes, the file's: 8 blocks of
- * 8 byte positions of two-bit values (position k bits 2c..2c+1: element
- * 4k + c; positions 0..3 are the block's first 16-element half), the 16
- * scale bytes (low nibble the scale, high the min of sub-block 2b + h),
- * tw f16 d, tw f16 dmin. Per half the exact sum of value x activation
- * (|.| <= 16 * 3 * 128) times d * sc, minus dmin * m times the half's
- * activation sum. */
-KILN_KERNEL void kiln_matmul_q2_k_q8_0_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
+/* q2_k and q3_k: per tile and super-block 8 blocks of 8 byte positions of
+ * two-bit values (position k bits 2c..2c+1: element 4k + c; positions 0..3
+ * are the block's first 16-element half), then
+ *  q2_k: the 16 scale bytes (low nibble the scale, high the min of
+ *        sub-block 2b + h), tw f16 d, tw f16 dmin: 84 * tw bytes, the file's.
+ *        A value is the two bits; dmin * m times the half's activation sum
+ *        is subtracted.
+ *  q3_k: 8 blocks of 4 byte positions of third bits (bit p of position k:
+ *        element 8k + p), the 12 bytes of packed 6-bit scales, tw f16 d:
+ *        110 * tw bytes, the file's. A value is low + 4 high - 4: the third
+ *        bit moved to bit 2 and or'ed in, the -4 times the half's
+ *        activation sum.
+ * Per half the exact sum of value x activation (|.| <= 16 * 7 * 128 + 4 *
+ * 2^11, int16) times d * sc. */
+static inline __attribute__((always_inline)) void
+kiln_rvv_k16(const float *x, int rows, int K, const uint8_t *w, int N,
+             const float *bias, float *y, void *scratch, const int three) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  const size_t sbb = three ? 110 : 84; /* bytes per row and super-block */
   float ad[KILN_RVV_CHUNK];
   int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
-  float D[16][KILN_RVV_TILE], M[16][KILN_RVV_TILE];
+  float D[16][KILN_RVV_TILE], M[three ? 1 : 16][KILN_RVV_TILE];
   for (int r = 0; r < rows; ++r) {
     const kiln_q8_block *ar = a + (int64_t)r * nb;
     float *yr = y + (int64_t)r * N;
@@ -330,124 +338,16 @@ KILN_KERNEL void kiln_matmul_q2_k_q8_0_128x_rvv(const float *x, int rows, int K,
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-        const size_t tw = (size_t)nv, tsb = 84 * tw;
+        const size_t tw = (size_t)nv, tsb = sbb * tw;
         const uint8_t *wt =
-            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 84 + (c0 / 8) * tsb;
+            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * sbb + (c0 / 8) * tsb;
         for (int s = 0; s < nv;) {
           const size_t vl = __riscv_vsetvl_e8m2(nv - s);
           vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
                                            yr + n0 + s, vl);
           for (int b8 = 0; b8 < nc; b8 += 8) {
             const uint8_t *ws = wt + (b8 / 8) * tsb;
-            {
-              const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + 80 * tw + 2 * s, vl);
-              for (int j = 0; j < 16; ++j) {
-                const vuint8m2_t v = __riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl);
-                __riscv_vse32_v_f32m8(
-                    D[j],
-                    __riscv_vfmul_vv_f32m8(
-                        __riscv_vfcvt_f_xu_v_f32m8(
-                            __riscv_vzext_vf4_u32m8(__riscv_vand_vx_u8m2(v, 15, vl), vl),
-                            vl),
-                        d, vl),
-                    vl);
-              }
-            }
-            {
-              const vfloat32m8_t dm = kiln_rvv_h2f_m8(ws + 82 * tw + 2 * s, vl);
-              for (int j = 0; j < 16; ++j) {
-                const vuint8m2_t v = __riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl);
-                __riscv_vse32_v_f32m8(
-                    M[j],
-                    __riscv_vfmul_vv_f32m8(
-                        __riscv_vfcvt_f_xu_v_f32m8(
-                            __riscv_vzext_vf4_u32m8(__riscv_vsrl_vx_u8m2(v, 4, vl), vl),
-                            vl),
-                        dm, vl),
-                    vl);
-              }
-            }
-#pragma clang loop unroll(disable)
-            for (int b = b8; b < b8 + 8; ++b) {
-              const uint8_t *wb = ws + (b % 8) * 8 * tw + s;
-              const int8_t *q = ar[c0 + b].qs;
-              vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
-#pragma clang loop unroll(full)
-              for (int k = 0; k < 4; ++k) {
-                const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
-                                 v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
-#pragma clang loop unroll(full)
-                for (int c = 0; c < 4; ++c) {
-                  const vuint8m2_t e0 = c == 3 ? __riscv_vsrl_vx_u8m2(v0, 6, vl)
-                                        : __riscv_vand_vx_u8m2(
-                                              c ? __riscv_vsrl_vx_u8m2(v0, 2 * c, vl) : v0,
-                                              3, vl);
-                  const vuint8m2_t e1 = c == 3 ? __riscv_vsrl_vx_u8m2(v1, 6, vl)
-                                        : __riscv_vand_vx_u8m2(
-                                              c ? __riscv_vsrl_vx_u8m2(v1, 2 * c, vl) : v1,
-                                              3, vl);
-                  h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
-                                               __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
-                  h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
-                                               __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
-                }
-              }
-              const int j = 2 * (b % 8);
-              acc = __riscv_vfmacc_vv_f32m8(
-                  acc, __riscv_vfwcvt_f_x_v_f32m8(h0, vl),
-                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j], vl), ad[b], vl), vl);
-              acc = __riscv_vfmacc_vv_f32m8(
-                  acc, __riscv_vfwcvt_f_x_v_f32m8(h1, vl),
-                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j + 1], vl), ad[b], vl),
-                  vl);
-              /* - da * (m0 * sum(a 0..15) + m1 * sum(16..31)) */
-              acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)alo[b],
-                                             __riscv_vle32_v_f32m8(M[j], vl), vl);
-              acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)(asum[b] - alo[b]),
-                                             __riscv_vle32_v_f32m8(M[j + 1], vl), vl);
-            }
-          }
-          __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
-          s += (int)vl;
-        }
-      }
-    }
-  }
-}
-
-/* q3_k: per tile and super-block, 110 * tw bytes, the file's: 8 blocks of
- * 8 byte positions of two-bit values (as q2_k), 8 blocks of 4 byte positions
- * of third bits (bit p of position k: element 8k + p), the 12 bytes of
- * packed 6-bit scales, tw f16 d. A value is low + 4 high - 4: the low and
- * 4 x high bits or'ed into 0..7 (|sum of 16 x activation| <= 16 * 7 * 128),
- * the -4 times the half's activation sum. */
-KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  float ad[KILN_RVV_CHUNK];
-  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
-  float D[16][KILN_RVV_TILE];
-  for (int r = 0; r < rows; ++r) {
-    const kiln_q8_block *ar = a + (int64_t)r * nb;
-    float *yr = y + (int64_t)r * N;
-    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
-      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, alo, 1);
-      for (int t = 0; t < ntile; ++t) {
-        const int n0 = t * KILN_RVV_TILE;
-        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-        const size_t tw = (size_t)nv, tsb = 110 * tw;
-        const uint8_t *wt =
-            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 110 + (c0 / 8) * tsb;
-        for (int s = 0; s < nv;) {
-          const size_t vl = __riscv_vsetvl_e8m2(nv - s);
-          vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
-                                           yr + n0 + s, vl);
-          for (int b8 = 0; b8 < nc; b8 += 8) {
-            const uint8_t *ws = wt + (b8 / 8) * tsb;
-            {
+            if (three) {
               /* the 16 scales: (low nibble | 2 high bits << 4) - 32, times d */
               const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + 108 * tw + 2 * s, vl);
               const uint8_t *sp = ws + 96 * tw + s;
@@ -466,6 +366,24 @@ KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
                         __riscv_vfcvt_f_x_v_f32m8(__riscv_vsext_vf4_i32m8(sc, vl), vl), d, vl),
                     vl);
               }
+            } else {
+              /* d * scale and dmin * min of the 16 sub-blocks */
+              for (int m = 0; m < 2; ++m) {
+                const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + (80 + 2 * m) * tw + 2 * s, vl);
+                for (int j = 0; j < 16; ++j) {
+                  const vuint8m2_t v = __riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl);
+                  __riscv_vse32_v_f32m8(
+                      m ? M[j] : D[j],
+                      __riscv_vfmul_vv_f32m8(
+                          __riscv_vfcvt_f_xu_v_f32m8(
+                              __riscv_vzext_vf4_u32m8(m ? __riscv_vsrl_vx_u8m2(v, 4, vl)
+                                                        : __riscv_vand_vx_u8m2(v, 15, vl),
+                                                      vl),
+                              vl),
+                          d, vl),
+                      vl);
+                }
+              }
             }
 #pragma clang loop unroll(disable)
             for (int b = b8; b < b8 + 8; ++b) {
@@ -477,33 +395,40 @@ KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
               for (int k = 0; k < 4; ++k) {
                 const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
                                  v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
-                /* third bits of elements 4k..4k+3 and 16+4k..: position k/2
-                 * (and 2 + k/2), bits 4 (k % 2) + c */
-                const vuint8m2_t t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl),
-                                 t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
+                /* q3_k's third bits of elements 4k..4k+3 and 16+4k..:
+                 * position k/2 (and 2 + k/2), bits 4 (k % 2) + c */
+                vuint8m2_t t0 = v0, t1 = v1;
+                if (three) {
+                  t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl);
+                  t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
+                }
 #pragma clang loop unroll(full)
                 for (int c = 0; c < 4; ++c) {
                   const int p = 4 * (k % 2) + c; /* the third bit's position */
-#define KILN_RVV_Q3_VALUE(V, T)                                                \
-  __riscv_vor_vv_u8m2(                                                         \
-      c == 3 ? __riscv_vsrl_vx_u8m2(V, 6, vl)                                  \
-             : __riscv_vand_vx_u8m2(c ? __riscv_vsrl_vx_u8m2(V, 2 * c, vl) : V, 3, vl), \
-      __riscv_vand_vx_u8m2(p < 2 ? __riscv_vsll_vx_u8m2(T, 2 - p, vl)          \
-                           : p > 2 ? __riscv_vsrl_vx_u8m2(T, p - 2, vl) : T,   \
-                           4, vl),                                             \
-      vl)
-                  h0 = __riscv_vwmacc_vx_i16m4(
-                      h0, q[4 * k + c],
-                      __riscv_vreinterpret_v_u8m2_i8m2(KILN_RVV_Q3_VALUE(v0, t0)), vl);
-                  h1 = __riscv_vwmacc_vx_i16m4(
-                      h1, q[16 + 4 * k + c],
-                      __riscv_vreinterpret_v_u8m2_i8m2(KILN_RVV_Q3_VALUE(v1, t1)), vl);
-#undef KILN_RVV_Q3_VALUE
+#define KILN_RVV_LOW2(V)                                                       \
+  (c == 3 ? __riscv_vsrl_vx_u8m2(V, 6, vl)                                     \
+          : __riscv_vand_vx_u8m2(c ? __riscv_vsrl_vx_u8m2(V, 2 * c, vl) : V, 3, vl))
+#define KILN_RVV_HIGH4(T)                                                      \
+  __riscv_vand_vx_u8m2(p < 2 ? __riscv_vsll_vx_u8m2(T, 2 - p, vl)              \
+                       : p > 2 ? __riscv_vsrl_vx_u8m2(T, p - 2, vl) : T,       \
+                       4, vl)
+                  vuint8m2_t e0 = KILN_RVV_LOW2(v0), e1 = KILN_RVV_LOW2(v1);
+                  if (three) {
+                    e0 = __riscv_vor_vv_u8m2(e0, KILN_RVV_HIGH4(t0), vl);
+                    e1 = __riscv_vor_vv_u8m2(e1, KILN_RVV_HIGH4(t1), vl);
+                  }
+#undef KILN_RVV_LOW2
+#undef KILN_RVV_HIGH4
+                  h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
+                                               __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
+                  h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
+                                               __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
                 }
               }
-              /* the values' -4 x the halves' activation sums */
-              h0 = __riscv_vadd_vx_i16m4(h0, (int16_t)(-4 * alo[b]), vl);
-              h1 = __riscv_vadd_vx_i16m4(h1, (int16_t)(-4 * (asum[b] - alo[b])), vl);
+              if (three) { /* the values' -4 x the halves' activation sums */
+                h0 = __riscv_vadd_vx_i16m4(h0, (int16_t)(-4 * alo[b]), vl);
+                h1 = __riscv_vadd_vx_i16m4(h1, (int16_t)(-4 * (asum[b] - alo[b])), vl);
+              }
               const int j = 2 * (b % 8);
               acc = __riscv_vfmacc_vv_f32m8(
                   acc, __riscv_vfwcvt_f_x_v_f32m8(h0, vl),
@@ -512,6 +437,12 @@ KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
                   acc, __riscv_vfwcvt_f_x_v_f32m8(h1, vl),
                   __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j + 1], vl), ad[b], vl),
                   vl);
+              if (!three) { /* - da * (m0 * sum(a 0..15) + m1 * sum(16..31)) */
+                acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)alo[b],
+                                               __riscv_vle32_v_f32m8(M[j], vl), vl);
+                acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)(asum[b] - alo[b]),
+                                               __riscv_vle32_v_f32m8(M[j + 1], vl), vl);
+              }
             }
           }
           __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
@@ -520,6 +451,18 @@ KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
       }
     }
   }
+}
+
+KILN_KERNEL void kiln_matmul_q2_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  kiln_rvv_k16(x, rows, K, w, N, bias, y, scratch, 0);
+}
+
+KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
+                                      const uint8_t *w, int N, const float *bias,
+                                      float *y, void *scratch) {
+  kiln_rvv_k16(x, rows, K, w, N, bias, y, scratch, 1);
 }
 
 /* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
