@@ -798,6 +798,19 @@ static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
   return (const uint8_t *)scratch;
 }
 
+/* 32 activation bytes at QS of an odd last row as the four 2x8 matrices of
+ * a pair whose second row is zero. */
+#define KILN_NEON_MM_ODD(QS, C0, C1, C2, C3)                                   \
+  {                                                                            \
+    const int64x2_t xa0_ = vreinterpretq_s64_s8(vld1q_s8(QS)),                 \
+                    xa1_ = vreinterpretq_s64_s8(vld1q_s8((QS) + 16)),          \
+                    z_ = vdupq_n_s64(0);                                       \
+    C0 = vreinterpretq_s8_s64(vzip1q_s64(xa0_, z_));                           \
+    C1 = vreinterpretq_s8_s64(vzip2q_s64(xa0_, z_));                           \
+    C2 = vreinterpretq_s8_s64(vzip1q_s64(xa1_, z_));                           \
+    C3 = vreinterpretq_s8_s64(vzip2q_s64(xa1_, z_));                           \
+  }
+
 /* Activation pair P of a tile as four 2x8 matrices C0..C3 and the scales
  * [da_r, da_r, da_r+1, da_r+1]: interleaved (PB, block b) or the odd row. */
 #define KILN_NEON_MM_ACT(PAIRED, PB, ODD, C0, C1, C2, C3, DA)                  \
@@ -810,13 +823,7 @@ static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
     DA = vld1q_f32((const float *)(q + 64));                                   \
   } else {                                                                     \
     const kiln_q8_block *ob = (ODD) + b;                                       \
-    const int64x2_t xa0 = vreinterpretq_s64_s8(vld1q_s8(ob->qs)),              \
-                    xa1 = vreinterpretq_s64_s8(vld1q_s8(ob->qs + 16)),         \
-                    z = vdupq_n_s64(0);                                        \
-    C0 = vreinterpretq_s8_s64(vzip1q_s64(xa0, z));                             \
-    C1 = vreinterpretq_s8_s64(vzip2q_s64(xa0, z));                             \
-    C2 = vreinterpretq_s8_s64(vzip1q_s64(xa1, z));                             \
-    C3 = vreinterpretq_s8_s64(vzip2q_s64(xa1, z));                             \
+    KILN_NEON_MM_ODD(ob->qs, C0, C1, C2, C3)                                   \
     DA = vcombine_f32(vdup_n_f32(kiln_neon_h2f(ob->d)), vdup_n_f32(0.0f));     \
   }
 
@@ -1073,7 +1080,6 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
   const int64_t ps = (int64_t)nsb * 592;
   const uint8x16_t m4 = vdupq_n_u8(0xf);
   const int32x4_t zero = vdupq_n_s32(0);
-  const int64x2_t z64 = vdupq_n_s64(0);
   float32x4_t f[4][2];
   for (int k = 0; k < 4; ++k)
     f[k][0] = f[k][1] = vdupq_n_f32(0);
@@ -1121,13 +1127,7 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
         c0 = vld1q_s8(aq); c1 = vld1q_s8(aq + 16);                             \
         c2 = vld1q_s8(aq + 32); c3 = vld1q_s8(aq + 48);                        \
       } else {                                                                 \
-        const int8_t *aq = odd[sb].qs + 32 * (J);                              \
-        const int64x2_t xa0 = vreinterpretq_s64_s8(vld1q_s8(aq)),              \
-                        xa1 = vreinterpretq_s64_s8(vld1q_s8(aq + 16));         \
-        c0 = vreinterpretq_s8_s64(vzip1q_s64(xa0, z64));                       \
-        c1 = vreinterpretq_s8_s64(vzip2q_s64(xa0, z64));                       \
-        c2 = vreinterpretq_s8_s64(vzip1q_s64(xa1, z64));                       \
-        c3 = vreinterpretq_s8_s64(vzip2q_s64(xa1, z64));                       \
+        KILN_NEON_MM_ODD(odd[sb].qs + 32 * (J), c0, c1, c2, c3)                \
       }                                                                        \
       int32x4_t s0 = vmmlaq_s32(zero, c0, a0), s1 = vmmlaq_s32(zero, c0, b0);  \
       s0 = vmmlaq_s32(s0, c1, a1); s1 = vmmlaq_s32(s1, c1, b1);                \

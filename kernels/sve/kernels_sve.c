@@ -259,6 +259,23 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   KILN_SVE_STORE(3, f3)
 }
 
+/* The integer dots S0, S1 of the two 16-element halves of a block's 8 int8
+ * slice vectors w0..w7 with activation block AB (q6_k, q3_k, q2_k). */
+#define KILN_SVE_HALF_DOTS(S0, S1, AB)                                         \
+  svint32_t S0, S1;                                                            \
+  {                                                                            \
+    const svint8_t a0 = svld1rq_s8(all, (AB)->qs),                             \
+                   a1 = svld1rq_s8(all, (AB)->qs + 16);                        \
+    S0 = svdot_lane_s32(zero, w0, a0, 0);                                      \
+    S1 = svdot_lane_s32(zero, w4, a1, 0);                                      \
+    S0 = svdot_lane_s32(S0, w1, a0, 1);                                        \
+    S1 = svdot_lane_s32(S1, w5, a1, 1);                                        \
+    S0 = svdot_lane_s32(S0, w2, a0, 2);                                        \
+    S1 = svdot_lane_s32(S1, w6, a1, 2);                                        \
+    S0 = svdot_lane_s32(S0, w3, a0, 3);                                        \
+    S1 = svdot_lane_s32(S1, w7, a1, 3);                                        \
+  }
+
 static inline __attribute__((always_inline)) void
 kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
                    int nr, svbool_t pb, svbool_t p32, svbool_t pout,
@@ -281,16 +298,7 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 #define KILN_SVE_Q6K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    const svint8_t a0 = svld1rq_s8(all, ab->qs),                               \
-                   a1 = svld1rq_s8(all, ab->qs + 16);                          \
-    svint32_t s0 = svdot_lane_s32(zero, w0, a0, 0);                            \
-    svint32_t s1 = svdot_lane_s32(zero, w4, a1, 0);                            \
-    s0 = svdot_lane_s32(s0, w1, a0, 1);                                        \
-    s1 = svdot_lane_s32(s1, w5, a1, 1);                                        \
-    s0 = svdot_lane_s32(s0, w2, a0, 2);                                        \
-    s1 = svdot_lane_s32(s1, w6, a1, 2);                                        \
-    s0 = svdot_lane_s32(s0, w3, a0, 3);                                        \
-    s1 = svdot_lane_s32(s1, w7, a1, 3);                                        \
+    KILN_SVE_HALF_DOTS(s0, s1, ab)                                             \
     const svint32_t s = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
     F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, s),                           \
                     svmul_n_f32_x(p32, dd, kiln_sve_h2f(ab->d)));              \
@@ -337,16 +345,7 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 #define KILN_SVE_Q2K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    const svint8_t a0 = svld1rq_s8(all, ab->qs),                               \
-                   a1 = svld1rq_s8(all, ab->qs + 16);                          \
-    svint32_t s0 = svdot_lane_s32(zero, w0, a0, 0);                            \
-    svint32_t s1 = svdot_lane_s32(zero, w4, a1, 0);                            \
-    s0 = svdot_lane_s32(s0, w1, a0, 1);                                        \
-    s1 = svdot_lane_s32(s1, w5, a1, 1);                                        \
-    s0 = svdot_lane_s32(s0, w2, a0, 2);                                        \
-    s1 = svdot_lane_s32(s1, w6, a1, 2);                                        \
-    s0 = svdot_lane_s32(s0, w3, a0, 3);                                        \
-    s1 = svdot_lane_s32(s1, w7, a1, 3);                                        \
+    KILN_SVE_HALF_DOTS(s0, s1, ab)                                             \
     const int32_t lo = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs)),         \
                   hi = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));    \
     const svint32_t is = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \

@@ -85,6 +85,33 @@ protected:
   // (144 per row); q6_k 8 x 24 positions (three runs of 8: values k, k+8,
   // k+16 each with two bits of value k+24), the 16 int8 scales, f16 d (210
   // per row). kernels_rvv.c says how the kernels read them.
+  // The K-quants' layouts keep the file's bytes per super-block: for each
+  // row j (lane j % 128 of tile j / 128, which holds tw rows) and
+  // super-block, fn(src, base, tw, lane) writes the row's part of the tile's
+  // super-block of sbBytes * tw bytes at base from the file's at src.
+  template <typename Fn>
+  static bool eachSuperBlock(llvm::StringRef type, int64_t sbBytes, int64_t N,
+                             int64_t K, const uint8_t *ggml, size_t bytes,
+                             std::vector<uint8_t> &out, std::string &error,
+                             Fn fn) {
+    const int64_t ns = K / 256;
+    if (K % 256 || (size_t)(N * ns * sbBytes) != bytes) {
+      error = "weight of type " + type.str() + " has " + std::to_string(bytes) +
+              " bytes, expected [" + std::to_string(N) + ", " +
+              std::to_string(K) + "]";
+      return false;
+    }
+    constexpr int64_t T = 128;
+    out.assign(bytes, 0);
+    for (int64_t j = 0; j < N; ++j) {
+      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      for (int64_t s = 0; s < ns; ++s)
+        fn(ggml + (j * ns + s) * sbBytes,
+           out.data() + t * T * ns * sbBytes + s * tw * sbBytes, tw, lane);
+    }
+    return true;
+  }
+
   // q2_k and q3_k in the files' bytes: per tile and super-block 8 blocks of
   // 8 byte positions of two-bit values (position k bits 2c..2c+1: element
   // 4k + c); q2_k then the 16 scale bytes, f16 d, f16 dmin (84 per row);
@@ -93,20 +120,10 @@ protected:
   static bool packTwoBit(bool three, int64_t N, int64_t K, const uint8_t *ggml,
                          size_t bytes, std::vector<uint8_t> &out,
                          std::string &error) {
-    const int64_t ns = K / 256, sb = three ? 110 : 84;
-    if (K % 256 || (size_t)(N * ns * sb) != bytes) {
-      error = std::string("weight of type ") + (three ? "q3_k" : "q2_k") +
-              " has " + std::to_string(bytes) + " bytes, expected [" +
-              std::to_string(N) + ", " + std::to_string(K) + "]";
-      return false;
-    }
-    constexpr int64_t T = 128;
-    out.assign(bytes, 0);
-    for (int64_t j = 0; j < N; ++j) {
-      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
-      for (int64_t s = 0; s < ns; ++s) {
-        const uint8_t *src = ggml + (j * ns + s) * sb;
-        uint8_t *base = out.data() + t * T * ns * sb + s * tw * sb;
+    return eachSuperBlock(three ? "q3_k" : "q2_k", three ? 110 : 84, N, K, ggml,
+                          bytes, out, error,
+                          [&](const uint8_t *src, uint8_t *base, int64_t tw,
+                              int64_t lane) {
         for (int b = 0; b < 8; ++b) {
           uint8_t low[32], high[32];
           qblocks::twoBitBlock(three, src, b, low, high);
@@ -126,9 +143,7 @@ protected:
           std::memcpy(base + 80 * tw + 2 * lane, src + 80, 2);
           std::memcpy(base + 82 * tw + 2 * lane, src + 82, 2);
         }
-      }
-    }
-    return true;
+    });
   }
 
   // q5_k: q4_k's bytes, then per block 4 byte positions of fifth bits (bit
@@ -137,20 +152,10 @@ protected:
                          const uint8_t *ggml, size_t bytes,
                          std::vector<uint8_t> &out, std::string &error) {
     const bool six = type == "q6_k", five = type == "q5_k";
-    const int64_t sbBytes = six ? 210 : five ? 176 : 144, ns = K / 256;
-    if (K % 256 || (size_t)(N * ns * sbBytes) != bytes) {
-      error = "weight of type " + type.str() + " has " + std::to_string(bytes) +
-              " bytes, expected [" + std::to_string(N) + ", " +
-              std::to_string(K) + "]";
-      return false;
-    }
-    constexpr int64_t T = 128;
-    out.assign(bytes, 0);
-    for (int64_t j = 0; j < N; ++j) {
-      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
-      for (int64_t s = 0; s < ns; ++s) {
-        const uint8_t *src = ggml + (j * ns + s) * sbBytes;
-        uint8_t *base = out.data() + t * T * ns * sbBytes + s * tw * sbBytes;
+    return eachSuperBlock(type, six ? 210 : five ? 176 : 144, N, K, ggml, bytes,
+                          out, error,
+                          [&](const uint8_t *src, uint8_t *base, int64_t tw,
+                              int64_t lane) {
         auto at = [&](int64_t position) -> uint8_t & {
           return base[position * tw + lane];
         };
@@ -186,9 +191,7 @@ protected:
           std::memcpy(h + 2 * lane, src, 2);
           std::memcpy(h + 2 * tw + 2 * lane, src + 2, 2);
         }
-      }
-    }
-    return true;
+    });
   }
 
 private:
