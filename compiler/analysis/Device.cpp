@@ -22,6 +22,7 @@
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -115,7 +116,10 @@ bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
   return true;
 }
 
-int64_t kiln::hostL2CacheBytes() {
+// Linux's sysfs describes cpu0's caches where the kernel knows them; some
+// virtual machines expose no cache directory, and there glibc's sysconf still
+// answers for x86 from CPUID.
+static int64_t sysfsCacheBytes(const char *wantLevel) {
   // index0..: one directory per cache of cpu0, each with its level, its type
   // (Data, Instruction, Unified) and its size ("1024K").
   for (int i = 0; i < 16; ++i) {
@@ -131,7 +135,7 @@ int64_t kiln::hostL2CacheBytes() {
     std::string level = read("level");
     if (level.empty())
       break;
-    if (level != "2" || read("type") == "Instruction")
+    if (level != wantLevel || read("type") == "Instruction")
       continue;
     std::string sizeText = read("size");
     llvm::StringRef size(sizeText);
@@ -146,6 +150,21 @@ int64_t kiln::hostL2CacheBytes() {
     return n * scale;
   }
   return 0;
+}
+
+static int64_t hostCacheBytes(const char *level, int sysconfName) {
+  if (int64_t n = sysfsCacheBytes(level))
+    return n;
+  long n = sysconf(sysconfName);
+  return n > 0 ? n : 0;
+}
+
+int64_t kiln::hostL2CacheBytes() {
+  return hostCacheBytes("2", _SC_LEVEL2_CACHE_SIZE);
+}
+
+int64_t kiln::hostL3CacheBytes() {
+  return hostCacheBytes("3", _SC_LEVEL3_CACHE_SIZE);
 }
 
 int64_t kiln::chunkCacheBytes(const std::string &target, const std::string &cpu,
@@ -212,7 +231,8 @@ bool kiln::loadDeviceProfile(const std::string &spec,
 }
 
 // The probe: plain C, vectorised by clang for the host. Bandwidth is a sum
-// over 128 MiB, several times any L3 here, in 2 MiB-aligned memory advised to
+// over a buffer well past the last-level cache (probeBufferMiB), in 2
+// MiB-aligned memory advised to
 // use huge pages as the weights get them (embedded blobs are 2 MiB aligned),
 // best of 6 passes, every other one with software prefetch 8 KiB ahead into L2
 // as the decode kernels use: without either, a plain sum reads less than decode
@@ -241,8 +261,8 @@ static double now(void) {
 }
 typedef float v16f __attribute__((vector_size(64)));
 volatile double sink;
-int main(void) {
-  size_t bytes = (size_t)128 << 20, n = bytes / 8;
+int main(int argc, char **argv) {
+  size_t bytes = (size_t)(argc > 1 ? atoi(argv[1]) : 128) << 20, n = bytes / 8;
   uint64_t *p = aligned_alloc((size_t)2 << 20, bytes);
   if (!p) return 1;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -393,10 +413,24 @@ bool kiln::measureHost(const std::string &cc, DeviceProfile &p,
          runHostProbe(exe, p, error);
 }
 
+// The bandwidth probe's buffer: twice the last-level cache and at least 128
+// MiB, so that it reads from memory. Some hosts state a last-level cache of
+// hundreds of MiB (large server L3s, or what a hypervisor reports), and a sum
+// over a buffer that fits it read 1.6x the rate decode got from a model four
+// times larger. At most a quarter of the memory and 4 GiB.
+static int64_t probeBufferMiB() {
+  int64_t mib = std::max<int64_t>(128, 2 * ((hostL3CacheBytes() + (1 << 20) - 1) >> 20));
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    mib = std::min<int64_t>(mib, (int64_t)pages / 4 * page >> 20);
+  return std::max<int64_t>(16, std::min<int64_t>(mib, 4096));
+}
+
 bool kiln::runHostProbe(const std::string &exe, DeviceProfile &p,
                         std::string &error) {
   std::string output;
-  if (runProgram({exe}, "", output) != 0) {
+  const int64_t mib = probeBufferMiB();
+  if (runProgram({exe, std::to_string(mib)}, "", output) != 0) {
     error = "--device=host: the probe failed: " + output;
     return false;
   }
@@ -416,7 +450,8 @@ bool kiln::runHostProbe(const std::string &exe, DeviceProfile &p,
   }
   p.name = "host";
   p.path = "measured";
-  p.comment = "measured now: one thread's read bandwidth (sum over 128 MiB, huge pages, with and without prefetch), "
+  p.comment = "measured now: one thread's read bandwidth (sum over " + std::to_string(mib) +
+              " MiB, twice the last-level cache, huge pages, with and without prefetch), "
               "f32 FMA and int8 dot-product tiles in L1 (-O3 -march=native)";
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   p.cores = n > 0 ? n : 1;

@@ -110,9 +110,11 @@ bool buildHostProbe(const std::string &cc, const std::string &dir,
                     std::string &exe, std::string &error);
 bool runHostProbe(const std::string &exe, DeviceProfile &profile,
                   std::string &error);
-/// This machine's L2 cache per core from Linux's sysfs
-/// (/sys/devices/system/cpu/cpu0/cache), or 0 where it does not say.
+/// This machine's L2 cache per core and its last-level (L3) cache, from
+/// Linux's sysfs (/sys/devices/system/cpu/cpu0/cache), else from glibc's
+/// sysconf (CPUID on x86), or 0 where neither says.
 int64_t hostL2CacheBytes();
+int64_t hostL3CacheBytes();
 /// The L2 an automatic prefill chunk (--max-batch=auto) is sized for: the
 /// `device` profile's when it states one, else this machine's when the
 /// library is built for it (`target` x86 with `cpu` host, its default), else

@@ -2,7 +2,9 @@
 
 usage: check_host_chunk.py REPORT.txt ROW_BYTES
 
-Reads cpu0's L2 size from Linux's sysfs as kilnc does, applies the rule of
+Reads cpu0's L2 size from Linux's sysfs as kilnc does (or, where sysfs has no
+cache directory, from `getconf LEVEL2_CACHE_SIZE`, glibc's sysconf, which
+kilnc falls back to), applies the rule of
 --max-batch=auto (the largest power of two from 16 to 128 whose ROW_BYTES
 rows fill at most half of the L2; 32 when no L2 is known) and compares it
 with the report's "prefill chunk" line.
@@ -10,6 +12,7 @@ with the report's "prefill chunk" line.
 import glob
 import os
 import re
+import subprocess
 import sys
 
 
@@ -27,7 +30,12 @@ def host_l2_bytes():
         if not m:
             return 0
         return int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20}[m.group(2)]
-    return 0
+    try:
+        out = subprocess.run(["getconf", "LEVEL2_CACHE_SIZE"], capture_output=True,
+                             text=True, check=False).stdout.strip()
+        return max(int(out), 0)
+    except (OSError, ValueError):
+        return 0
 
 
 def main():
