@@ -264,11 +264,15 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * group g0 (groups groupBytes apart; each metaBytes of metadata, `meta` bytes
  * per block, then its quants, `bytes` per block): each of the G quant
  * streams KILN_X86_PFG / G bytes ahead (8 KiB ahead in all), across group
- * ends, into L2 (T1): a prefetch into L1 holds one of the core's few L1 miss
- * buffers until its line arrives from DRAM, which caps the lines in flight
- * below what the read bandwidth needs; L2 tracks many more, and the hardware
- * moves the lines on to L1 as the loads reach them (docs/performance.md,
- * "Weight types against llama.cpp"). In a stream's last KILN_X86_PFG / G
+ * ends, into the cache level KILN_X86_PF_HINT names. With AVX2, into L2
+ * (T1): on the AVX2 EPYC (Zen 3) a prefetch into L1 held one of the core's
+ * few L1 miss buffers until its line arrived from DRAM, which capped the
+ * lines in flight below what the read bandwidth needs, while L2 tracks many
+ * more and the hardware moves the lines on to L1 as the loads reach them
+ * (docs/performance.md, "Weight types against llama.cpp"). With AVX-512,
+ * into L1 (T0): on a Zen 5 EPYC the AVX-512 walks streamed 7-20% more bytes
+ * per second that way, and the L2 hint left them at 0.75 of a plain sum
+ * (docs/notes/benchmarks-history.md, "Zen 5"). In a stream's last KILN_X86_PFG / G
  * bytes the lines after its group are the next stream's group, already being
  * read; what this stream reads next is group g + G, in the next call, so its
  * quants are fetched instead, and that group's metadata is fetched a line at
@@ -276,6 +280,11 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * (docs/notes/benchmarks-history.md, "Decode bandwidth: prefetch across
  * groups"). Every walk below calls this once per block. */
 #define KILN_X86_PFG 8192
+#if defined(__AVX512F__)
+#define KILN_X86_PF_HINT _MM_HINT_T0
+#else
+#define KILN_X86_PF_HINT _MM_HINT_T1
+#endif
 KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
                                         int64_t metaBytes, int nb, int b, int G,
                                         int bytes, int meta) {
@@ -287,17 +296,17 @@ KILN_X86_INLINE void kiln_x86_pf_groups(const uint8_t *g0, int64_t groupBytes,
     const char *p = (const char *)grp + metaBytes + bytes * (int64_t)b + dist;
     p += b >= lim ? skip : 0;
     for (int o = 0; o < bytes; o += 64)
-      _mm_prefetch(p + o, _MM_HINT_T1);
+      _mm_prefetch(p + o, KILN_X86_PF_HINT);
     /* The first block that crosses into group g + G lands past the head of
      * its quants when dist is not a multiple of bytes (or the group is
      * shorter than dist): fetch the head up to there. */
     if (b == (lim > 0 ? lim : 0)) {
       const char *head = (const char *)grp + next + metaBytes;
       for (const char *h = head; h < p && h < head + dist; h += 64)
-        _mm_prefetch(h, _MM_HINT_T1);
+        _mm_prefetch(h, KILN_X86_PF_HINT);
     }
     for (int o = (meta * b + 63) & ~63; o < meta * (b + 1); o += 64)
-      _mm_prefetch((const char *)grp + next + o, _MM_HINT_T1);
+      _mm_prefetch((const char *)grp + next + o, KILN_X86_PF_HINT);
   }
 }
 
