@@ -334,9 +334,11 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
     // with more rows than threads, each slice also runs as kSubtasks tasks
     // of whole weight groups (NR rows each, consecutive in the packed
     // piece), so that a thread held up (a late wake, the host's other work)
-    // is caught up by the others instead of waited for at the end.
+    // is caught up by the others instead of waited for at the end. Sixteen,
+    // not four: where one core runs slower than the other (a virtual CPU
+    // whose sibling is busy), finer tasks let the faster take more of them.
     const bool strided = row && kernels::hasRowStrideEntry(*row);
-    constexpr int kSubtasks = 4;
+    constexpr int kSubtasks = 16;
     const std::string threadsN = std::to_string(opts.threads);
     std::string t = "static void " + fn + "(void *arg, int t) {\n"
                     "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
