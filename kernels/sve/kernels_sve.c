@@ -29,35 +29,36 @@ static inline float kiln_sve_h2f(uint16_t h) {
   return (float)f;
 }
 
+/* The integer dots S0, S1 of the two 16-element halves of an activation
+ * block AQ with 8 int8 slice vectors: V0..V3 against its first half, V4..V7
+ * against its second (two sdot chains). */
+#define KILN_SVE_HALF_DOTS(S0, S1, AQ, V0, V1, V2, V3, V4, V5, V6, V7)         \
+  svint32_t S0, S1;                                                            \
+  {                                                                            \
+    const svint8_t a0 = svld1rq_s8(all, (AQ)), a1 = svld1rq_s8(all, (AQ) + 16);\
+    S0 = svdot_lane_s32(zero, V0, a0, 0);                                      \
+    S1 = svdot_lane_s32(zero, V4, a1, 0);                                      \
+    S0 = svdot_lane_s32(S0, V1, a0, 1);                                        \
+    S1 = svdot_lane_s32(S1, V5, a1, 1);                                        \
+    S0 = svdot_lane_s32(S0, V2, a0, 2);                                        \
+    S1 = svdot_lane_s32(S1, V6, a1, 2);                                        \
+    S0 = svdot_lane_s32(S0, V3, a0, 3);                                        \
+    S1 = svdot_lane_s32(S1, V7, a1, 3);                                        \
+  }
+
 /* Integer dot (x16) of a q4_0 16x4 block's pass (4 slice vectors, already
  * split into low/high nibble vectors) with one activation block. */
 #define KILN_SVE_Q4_DOT(S, AQ)                                                 \
   svint32_t S;                                                                 \
   {                                                                            \
-    const svint8_t a0 = svld1rq_s8(all, (AQ)), a1 = svld1rq_s8(all, (AQ) + 16);\
-    svint32_t s0 = svdot_lane_s32(zero, l0, a0, 0);                            \
-    svint32_t s1 = svdot_lane_s32(zero, h0, a1, 0);                            \
-    s0 = svdot_lane_s32(s0, l1, a0, 1);                                        \
-    s1 = svdot_lane_s32(s1, h1, a1, 1);                                        \
-    s0 = svdot_lane_s32(s0, l2, a0, 2);                                        \
-    s1 = svdot_lane_s32(s1, h2, a1, 2);                                        \
-    s0 = svdot_lane_s32(s0, l3, a0, 3);                                        \
-    s1 = svdot_lane_s32(s1, h3, a1, 3);                                        \
+    KILN_SVE_HALF_DOTS(s0, s1, (AQ), l0, l1, l2, l3, h0, h1, h2, h3)           \
     S = svasr_n_s32_x(all, svadd_s32_x(all, s0, s1), 4);                       \
   }
 
 #define KILN_SVE_Q8_DOT(S, AQ)                                                 \
   svint32_t S;                                                                 \
   {                                                                            \
-    const svint8_t a0 = svld1rq_s8(all, (AQ)), a1 = svld1rq_s8(all, (AQ) + 16);\
-    svint32_t s0 = svdot_lane_s32(zero, w0, a0, 0);                            \
-    svint32_t s1 = svdot_lane_s32(zero, w4, a1, 0);                            \
-    s0 = svdot_lane_s32(s0, w1, a0, 1);                                        \
-    s1 = svdot_lane_s32(s1, w5, a1, 1);                                        \
-    s0 = svdot_lane_s32(s0, w2, a0, 2);                                        \
-    s1 = svdot_lane_s32(s1, w6, a1, 2);                                        \
-    s0 = svdot_lane_s32(s0, w3, a0, 3);                                        \
-    s1 = svdot_lane_s32(s1, w7, a1, 3);                                        \
+    KILN_SVE_HALF_DOTS(s0, s1, (AQ), w0, w1, w2, w3, w4, w5, w6, w7)           \
     S = svadd_s32_x(all, s0, s1);                                              \
   }
 
@@ -230,16 +231,7 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 #define KILN_SVE_Q4K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    const svint8_t a0 = svld1rq_s8(all, ab->qs),                               \
-                   a1 = svld1rq_s8(all, ab->qs + 16);                          \
-    svint32_t s0 = svdot_lane_s32(zero, l0, a0, 0);                            \
-    svint32_t s1 = svdot_lane_s32(zero, h0, a1, 0);                            \
-    s0 = svdot_lane_s32(s0, l1, a0, 1);                                        \
-    s1 = svdot_lane_s32(s1, h1, a1, 1);                                        \
-    s0 = svdot_lane_s32(s0, l2, a0, 2);                                        \
-    s1 = svdot_lane_s32(s1, h2, a1, 2);                                        \
-    s0 = svdot_lane_s32(s0, l3, a0, 3);                                        \
-    s1 = svdot_lane_s32(s1, h3, a1, 3);                                        \
+    KILN_SVE_HALF_DOTS(s0, s1, ab->qs, l0, l1, l2, l3, h0, h1, h2, h3)         \
     const int64_t asum = svaddv_s8(p16, svld1_s8(p16, ab->qs)) +               \
                          svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));           \
     svfloat32_t t = svmul_f32_x(p32, dd,                                       \
@@ -258,23 +250,6 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   KILN_SVE_STORE(2, f2)
   KILN_SVE_STORE(3, f3)
 }
-
-/* The integer dots S0, S1 of the two 16-element halves of a block's 8 int8
- * slice vectors w0..w7 with activation block AB (q6_k, q3_k, q2_k). */
-#define KILN_SVE_HALF_DOTS(S0, S1, AB)                                         \
-  svint32_t S0, S1;                                                            \
-  {                                                                            \
-    const svint8_t a0 = svld1rq_s8(all, (AB)->qs),                             \
-                   a1 = svld1rq_s8(all, (AB)->qs + 16);                        \
-    S0 = svdot_lane_s32(zero, w0, a0, 0);                                      \
-    S1 = svdot_lane_s32(zero, w4, a1, 0);                                      \
-    S0 = svdot_lane_s32(S0, w1, a0, 1);                                        \
-    S1 = svdot_lane_s32(S1, w5, a1, 1);                                        \
-    S0 = svdot_lane_s32(S0, w2, a0, 2);                                        \
-    S1 = svdot_lane_s32(S1, w6, a1, 2);                                        \
-    S0 = svdot_lane_s32(S0, w3, a0, 3);                                        \
-    S1 = svdot_lane_s32(S1, w7, a1, 3);                                        \
-  }
 
 static inline __attribute__((always_inline)) void
 kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
@@ -298,7 +273,7 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 #define KILN_SVE_Q6K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    KILN_SVE_HALF_DOTS(s0, s1, ab)                                             \
+    KILN_SVE_HALF_DOTS(s0, s1, ab->qs, w0, w1, w2, w3, w4, w5, w6, w7)         \
     const svint32_t s = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
     F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, s),                           \
                     svmul_n_f32_x(p32, dd, kiln_sve_h2f(ab->d)));              \
@@ -345,7 +320,7 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 #define KILN_SVE_Q2K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    KILN_SVE_HALF_DOTS(s0, s1, ab)                                             \
+    KILN_SVE_HALF_DOTS(s0, s1, ab->qs, w0, w1, w2, w3, w4, w5, w6, w7)         \
     const int32_t lo = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs)),         \
                   hi = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));    \
     const svint32_t is = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
