@@ -403,6 +403,8 @@ void kiln::writeDeviceJson(llvm::json::OStream &j, const DeviceProfile &d) {
   j.attributeObject("device", [&] {
     j.attribute("name", d.name);
     j.attribute("path", d.path);
+    if (!d.comment.empty())
+      j.attribute("comment", d.comment);
     j.attribute("read_bandwidth_gbs", d.readBandwidthGBs);
     j.attribute("cores", d.cores);
     j.attributeObject("peak_gflops_per_core", [&] {
