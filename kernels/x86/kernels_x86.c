@@ -143,9 +143,13 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * Decode (a panel of one row) may instead walk G = 4 or 2 groups at once with
  * TILEG(group, groupBytes, metaBytes, nb, activations, da, as, G, acc[G]):
  * G independent weight streams in flight (HASG = the most groups a kernel
- * walks, 2 or 4). */
+ * walks, 2 or 4).
+ * A kernel with HAS8 runs two full tiles at once where the panel has 8 more
+ * rows, TILE8(group, metaBytes, nb, tile0, tile1, acc[8]): each load of the
+ * weights then serves 8 rows. Once a group outgrows L1 the tiles reread it
+ * from L2, and unpacked weights (Q4_0's nibbles) are unpacked once per tile. */
 #define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
-                        TILEG)                                                 \
+                        TILEG, HAS8, TILE8)                                    \
   KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, int64_t ldy, void *scratch) {               \
@@ -177,9 +181,22 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
         for (int r0 = 0; r0 < pr; r0 += KILN_X86_MR) {                         \
           const int rt = pr - r0 < KILN_X86_MR ? pr - r0 : KILN_X86_MR;        \
           const kiln_x86_tile_act t = kiln_x86_tile_of(q, p0 + r0, rt, nb);    \
+          const int tiles = (pr + KILN_X86_MR - 1) / KILN_X86_MR;              \
           kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
-                                 (pr + KILN_X86_MR - 1) / KILN_X86_MR);        \
-          ACC_T acc[KILN_X86_MR];                                              \
+                                 tiles);                                       \
+          ACC_T acc[2 * KILN_X86_MR];                                          \
+          if ((HAS8) && pr - r0 >= 2 * KILN_X86_MR) {                          \
+            const kiln_x86_tile_act t1 =                                       \
+                kiln_x86_tile_of(q, p0 + r0 + KILN_X86_MR, KILN_X86_MR, nb);   \
+            kiln_x86_pf_next_group(grp + groupBytes, groupBytes,               \
+                                   r0 / KILN_X86_MR + 1, tiles);               \
+            TILE8(grp, metaBytes, nb, t, t1, acc);                             \
+            for (int r = 0; r < 2 * KILN_X86_MR; ++r)                          \
+              STORE(y + (int64_t)(p0 + r0 + r) * ldy + j0, acc[r],             \
+                    bias ? bias + j0 : (const float *)0, n);                   \
+            r0 += KILN_X86_MR;                                                 \
+            continue;                                                          \
+          }                                                                    \
           switch (rt) {                                                        \
           case 4: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 4, acc); break;    \
           case 3: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 3, acc); break;    \
@@ -248,6 +265,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
   KILN_X86_PLAIN_ENTRY(NAME)
 
 #define KILN_X86_INLINE static inline __attribute__((always_inline))
+#define KILN_X86_NO_TILE8(g, m, nb, t0, t1, acc) ((void)(t1))
 
 /* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
  * every weight once, from DRAM: one activation row leaves the out-of-order
@@ -1065,32 +1083,34 @@ KILN_X86_STEP_KERNELS(q2k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q2k_blk, 10
  * Q8_0's walk of 4 spills its accumulators; Q4_0's does not. */
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
                 kiln_x86_tile_q4_0_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q4_0_avx2)
+                kiln_x86_tileg_q4_0_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
                 kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 2,
-                kiln_x86_tileg_q8_0_avx2)
+                kiln_x86_tileg_q8_0_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
                 kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q6_k_avx2)
+                kiln_x86_tileg_q6_k_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 160,
                 kiln_x86_tile_q5_0_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q5_0_avx2)
+                kiln_x86_tileg_q5_0_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x8_avx2, 8, __m256, 32, 32, 160,
                 kiln_x86_tile_q5_1_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q5_1_avx2)
+                kiln_x86_tileg_q5_1_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1280,
                 kiln_x86_tile_q5_k_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q5_k_avx2)
+                kiln_x86_tileg_q5_k_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
                 kiln_x86_tile_iq4_nl_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_iq4_nl_avx2)
+                kiln_x86_tileg_iq4_nl_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q3_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 768,
-                kiln_x86_tile_q3k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q3k_avx2)
+                kiln_x86_tile_q3k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q3k_avx2,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 0, 800,
-                kiln_x86_tile_q2k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q2k_avx2)
+                kiln_x86_tile_q2k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q2k_avx2,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
                 kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_iq4_xs_avx2)
+                kiln_x86_tileg_iq4_xs_avx2, 0, KILN_X86_NO_TILE8)
 /* ---- Q4_K with Q8_K activations ----------------------------------------
  * The activations of Q4_K are quantized as ggml's Q8_K (kiln_q8k_rows): one
  * float scale per 256 values, so a super-block's eight 32-element blocks
@@ -1254,11 +1274,17 @@ KILN_X86_INLINE void kiln_x86_store16(float *y, __m512 acc, const float *bias,
 
 #define KILN_X86_BC512(p) _mm512_set1_epi32(kiln_x86_ld32(p))
 
+/* The Q4_0 and Q8_0 tiles take up to 8 rows: row r from activation tile
+ * t[r / KILN_X86_MR], so 8 rows are two full tiles of the scratch's layout
+ * and fewer are one tile of MR rows; KILN_X86_TILE_ROW is row r's index in
+ * its tile. */
+#define KILN_X86_TILE_ROW(MR, r, b)                                            \
+  KILN_X86_AT((MR) < KILN_X86_MR ? (MR) : KILN_X86_MR, (r) % KILN_X86_MR, b)
+
 /* Q4_0: meta nb x 16 fp16; quants 256 bytes per block (unsigned nibbles). */
-KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaBytes,
-                                             int nb, const kiln_q8_block *a,
-                                             const float *da, const int32_t *as,
-                                             int MR, __m512 *acc) {
+KILN_X86_INLINE void kiln_x86_tiles_q4_0_vnni(const uint8_t *grp, int64_t metaBytes,
+                                              int nb, const kiln_x86_tile_act *t,
+                                              int MR, __m512 *acc) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
@@ -1275,26 +1301,26 @@ KILN_X86_INLINE void kiln_x86_tile_q4_0_vnni(const uint8_t *grp, int64_t metaByt
     }
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = KILN_X86_AT(MR, r, b);
-      const int8_t *q = a[i].qs;
+      const kiln_x86_tile_act *ta = &t[r / KILN_X86_MR];
+      const int64_t i = KILN_X86_TILE_ROW(MR, r, b);
+      const int8_t *q = ta->a[i].qs;
       /* One chain per row: the tile's rows are independent chains enough,
        * and the blocks' chains overlap out of order. */
-      __m512i s0 = _mm512_set1_epi32(-8 * as[i]);
+      __m512i s0 = _mm512_set1_epi32(-8 * ta->as[i]);
       for (int c = 0; c < 4; ++c) {
         s0 = _mm512_dpbusd_epi32(s0, lo[c], KILN_X86_BC512(q + 4 * c));
         s0 = _mm512_dpbusd_epi32(s0, hi[c], KILN_X86_BC512(q + 16 + 4 * c));
       }
       acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0),
-                               _mm512_mul_ps(dw, _mm512_set1_ps(da[i])), acc[r]);
+                               _mm512_mul_ps(dw, _mm512_set1_ps(ta->da[i])), acc[r]);
     }
   }
 }
 
 /* Q8_0: meta nb x 16 fp16; quants 512 bytes per block, stored as q + 128. */
-KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaBytes,
-                                             int nb, const kiln_q8_block *a,
-                                             const float *da, const int32_t *as,
-                                             int MR, __m512 *acc) {
+KILN_X86_INLINE void kiln_x86_tiles_q8_0_vnni(const uint8_t *grp, int64_t metaBytes,
+                                              int nb, const kiln_x86_tile_act *t,
+                                              int MR, __m512 *acc) {
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm512_setzero_ps();
@@ -1307,19 +1333,35 @@ KILN_X86_INLINE void kiln_x86_tile_q8_0_vnni(const uint8_t *grp, int64_t metaByt
       wv[c] = _mm512_load_si512((const void *)(qp + 64 * c));
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const int64_t i = KILN_X86_AT(MR, r, b);
-      const int8_t *q = a[i].qs;
-      __m512i s0 = _mm512_dpbusd_epi32(_mm512_set1_epi32(-128 * as[i]), wv[0], KILN_X86_BC512(q));
-      __m512i s1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), wv[1], KILN_X86_BC512(q + 4));
-      for (int c = 2; c < 8; c += 2) {
+      const kiln_x86_tile_act *ta = &t[r / KILN_X86_MR];
+      const int64_t i = KILN_X86_TILE_ROW(MR, r, b);
+      const int8_t *q = ta->a[i].qs;
+      /* One chain per row, as Q4_0's. */
+      __m512i s0 = _mm512_set1_epi32(-128 * ta->as[i]);
+      for (int c = 0; c < 8; ++c)
         s0 = _mm512_dpbusd_epi32(s0, wv[c], KILN_X86_BC512(q + 4 * c));
-        s1 = _mm512_dpbusd_epi32(s1, wv[c + 1], KILN_X86_BC512(q + 4 * c + 4));
-      }
-      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)),
-                               _mm512_mul_ps(dw, _mm512_set1_ps(da[i])), acc[r]);
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0),
+                               _mm512_mul_ps(dw, _mm512_set1_ps(ta->da[i])), acc[r]);
     }
   }
 }
+
+/* The driver's entries: one tile of MR <= 4 rows, or two full ones. */
+#define KILN_X86_TILES_OF(T)                                                   \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(                               \
+      const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
+      const float *da, const int32_t *as, int MR, __m512 *acc) {               \
+    const kiln_x86_tile_act t = {da, as, a};                                   \
+    kiln_x86_tiles_##T##_vnni(grp, metaBytes, nb, &t, MR, acc);                \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_tile8_##T##_vnni(                              \
+      const uint8_t *grp, int64_t metaBytes, int nb, kiln_x86_tile_act t0,     \
+      kiln_x86_tile_act t1, __m512 *acc) {                                     \
+    const kiln_x86_tile_act t[2] = {t0, t1};                                   \
+    kiln_x86_tiles_##T##_vnni(grp, metaBytes, nb, t, 2 * KILN_X86_MR, acc);    \
+  }
+KILN_X86_TILES_OF(q4_0)
+KILN_X86_TILES_OF(q8_0)
 
 /* Decode: one activation row against G (2 or 4) consecutive groups g0,
  * g0 + groupBytes, ..., block by block, so the loads of G quant streams are
@@ -1774,27 +1816,37 @@ KILN_X86_STEP_KERNELS(q6kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_b
 KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 200, 0)
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
-                kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni)
+                kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni,
+                1, kiln_x86_tile8_q4_0_vnni)
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
-                kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q8_0_vnni)
+                kiln_x86_tile_q8_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q8_0_vnni,
+                1, kiln_x86_tile8_q8_0_vnni)
 KILN_X86_MATMUL(matmul_q5_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 320,
-                kiln_x86_tile_q5_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_0_vnni)
+                kiln_x86_tile_q5_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_0_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
-                kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni)
+                kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
                     kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 3072,
-                kiln_x86_tile_q6kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q6kv_vnni)
+                kiln_x86_tile_q6kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q6kv_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
-                kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni)
+                kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
-                kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni)
+                kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q3_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 1536,
-                kiln_x86_tile_q3kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q3kv_vnni)
+                kiln_x86_tile_q3kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q3kv_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q2_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 0, 1600,
-                kiln_x86_tile_q2kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q2kv_vnni)
+                kiln_x86_tile_q2kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q2kv_vnni,
+                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
-                kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni)
+                kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni,
+                0, KILN_X86_NO_TILE8)
 #endif /* AVX-512 VNNI */
 
 /* ---- float weights, f32 activations ------------------------------------ */

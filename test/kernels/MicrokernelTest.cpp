@@ -118,6 +118,9 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   // Row groups of 8 (NEON i8mm): 7 rows,
                                   // then 8 and 3.
                                   {7, 9, 64}, {11, 6, 96},
+                                  // x86 AVX-512 Q4_0/Q8_0: two tiles of 4
+                                  // at once (8 rows), then 4 and 1.
+                                  {13, 20, 64},
                                   {2, 19, 64, 1e-4f}, {1, 300, 64}};
 
   // Float-weight kernels take any K: tails of the vector loop too.
