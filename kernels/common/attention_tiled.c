@@ -36,6 +36,14 @@
 #define KILN_AT_LANES 8
 #endif
 #endif
+/* Output dimensions updated together over a chunk of keys: their
+ * accumulators and the chunk's L probabilities stay in registers (32 vector
+ * registers of 16 lanes; 8 lanes may take two registers each). */
+#if KILN_AT_LANES == 16
+#define KILN_AT_PV 8
+#else
+#define KILN_AT_PV 4
+#endif
 #define KILN_AT_MAX_HEAD_DIM 512 /* kernel selection falls back above this */
 
 typedef float kiln_at_v __attribute__((vector_size(4 * KILN_AT_LANES)));
@@ -243,20 +251,31 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
           vr[j] = (const float *)vt;
         }
       }
+      /* Eight keys' scores at a time: eight independent FMA chains, as
+       * many as two FMA pipes of four cycles' latency keep busy. */
       kiln_at_v s[L];
-      for (int j = 0; j < L; j += 4) {
+      for (int j = 0; j < L; j += 8) {
         kiln_at_v s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+        kiln_at_v s4 = {0}, s5 = {0}, s6 = {0}, s7 = {0};
         for (int d = 0; d < D; ++d) {
           const kiln_at_v qd = qT[d];
           s0 += qd * kr[j][d];
           s1 += qd * kr[j + 1][d];
           s2 += qd * kr[j + 2][d];
           s3 += qd * kr[j + 3][d];
+          s4 += qd * kr[j + 4][d];
+          s5 += qd * kr[j + 5][d];
+          s6 += qd * kr[j + 6][d];
+          s7 += qd * kr[j + 7][d];
         }
         s[j] = s0;
         s[j + 1] = s1;
         s[j + 2] = s2;
         s[j + 3] = s3;
+        s[j + 4] = s4;
+        s[j + 5] = s5;
+        s[j + 6] = s6;
+        s[j + 7] = s7;
       }
       kiln_at_v mx = m;
       for (int j = 0; j < L; ++j) {
@@ -273,7 +292,25 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
         sum += s[j];
       }
       l = l * alpha + sum;
-      for (int d = 0; d < D; ++d) {
+      /* KILN_AT_PV dimensions at a time, each its own chain over the keys
+       * (one dimension's chain alone waits on every FMA's latency). */
+      int d = 0;
+      for (; d + KILN_AT_PV <= D; d += KILN_AT_PV) {
+        kiln_at_v acc[KILN_AT_PV];
+        _Pragma("clang loop unroll(full)")
+        for (int e = 0; e < KILN_AT_PV; ++e)
+          acc[e] = accT[d + e] * alpha;
+        for (int j = 0; j < L; ++j) {
+          const float *v = vr[j] + d;
+          _Pragma("clang loop unroll(full)")
+          for (int e = 0; e < KILN_AT_PV; ++e)
+            acc[e] += s[j] * v[e];
+        }
+        _Pragma("clang loop unroll(full)")
+        for (int e = 0; e < KILN_AT_PV; ++e)
+          accT[d + e] = acc[e];
+      }
+      for (; d < D; ++d) {
         kiln_at_v acc = accT[d] * alpha;
         for (int j = 0; j < L; ++j)
           acc += s[j] * vr[j][d];
@@ -284,8 +321,11 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
   float linv[L], col[L];
   const kiln_at_v inv = 1.0f / l;
   __builtin_memcpy(linv, &inv, sizeof linv);
+  /* Lane by lane, each lane's output row written in order (vectorized over
+   * the lanes this loop is a scatter, microcoded and slow on some cores). */
   for (int d = 0; d < D; ++d) {
     __builtin_memcpy(col, &accT[d], sizeof col);
+    _Pragma("clang loop vectorize(disable)")
     for (int i = 0; i < active; ++i)
       a->out[(int64_t)lane_row[i] * qw + lane_head[i] * D + d] = col[i] * linv[i];
   }

@@ -57,9 +57,9 @@ std::vector<Param> params() {
   return list;
 }
 
-// The checks the program runs (and prints one line for): 7 configurations x
+// The checks the program runs (and prints one line for): 8 configurations x
 // 2 cache types x 2 thread counts x 5 calls, and the conversions.
-constexpr int kChecks = 7 * 2 * 2 * 5 + 1;
+constexpr int kChecks = 8 * 2 * 2 * 5 + 1;
 
 const char *kProgram = R"c(
 #include <stdio.h>
@@ -218,6 +218,7 @@ int main(void) {
     config(16, 2, 16, 96, 1.0f);  /* one block per sequence (contiguous) */
     config(2, 1, 8, 3, 40.0f);    /* peaked scores: exp underflows to 0 */
     config(32, 1, 16, 4, 1.0f);   /* a group wider than the vector */
+    config(4, 2, 10, 5, 1.0f);    /* output dimensions past the last 8 (4) */
   }
   return failures != 0;
 }
