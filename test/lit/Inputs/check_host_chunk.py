@@ -9,33 +9,13 @@ kilnc falls back to), applies the rule of
 rows fill at most half of the L2; 32 when no L2 is known) and compares it
 with the report's "prefill chunk" line.
 """
-import glob
-import os
-import re
-import subprocess
 import sys
+
+from host_cache import host_cache_bytes
 
 
 def host_l2_bytes():
-    for d in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
-        def read(name):
-            try:
-                with open(os.path.join(d, name)) as f:
-                    return f.read().strip()
-            except OSError:
-                return ""
-        if read("level") != "2" or read("type") == "Instruction":
-            continue
-        m = re.fullmatch(r"(\d+)([KM]?)", read("size"))
-        if not m:
-            return 0
-        return int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20}[m.group(2)]
-    try:
-        out = subprocess.run(["getconf", "LEVEL2_CACHE_SIZE"], capture_output=True,
-                             text=True, check=False).stdout.strip()
-        return max(int(out), 0)
-    except (OSError, ValueError):
-        return 0
+    return host_cache_bytes(2)
 
 
 def main():

@@ -7,33 +7,16 @@ cache and at least 128 MiB (capped at a quarter of the memory and 4 GiB).
 Reads the L3 as kilnc does (sysfs, else `getconf LEVEL3_CACHE_SIZE`) and
 the size from the device comment kilnc --report=json writes.
 """
-import glob
 import json
 import os
 import re
-import subprocess
 import sys
+
+from host_cache import host_cache_bytes
 
 
 def host_l3_bytes():
-    for d in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
-        def read(name):
-            try:
-                with open(os.path.join(d, name)) as f:
-                    return f.read().strip()
-            except OSError:
-                return ""
-        if read("level") != "3" or read("type") == "Instruction":
-            continue
-        m = re.fullmatch(r"(\d+)([KM]?)", read("size"))
-        if m:
-            return int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20}[m.group(2)]
-    try:
-        out = subprocess.run(["getconf", "LEVEL3_CACHE_SIZE"], capture_output=True,
-                             text=True, check=False).stdout.strip()
-        return max(int(out), 0)
-    except (OSError, ValueError):
-        return 0
+    return host_cache_bytes(3)
 
 
 def main():
