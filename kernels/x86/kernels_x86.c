@@ -113,14 +113,35 @@ static int kiln_x86_panel(int rows, int nb) {
 /* Prefill: while the tiles of one group of weight rows run, the next group
  * is fetched into L2, a share of its bytes per tile, so the first tile of
  * every group does not wait on memory for its weights (the in-tile prefetch
- * alone is a few hundred cycles ahead, about one DRAM latency). */
+ * alone is a few hundred cycles ahead, about one DRAM latency). A kernel
+ * whose tiles take the share (the 8-row tiles) requests it itself, after the
+ * loads of its first block: requested by the driver just before the tile,
+ * the burst of prefetches held up the tile's own first loads, and the Q8_0
+ * prefill ran 1.2x longer (docs/notes/benchmarks-history.md). */
+typedef struct {
+  const char *p;
+  int64_t bytes;
+} kiln_x86_pf_share;
+
+static inline kiln_x86_pf_share kiln_x86_next_share(const uint8_t *next,
+                                                    int64_t groupBytes, int tile,
+                                                    int n, int tiles) {
+  const int64_t share = (groupBytes / tiles + 63) & ~(int64_t)63;
+  kiln_x86_pf_share s = {(const char *)next + tile * share, 0};
+  const int64_t left = groupBytes - tile * share;
+  s.bytes = left < 0 ? 0 : left < n * share ? left : n * share;
+  return s;
+}
+
+static inline void kiln_x86_pf_fetch(const kiln_x86_pf_share *s) {
+  for (int64_t o = 0; o < s->bytes; o += 64)
+    _mm_prefetch(s->p + o, _MM_HINT_T1);
+}
+
 static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupBytes,
                                           int tile, int tiles) {
-  const int64_t share = (groupBytes / tiles + 63) & ~(int64_t)63;
-  const char *p = (const char *)next + tile * share;
-  const char *end = (const char *)next + groupBytes;
-  for (int64_t o = 0; o < share && p + o < end; o += 64)
-    _mm_prefetch(p + o, _MM_HINT_T1);
+  const kiln_x86_pf_share s = kiln_x86_next_share(next, groupBytes, tile, 1, tiles);
+  kiln_x86_pf_fetch(&s);
 }
 
 /* Each quantized kernel has two entries: kiln_NAME, the table's signature
@@ -145,8 +166,9 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * G independent weight streams in flight (HASG = the most groups a kernel
  * walks, 2 or 4).
  * A kernel with HAS8 runs two full tiles at once where the panel has 8 more
- * rows, TILE8(group, metaBytes, nb, tile0, tile1, acc[8]): each load of the
- * weights then serves 8 rows. Once a group outgrows L1 the tiles reread it
+ * rows, TILE8(group, metaBytes, nb, tile0, tile1, share, acc[8]): each load
+ * of the weights then serves 8 rows, and the tile fetches its share of the
+ * next group itself. Once a group outgrows L1 the tiles reread it
  * from L2, and unpacked weights (Q4_0's nibbles) are unpacked once per tile. */
 #define KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, TILE, STORE, HASG,   \
                         TILEG, HAS8, TILE8)                                    \
@@ -182,21 +204,21 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
           const int rt = pr - r0 < KILN_X86_MR ? pr - r0 : KILN_X86_MR;        \
           const kiln_x86_tile_act t = kiln_x86_tile_of(q, p0 + r0, rt, nb);    \
           const int tiles = (pr + KILN_X86_MR - 1) / KILN_X86_MR;              \
-          kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
-                                 tiles);                                       \
           ACC_T acc[2 * KILN_X86_MR];                                          \
           if ((HAS8) && pr - r0 >= 2 * KILN_X86_MR) {                          \
             const kiln_x86_tile_act t1 =                                       \
                 kiln_x86_tile_of(q, p0 + r0 + KILN_X86_MR, KILN_X86_MR, nb);   \
-            kiln_x86_pf_next_group(grp + groupBytes, groupBytes,               \
-                                   r0 / KILN_X86_MR + 1, tiles);               \
-            TILE8(grp, metaBytes, nb, t, t1, acc);                             \
+            const kiln_x86_pf_share pfs = kiln_x86_next_share(                 \
+                grp + groupBytes, groupBytes, r0 / KILN_X86_MR, 2, tiles);     \
+            TILE8(grp, metaBytes, nb, t, t1, &pfs, acc);                       \
             for (int r = 0; r < 2 * KILN_X86_MR; ++r)                          \
               STORE(y + (int64_t)(p0 + r0 + r) * ldy + j0, acc[r],             \
                     bias ? bias + j0 : (const float *)0, n);                   \
             r0 += KILN_X86_MR;                                                 \
             continue;                                                          \
           }                                                                    \
+          kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
+                                 tiles);                                       \
           switch (rt) {                                                        \
           case 4: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 4, acc); break;    \
           case 3: TILE(grp, metaBytes, nb, t.a, t.da, t.as, 3, acc); break;    \
@@ -265,7 +287,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
   KILN_X86_PLAIN_ENTRY(NAME)
 
 #define KILN_X86_INLINE static inline __attribute__((always_inline))
-#define KILN_X86_NO_TILE8(g, m, nb, t0, t1, acc) ((void)(t1))
+#define KILN_X86_NO_TILE8(g, m, nb, t0, t1, pf, acc) ((void)(t1), (void)(pf))
 
 /* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
  * every weight once, from DRAM: one activation row leaves the out-of-order
@@ -1284,7 +1306,8 @@ KILN_X86_INLINE void kiln_x86_store16(float *y, __m512 acc, const float *bias,
 /* Q4_0: meta nb x 16 fp16; quants 256 bytes per block (unsigned nibbles). */
 KILN_X86_INLINE void kiln_x86_tiles_q4_0_vnni(const uint8_t *grp, int64_t metaBytes,
                                               int nb, const kiln_x86_tile_act *t,
-                                              int MR, __m512 *acc) {
+                                              int MR, const kiln_x86_pf_share *pf,
+                                              __m512 *acc) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
@@ -1299,6 +1322,8 @@ KILN_X86_INLINE void kiln_x86_tiles_q4_0_vnni(const uint8_t *grp, int64_t metaBy
       lo[c] = _mm512_and_si512(v, m4);
       hi[c] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
     }
+    if (pf && b == 0)
+      kiln_x86_pf_fetch(pf);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const kiln_x86_tile_act *ta = &t[r / KILN_X86_MR];
@@ -1320,7 +1345,8 @@ KILN_X86_INLINE void kiln_x86_tiles_q4_0_vnni(const uint8_t *grp, int64_t metaBy
 /* Q8_0: meta nb x 16 fp16; quants 512 bytes per block, stored as q + 128. */
 KILN_X86_INLINE void kiln_x86_tiles_q8_0_vnni(const uint8_t *grp, int64_t metaBytes,
                                               int nb, const kiln_x86_tile_act *t,
-                                              int MR, __m512 *acc) {
+                                              int MR, const kiln_x86_pf_share *pf,
+                                              __m512 *acc) {
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm512_setzero_ps();
@@ -1331,6 +1357,8 @@ KILN_X86_INLINE void kiln_x86_tiles_q8_0_vnni(const uint8_t *grp, int64_t metaBy
     __m512i wv[8];
     for (int c = 0; c < 8; ++c)
       wv[c] = _mm512_load_si512((const void *)(qp + 64 * c));
+    if (pf && b == 0)
+      kiln_x86_pf_fetch(pf);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r) {
       const kiln_x86_tile_act *ta = &t[r / KILN_X86_MR];
@@ -1352,13 +1380,13 @@ KILN_X86_INLINE void kiln_x86_tiles_q8_0_vnni(const uint8_t *grp, int64_t metaBy
       const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
       const float *da, const int32_t *as, int MR, __m512 *acc) {               \
     const kiln_x86_tile_act t = {da, as, a};                                   \
-    kiln_x86_tiles_##T##_vnni(grp, metaBytes, nb, &t, MR, acc);                \
+    kiln_x86_tiles_##T##_vnni(grp, metaBytes, nb, &t, MR, 0, acc);             \
   }                                                                            \
   KILN_X86_INLINE void kiln_x86_tile8_##T##_vnni(                              \
       const uint8_t *grp, int64_t metaBytes, int nb, kiln_x86_tile_act t0,     \
-      kiln_x86_tile_act t1, __m512 *acc) {                                     \
+      kiln_x86_tile_act t1, const kiln_x86_pf_share *pf, __m512 *acc) {        \
     const kiln_x86_tile_act t[2] = {t0, t1};                                   \
-    kiln_x86_tiles_##T##_vnni(grp, metaBytes, nb, t, 2 * KILN_X86_MR, acc);    \
+    kiln_x86_tiles_##T##_vnni(grp, metaBytes, nb, t, 2 * KILN_X86_MR, pf, acc); \
   }
 KILN_X86_TILES_OF(q4_0)
 KILN_X86_TILES_OF(q8_0)
