@@ -114,10 +114,12 @@ static int kiln_x86_panel(int rows, int nb) {
  * is fetched into L2, a share of its bytes per tile, so the first tile of
  * every group does not wait on memory for its weights (the in-tile prefetch
  * alone is a few hundred cycles ahead, about one DRAM latency). A kernel
- * whose tiles take the share (the 8-row tiles) requests it itself, after the
- * loads of its first block: requested by the driver just before the tile,
- * the burst of prefetches held up the tile's own first loads, and the Q8_0
- * prefill ran 1.2x longer (docs/notes/benchmarks-history.md). */
+ * whose tiles take the share (the 8-row tiles) requests it from inside the
+ * tile, after the loads of its first block: the same prefetches issued by
+ * the driver just before the tile left the Q8_0 prefill markedly slower, and
+ * spread evenly over the tile's blocks they slowed the two-thread Q4_0
+ * prefill (docs/notes/benchmarks-history.md, "Zen 5: where the next group's
+ * prefetch is issued"). */
 typedef struct {
   const char *p;
   int64_t bytes;
