@@ -54,6 +54,9 @@ void probe_q5_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
 void probe_q6_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
   kiln_neon_q6_k_tile(t, nsb, a, 1, 0, y, 4, 4);
 }
+void probe_q6_k_4(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
+  kiln_neon_q6_k_tile(t, nsb, a, 4, 0, y, 4, 4);
+}
 C
 # The i8mm kernels (--cpu=i8mm): the one-row tiles (decode with sdot on the
 # SMMLA layout) and the 4-row SMMLA tile (prefill).
@@ -75,6 +78,9 @@ void probe_q8_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
 }
 void probe_q4_k_mm8(const uint8_t *t, int nsb, const uint8_t *p0, float *y) {
   kiln_neon_q4_k_mm_tile(t, nsb, p0, 0, 8, 0, y, 4, 4);
+}
+void probe_q6_k_mm8(const uint8_t *t, int nsb, const uint8_t *p0, float *y) {
+  kiln_neon_q6_k_mm_tile(t, nsb, p0, 0, 8, 0, y, 4, 4);
 }
 #endif
 C
@@ -136,3 +142,6 @@ row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" pr
 row "ggml \`gemm_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q8_0_4x8_q8_0 smmla 1
 row "Kiln q4_k prefill (\`kiln_neon_q4_k_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q4_k_mm8 smmla 1
 row "ggml \`gemm_q4_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q4_K_8x8_q8_K smmla 1
+row "Kiln q6_k prefill (\`kiln_neon_q6_k_mm_tile\`, 8 rows, Q8_K)" "$W/kiln_i8mm.s" probe_q6_k_mm8 smmla 1
+row "Kiln q6_k prefill without i8mm (\`kiln_neon_q6_k_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q6_k_4
+row "ggml \`gemm_q6_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q6_K_8x8_q8_K smmla 1

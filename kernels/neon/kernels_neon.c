@@ -1210,35 +1210,133 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
   }
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_k_4x4_neon_i8mm(
-    const float *x, int rows, int K, const uint8_t *w, int N, const float *bias,
-    float *y, void *scratch) {
-  const uint8_t *a = kiln_neon_mmk_rows(x, rows, K, scratch);
-  const int nsb = K / 256;
-  const int64_t tile_bytes = (int64_t)nsb * 592;
-  const kiln_q8k_block *odd =
-      (const kiln_q8k_block *)(a + (int64_t)(rows / 2) * nsb * 592);
-  for (int r0 = 0; r0 < rows; r0 += 8) {
-    const int nr = rows - r0 < 8 ? rows - r0 : 8;
-    const uint8_t *ar = a + (int64_t)(r0 / 2) * nsb * 592;
-    float *yr = y + (int64_t)r0 * N;
-    for (int j = 0; j < N; j += 4) {
-      const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;
-      const float *bj = bias ? bias + j : 0;
-      const int n = N - j < 4 ? N - j : 4;
-      switch (nr) {
-      case 1: kiln_neon_q4_k_tile(t, nsb, odd, 1, bj, yr + j, N, n); break;
-      case 2: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 2, bj, yr + j, N, n); break;
-      case 3: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 3, bj, yr + j, N, n); break;
-      case 4: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 4, bj, yr + j, N, n); break;
-      case 5: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 5, bj, yr + j, N, n); break;
-      case 6: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 6, bj, yr + j, N, n); break;
-      case 7: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 7, bj, yr + j, N, n); break;
-      default: kiln_neon_q4_k_mm_tile(t, nsb, ar, odd, 8, bj, yr + j, N, n); break;
+/* Q6_K against Q8_K under i8mm: the dotprod kernel's tiles (8 blocks of
+ * kiln_neon_u6's layout, then 4 fp16 d and the int8 scales of the
+ * 16-element halves), row pairs of activations as Q4_K's: TRN1 / TRN2 of
+ * decoded vectors 2g and 2g+1 (elements 8g..8g+7 of rows 0..3) give rows 0
+ * and 2 (A) and rows 1 and 3 (B), so half h of a block is two SMMLA per
+ * activation pair and weight pair (g = 2h, 2h+1).
+ *
+ * By parts, as the dotprod kernel, but over all 16 halves of the super-block
+ * in order: one SMMLA chain per activation pair and weight pair runs through
+ * them all, and after half m the running sums times (sc_m - sc_m+1)
+ * (sc_16 = 0; one SSUBL with EXT) accumulate as integers. No chain starts
+ * from zero, which for four pairs would cost a register move per two SMMLA
+ * (docs/kernels.md). The sum, exact modulo 2^32, fits in int32 as the
+ * dotprod kernel's; kiln_neon_u6's 4 (q - 32) is divided by 4 in the float
+ * step, once per super-block. */
+static inline __attribute__((always_inline)) void
+kiln_neon_q6_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
+                       const kiln_q8k_block *odd, int nr, const float *bias,
+                       float *y, int N, int n) {
+  const int64_t ps = (int64_t)nsb * 592;
+  const int32x4_t zero = vdupq_n_s32(0);
+  float32x4_t f[4][2];
+  for (int k = 0; k < 4; ++k)
+    f[k][0] = f[k][1] = vdupq_n_f32(0);
+  for (int sb = 0; sb < nsb; ++sb, t += 72 + 8 * 96) {
+    int32x4_t ai[4][2], x[4][2];
+    for (int k = 0; k < 4; ++k)
+      ai[k][0] = ai[k][1] = x[k][0] = x[k][1] = zero;
+    const int8_t *sc = (const int8_t *)t + 8 * 96 + 8;
+    int8x8_t cur = vld1_s8(sc);
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j) {
+      int8x16_t w[8], wa[4], wb[4];
+      kiln_neon_u6(t + 96 * j, w);
+      for (int g = 0; g < 4; ++g) {
+        const int32x4_t lo = vreinterpretq_s32_s8(w[2 * g]),
+                        hi = vreinterpretq_s32_s8(w[2 * g + 1]);
+        wa[g] = vreinterpretq_s8_s32(vtrn1q_s32(lo, hi));
+        wb[g] = vreinterpretq_s8_s32(vtrn2q_s32(lo, hi));
+      }
+      /* sc_m - sc_m+1 for both halves, rows [0, 2, 0, 2] (A), [1, 3, 1, 3] (B) */
+      const int8x8_t next = j < 7 ? vld1_s8(sc + 8 * (j + 1)) : vdup_n_s8(0);
+      const int16x8_t dj = vsubl_s8(cur, vext_s8(cur, next, 4));
+      cur = next;
+      const int16x4_t d0 = vget_low_s16(dj), d1 = vget_high_s16(dj);
+      const int32x4_t sa0 = vmovl_s16(vuzp1_s16(d0, d0)),
+                      sb0 = vmovl_s16(vuzp2_s16(d0, d0)),
+                      sa1 = vmovl_s16(vuzp1_s16(d1, d1)),
+                      sb1 = vmovl_s16(vuzp2_s16(d1, d1));
+      for (int k = 0; k < 4; ++k) {
+        if (nr <= 2 * k)
+          break;
+        int8x16_t c0, c1, c2, c3;
+        if (nr > 2 * k + 1) {
+          const int8_t *aq = (const int8_t *)(p0 + k * ps) + (int64_t)sb * 592 + 64 * j;
+          c0 = vld1q_s8(aq); c1 = vld1q_s8(aq + 16);
+          c2 = vld1q_s8(aq + 32); c3 = vld1q_s8(aq + 48);
+        } else {
+          KILN_NEON_MM_ODD(odd[sb].qs + 32 * j, c0, c1, c2, c3)
+        }
+        x[k][0] = vmmlaq_s32(vmmlaq_s32(x[k][0], c0, wa[0]), c1, wa[1]);
+        x[k][1] = vmmlaq_s32(vmmlaq_s32(x[k][1], c0, wb[0]), c1, wb[1]);
+        ai[k][0] = vmlaq_s32(ai[k][0], x[k][0], sa0);
+        ai[k][1] = vmlaq_s32(ai[k][1], x[k][1], sb0);
+        x[k][0] = vmmlaq_s32(vmmlaq_s32(x[k][0], c2, wa[2]), c3, wa[3]);
+        x[k][1] = vmmlaq_s32(vmmlaq_s32(x[k][1], c2, wb[2]), c3, wb[3]);
+        ai[k][0] = vmlaq_s32(ai[k][0], x[k][0], sa1);
+        ai[k][1] = vmlaq_s32(ai[k][1], x[k][1], sb1);
       }
     }
+    const float32x4_t d4 = kiln_neon_h4(t + 8 * 96);
+    const float32x4_t dA = vuzp1q_f32(d4, d4), dB = vuzp2q_f32(d4, d4);
+    for (int k = 0; k < 4; ++k) {
+      if (nr <= 2 * k)
+        break;
+      const float32x4_t da =
+          nr > 2 * k + 1
+              ? vld1q_f32((const float *)(p0 + k * ps + (int64_t)sb * 592 + 576))
+              : vcombine_f32(vdup_n_f32(odd[sb].d), vdup_n_f32(0.0f));
+      f[k][0] = vfmaq_f32(f[k][0], vcvtq_n_f32_s32(ai[k][0], 2), vmulq_f32(dA, da));
+      f[k][1] = vfmaq_f32(f[k][1], vcvtq_n_f32_s32(ai[k][1], 2), vmulq_f32(dB, da));
+    }
+  }
+  /* lanes [r.0, r.2, r+1.0, r+1.2] and [r.1, r.3, r+1.1, r+1.3] to rows */
+  for (int k = 0; k < 4 && nr > 2 * k; ++k) {
+    kiln_neon_store4(vzip1q_f32(f[k][0], f[k][1]), bias, y + 2 * k * (int64_t)N, n);
+    if (nr > 2 * k + 1)
+      kiln_neon_store4(vzip2q_f32(f[k][0], f[k][1]), bias,
+                       y + (2 * k + 1) * (int64_t)N, n);
   }
 }
+
+/* The K-quant SMMLA matmuls: 8 activation rows (4 pairs) per pass over a
+ * 4-row weight tile of SB_BYTES per super-block; one row (decode) runs the
+ * dotprod kernel's tile on the odd-row block the quantizer left. */
+#define KILN_NEON_MMK_MATMUL(T, SB_BYTES)                                      \
+  KILN_KERNEL void kiln_matmul_##T##_q8_k_4x4_neon_i8mm(                       \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const uint8_t *a = kiln_neon_mmk_rows(x, rows, K, scratch);                \
+    const int nsb = K / 256;                                                   \
+    const int64_t tile_bytes = (int64_t)nsb * (SB_BYTES);                      \
+    const kiln_q8k_block *odd =                                                \
+        (const kiln_q8k_block *)(a + (int64_t)(rows / 2) * nsb * 592);         \
+    for (int r0 = 0; r0 < rows; r0 += 8) {                                     \
+      const int nr = rows - r0 < 8 ? rows - r0 : 8;                            \
+      const uint8_t *ar = a + (int64_t)(r0 / 2) * nsb * 592;                   \
+      float *yr = y + (int64_t)r0 * N;                                         \
+      for (int j = 0; j < N; j += 4) {                                         \
+        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
+        const float *bj = bias ? bias + j : 0;                                 \
+        const int n = N - j < 4 ? N - j : 4;                                   \
+        switch (nr) {                                                          \
+        case 1: kiln_neon_##T##_tile(t, nsb, odd, 1, bj, yr + j, N, n); break; \
+        case 2: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 2, bj, yr + j, N, n); break; \
+        case 3: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 3, bj, yr + j, N, n); break; \
+        case 4: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 4, bj, yr + j, N, n); break; \
+        case 5: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 5, bj, yr + j, N, n); break; \
+        case 6: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 6, bj, yr + j, N, n); break; \
+        case 7: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 7, bj, yr + j, N, n); break; \
+        default: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 8, bj, yr + j, N, n); break; \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+KILN_NEON_MMK_MATMUL(q4_k, 592)
+KILN_NEON_MMK_MATMUL(q6_k, 72 + 8 * 96)
 #endif /* __ARM_FEATURE_MATMUL_INT8 */
 
 /* ---- float weights, f32 activations ------------------------------------ */

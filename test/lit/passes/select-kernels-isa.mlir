@@ -47,7 +47,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   %b = kiln.matmul %x, @wk : tensor<?x256xf32> -> tensor<?x64xf32>
   // CHECK: kiln.matmul {{.*}}{kiln.activation =
   // NEON-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_4x4_neon_dotprod", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 4, 4>}
-  // I8MM-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_4x4_neon_dotprod", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 4, 4>}
+  // I8MM-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_4x4_neon_i8mm", kiln.scratch_per_row = 296 : i64, kiln.tile = array<i64: 4, 4>}
   // SVE-SAME: "q8_0", kiln.kernel = "matmul_q6_k_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: "q8_0", kiln.kernel = "matmul_q6_k_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
   // HVX-SAME: "q8_0", kiln.kernel = "matmul_q6_k_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
