@@ -1040,7 +1040,11 @@ KILN_NEON_MM_MATMUL(q8_0, 136)
  *
  * As the dotprod kernel, each block's sums times its scales and the block
  * sums times the mins accumulate as integers over the super-block, and the
- * float steps run once per super-block. */
+ * float steps run once per super-block. The block sums are taken by parts:
+ * one SMMLA chain per activation pair and weight pair runs through the 8
+ * blocks and after block j is multiplied by sc_j - sc_j+1 (sc_8 = 0), so no
+ * chain starts from zero (a register move each, SMMLA accumulating in
+ * place). */
 static const uint8_t *kiln_neon_mmk_rows(const float *x, int rows, int K,
                                          void *scratch) {
   uint8_t *o = (uint8_t *)scratch;
@@ -1084,14 +1088,19 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
   for (int k = 0; k < 4; ++k)
     f[k][0] = f[k][1] = vdupq_n_f32(0);
   for (int sb = 0; sb < nsb; ++sb, t += 592) {
-    int32x4_t ai[4][2];
+    int32x4_t ai[4][2], x[4][2];
     for (int k = 0; k < 4; ++k)
-      ai[k][0] = ai[k][1] = zero;
-    /* the scales from their stored differences (kiln_neon_kmin_tile) */
+      ai[k][0] = ai[k][1] = x[k][0] = x[k][1] = zero;
+    /* the scales from their stored differences (kiln_neon_kmin_tile), then
+     * sc_j - sc_j+1 (sc_8 = 0) for the chains by parts */
     const int8x16_t d47 = vld1q_s8((const int8_t *)t + 32),
                     s03 = vaddq_s8(vld1q_s8((const int8_t *)t + 16), d47);
     const int16x8_t sc01 = vmovl_s8(vget_low_s8(s03)), sc23 = vmovl_high_s8(s03),
                     sc45 = vmovl_s8(vget_low_s8(d47)), sc67 = vmovl_high_s8(d47);
+    const int16x8_t dd01 = vsubq_s16(sc01, vextq_s16(sc01, sc23, 4)),
+                    dd23 = vsubq_s16(sc23, vextq_s16(sc23, sc45, 4)),
+                    dd45 = vsubq_s16(sc45, vextq_s16(sc45, sc67, 4)),
+                    dd67 = vsubq_s16(sc67, vextq_s16(sc67, vdupq_n_s16(0), 4));
     const uint8_t *q = t + 80;
 #define KILN_NEON_Q4K_MM_BLOCK(J, SC4)                                         \
   {                                                                            \
@@ -1129,23 +1138,25 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
       } else {                                                                 \
         KILN_NEON_MM_ODD(odd[sb].qs + 32 * (J), c0, c1, c2, c3)                \
       }                                                                        \
-      int32x4_t s0 = vmmlaq_s32(zero, c0, a0), s1 = vmmlaq_s32(zero, c0, b0);  \
+      int32x4_t s0 = vmmlaq_s32(x[k][0], c0, a0),                              \
+                s1 = vmmlaq_s32(x[k][1], c0, b0);                              \
       s0 = vmmlaq_s32(s0, c1, a1); s1 = vmmlaq_s32(s1, c1, b1);                \
       s0 = vmmlaq_s32(s0, c2, a2); s1 = vmmlaq_s32(s1, c2, b2);                \
-      s0 = vmmlaq_s32(s0, c3, a3); s1 = vmmlaq_s32(s1, c3, b3);                \
+      x[k][0] = s0 = vmmlaq_s32(s0, c3, a3);                                   \
+      x[k][1] = s1 = vmmlaq_s32(s1, c3, b3);                                   \
       ai[k][0] = vmlaq_s32(ai[k][0], s0, sa);                                  \
       ai[k][1] = vmlaq_s32(ai[k][1], s1, sbv);                                 \
     }                                                                          \
     q += 64;                                                                   \
   }
-    KILN_NEON_Q4K_MM_BLOCK(0, vget_low_s16(sc01))
-    KILN_NEON_Q4K_MM_BLOCK(1, vget_high_s16(sc01))
-    KILN_NEON_Q4K_MM_BLOCK(2, vget_low_s16(sc23))
-    KILN_NEON_Q4K_MM_BLOCK(3, vget_high_s16(sc23))
-    KILN_NEON_Q4K_MM_BLOCK(4, vget_low_s16(sc45))
-    KILN_NEON_Q4K_MM_BLOCK(5, vget_high_s16(sc45))
-    KILN_NEON_Q4K_MM_BLOCK(6, vget_low_s16(sc67))
-    KILN_NEON_Q4K_MM_BLOCK(7, vget_high_s16(sc67))
+    KILN_NEON_Q4K_MM_BLOCK(0, vget_low_s16(dd01))
+    KILN_NEON_Q4K_MM_BLOCK(1, vget_high_s16(dd01))
+    KILN_NEON_Q4K_MM_BLOCK(2, vget_low_s16(dd23))
+    KILN_NEON_Q4K_MM_BLOCK(3, vget_high_s16(dd23))
+    KILN_NEON_Q4K_MM_BLOCK(4, vget_low_s16(dd45))
+    KILN_NEON_Q4K_MM_BLOCK(5, vget_high_s16(dd45))
+    KILN_NEON_Q4K_MM_BLOCK(6, vget_low_s16(dd67))
+    KILN_NEON_Q4K_MM_BLOCK(7, vget_high_s16(dd67))
 #undef KILN_NEON_Q4K_MM_BLOCK
     /* the mins times the block sums, then the float steps */
     const float32x4_t d4 = kiln_neon_h4(t), dm4 = kiln_neon_h4(t + 8);
