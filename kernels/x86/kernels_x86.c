@@ -291,13 +291,15 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
 #define KILN_X86_INLINE static inline __attribute__((always_inline))
 #define KILN_X86_NO_TILE8(g, m, nb, t0, t1, pf, acc) ((void)(t1), (void)(pf))
 
-/* Software prefetch of the quant stream, KILN_X86_PF bytes ahead. Decode reads
- * every weight once, from DRAM: one activation row leaves the out-of-order
- * window holding too few of the kernel's loads to cover memory latency (see
- * docs/notes/benchmarks-history.md, "Where Kiln's decode time goes"), so the
- * lines are requested well before they are used. Past the end of the weights a
- * prefetch is a no-op, never a fault. */
-#define KILN_X86_PF 2048
+/* Software prefetch of the quant stream of the AVX-512 tiles, KILN_X86_PF
+ * bytes ahead. One activation row leaves the out-of-order window holding too
+ * few of the kernel's loads to cover memory latency (see
+ * docs/notes/benchmarks-history.md, "Where Kiln's decode time goes"), and an
+ * 8-row tile, whose group comes from L2 (the first tile's from DRAM), still
+ * waited on its weight loads with the lines 4 Q8_0 blocks ahead: 4 KiB is 8
+ * Q8_0 blocks, 16 of Q4_0 ("Zen 5: the prefetch distance of the tiles").
+ * Past the end of the weights a prefetch is a no-op, never a fault. */
+#define KILN_X86_PF 4096
 #define KILN_X86_PREFETCH(p, bytes)                                            \
   for (int pf = 0; pf < (bytes); pf += 64)                                     \
     _mm_prefetch((const char *)(p) + KILN_X86_PF + pf, _MM_HINT_T0)
