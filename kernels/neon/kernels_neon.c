@@ -1074,6 +1074,20 @@ static const uint8_t *kiln_neon_mmk_rows(const float *x, int rows, int K,
   return (const uint8_t *)scratch;
 }
 
+/* The K-quant SMMLA tiles' float sums of activation pair k, weight pairs A
+ * (lanes [r.0, r.2, r+1.0, r+1.2]) and B ([r.1, r.3, r+1.1, r+1.3]), stored
+ * as rows r = 2k, 2k+1 of nr. */
+static inline __attribute__((always_inline)) void
+kiln_neon_mmk_store(float32x4_t f[4][2], int nr, const float *bias, float *y,
+                    int N, int n) {
+  for (int k = 0; k < 4 && nr > 2 * k; ++k) {
+    kiln_neon_store4(vzip1q_f32(f[k][0], f[k][1]), bias, y + 2 * k * (int64_t)N, n);
+    if (nr > 2 * k + 1)
+      kiln_neon_store4(vzip2q_f32(f[k][0], f[k][1]), bias,
+                       y + (2 * k + 1) * (int64_t)N, n);
+  }
+}
+
 /* One 4-row weight tile against nr (2..8, constant after inlining)
  * activation rows: pair k (rows 2k, 2k+1) at p0 + k * nsb * 592 while
  * nr > 2k + 1; an odd last row is `odd`. */
@@ -1212,13 +1226,7 @@ kiln_neon_q4_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
       f[k][1] = vfmsq_f32(f[k][1], vcvtq_f32_s32(am1), vmulq_f32(dmb, da));
     }
   }
-  /* lanes [r.0, r.2, r+1.0, r+1.2] and [r.1, r.3, r+1.1, r+1.3] to rows */
-  for (int k = 0; k < 4 && nr > 2 * k; ++k) {
-    kiln_neon_store4(vzip1q_f32(f[k][0], f[k][1]), bias, y + 2 * k * (int64_t)N, n);
-    if (nr > 2 * k + 1)
-      kiln_neon_store4(vzip2q_f32(f[k][0], f[k][1]), bias,
-                       y + (2 * k + 1) * (int64_t)N, n);
-  }
+  kiln_neon_mmk_store(f, nr, bias, y, N, n);
 }
 
 /* Q6_K against Q8_K under i8mm: the dotprod kernel's tiles (8 blocks of
@@ -1304,13 +1312,7 @@ kiln_neon_q6_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
       f[k][1] = vfmaq_f32(f[k][1], vcvtq_n_f32_s32(ai[k][1], 2), vmulq_f32(dB, da));
     }
   }
-  /* lanes [r.0, r.2, r+1.0, r+1.2] and [r.1, r.3, r+1.1, r+1.3] to rows */
-  for (int k = 0; k < 4 && nr > 2 * k; ++k) {
-    kiln_neon_store4(vzip1q_f32(f[k][0], f[k][1]), bias, y + 2 * k * (int64_t)N, n);
-    if (nr > 2 * k + 1)
-      kiln_neon_store4(vzip2q_f32(f[k][0], f[k][1]), bias,
-                       y + (2 * k + 1) * (int64_t)N, n);
-  }
+  kiln_neon_mmk_store(f, nr, bias, y, N, n);
 }
 
 /* The K-quant SMMLA matmuls: 8 activation rows (4 pairs) per pass over a
