@@ -983,42 +983,52 @@ kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
   kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
-/* Eight activation rows per pass over the weights: the weight tile's
- * decoding spreads over four pairs. */
-#define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
-  KILN_KERNEL void kiln_matmul_##T##_q8_0_4x4_neon_i8mm(                       \
+/* The SMMLA matmuls' driver: eight activation rows (four pairs) per pass
+ * over a weight tile, so the tile's decoding spreads over four pairs. UNIT
+ * is the weights' block (32) or super-block (256); the quantizer ROWS writes
+ * PAIR bytes per row pair and unit, then an odd last row as ODD_T blocks.
+ * One row (decode) runs ONE_ROW after ONE_PREP; more run
+ * kiln_neon_T_mm_tile(tile, units, pairs, odd, nr, bias, y, N, n). */
+#define KILN_NEON_MM_DRIVER(NAME, T, ROWS, ODD_T, UNIT, PAIR, TILE_BYTES,     \
+                            ONE_PREP, ONE_ROW)                                 \
+  KILN_KERNEL void kiln_matmul_##NAME##_4x4_neon_i8mm(                         \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
-    const uint8_t *a = kiln_neon_mm_rows(x, rows, K, scratch);                 \
-    const int nb = K / 32;                                                     \
-    const int64_t tile_bytes = (int64_t)nb * (TILE_BYTES);                     \
-    const kiln_q8_block *odd =                                                 \
-        (const kiln_q8_block *)(a + (int64_t)(rows / 2) * nb * 80);            \
+    const uint8_t *a = ROWS(x, rows, K, scratch);                              \
+    const int nu = K / (UNIT);                                                 \
+    const int64_t tile_bytes = (int64_t)nu * (TILE_BYTES);                     \
+    const ODD_T *odd = (const ODD_T *)(a + (int64_t)(rows / 2) * nu * (PAIR)); \
     for (int r0 = 0; r0 < rows; r0 += 8) {                                     \
       const int nr = rows - r0 < 8 ? rows - r0 : 8;                            \
-      const uint8_t *ar = a + (int64_t)(r0 / 2) * nb * 80;                     \
+      const uint8_t *ar = a + (int64_t)(r0 / 2) * nu * (PAIR);                 \
       float *yr = y + (int64_t)r0 * N;                                         \
-      float da[nb];                                                            \
-      if (nr == 1)                                                             \
-        for (int b = 0; b < nb; ++b)                                           \
-          da[b] = kiln_neon_h2f(odd[b].d);                                     \
+      ONE_PREP                                                                 \
       for (int j = 0; j < N; j += 4) {                                         \
         const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
         const float *bj = bias ? bias + j : 0;                                 \
         const int n = N - j < 4 ? N - j : 4;                                   \
         switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_mm_tile1(t, nb, odd, da, bj, yr + j, n); break; \
-        case 2: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 2, bj, yr + j, N, n); break; \
-        case 3: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 3, bj, yr + j, N, n); break; \
-        case 4: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 4, bj, yr + j, N, n); break; \
-        case 5: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 5, bj, yr + j, N, n); break; \
-        case 6: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 6, bj, yr + j, N, n); break; \
-        case 7: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 7, bj, yr + j, N, n); break; \
-        default: kiln_neon_##T##_mm_tile(t, nb, ar, odd, 8, bj, yr + j, N, n); break; \
+        case 1: ONE_ROW; break;                                                \
+        case 2: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 2, bj, yr + j, N, n); break; \
+        case 3: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 3, bj, yr + j, N, n); break; \
+        case 4: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 4, bj, yr + j, N, n); break; \
+        case 5: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 5, bj, yr + j, N, n); break; \
+        case 6: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 6, bj, yr + j, N, n); break; \
+        case 7: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 7, bj, yr + j, N, n); break; \
+        default: kiln_neon_##T##_mm_tile(t, nu, ar, odd, 8, bj, yr + j, N, n); break; \
         }                                                                      \
       }                                                                        \
     }                                                                          \
   }
+
+/* Q4_0 and Q8_0: one row runs the sdot tile on the SMMLA layout with its
+ * block scales converted once. */
+#define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
+  KILN_NEON_MM_DRIVER(T##_q8_0, T, kiln_neon_mm_rows, kiln_q8_block, 32, 80,   \
+                      TILE_BYTES, float da[nu];                                \
+                      if (nr == 1) for (int b = 0; b < nu; ++b)                \
+                          da[b] = kiln_neon_h2f(odd[b].d);,                    \
+                      kiln_neon_##T##_mm_tile1(t, nu, odd, da, bj, yr + j, n))
 
 KILN_NEON_MM_MATMUL(q4_0, 72)
 KILN_NEON_MM_MATMUL(q8_0, 136)
@@ -1315,39 +1325,12 @@ kiln_neon_q6_k_mm_tile(const uint8_t *t, int nsb, const uint8_t *p0,
   kiln_neon_mmk_store(f, nr, bias, y, N, n);
 }
 
-/* The K-quant SMMLA matmuls: 8 activation rows (4 pairs) per pass over a
- * 4-row weight tile of SB_BYTES per super-block; one row (decode) runs the
- * dotprod kernel's tile on the odd-row block the quantizer left. */
+/* The K-quant SMMLA matmuls: one row runs the dotprod kernel's tile on the
+ * odd-row block the quantizer left. */
 #define KILN_NEON_MMK_MATMUL(T, SB_BYTES)                                      \
-  KILN_KERNEL void kiln_matmul_##T##_q8_k_4x4_neon_i8mm(                       \
-      const float *x, int rows, int K, const uint8_t *w, int N,                \
-      const float *bias, float *y, void *scratch) {                            \
-    const uint8_t *a = kiln_neon_mmk_rows(x, rows, K, scratch);                \
-    const int nsb = K / 256;                                                   \
-    const int64_t tile_bytes = (int64_t)nsb * (SB_BYTES);                      \
-    const kiln_q8k_block *odd =                                                \
-        (const kiln_q8k_block *)(a + (int64_t)(rows / 2) * nsb * 592);         \
-    for (int r0 = 0; r0 < rows; r0 += 8) {                                     \
-      const int nr = rows - r0 < 8 ? rows - r0 : 8;                            \
-      const uint8_t *ar = a + (int64_t)(r0 / 2) * nsb * 592;                   \
-      float *yr = y + (int64_t)r0 * N;                                         \
-      for (int j = 0; j < N; j += 4) {                                         \
-        const uint8_t *t = w + (int64_t)(j / 4) * tile_bytes;                  \
-        const float *bj = bias ? bias + j : 0;                                 \
-        const int n = N - j < 4 ? N - j : 4;                                   \
-        switch (nr) {                                                          \
-        case 1: kiln_neon_##T##_tile(t, nsb, odd, 1, bj, yr + j, N, n); break; \
-        case 2: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 2, bj, yr + j, N, n); break; \
-        case 3: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 3, bj, yr + j, N, n); break; \
-        case 4: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 4, bj, yr + j, N, n); break; \
-        case 5: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 5, bj, yr + j, N, n); break; \
-        case 6: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 6, bj, yr + j, N, n); break; \
-        case 7: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 7, bj, yr + j, N, n); break; \
-        default: kiln_neon_##T##_mm_tile(t, nsb, ar, odd, 8, bj, yr + j, N, n); break; \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
-  }
+  KILN_NEON_MM_DRIVER(T##_q8_k, T, kiln_neon_mmk_rows, kiln_q8k_block, 256,    \
+                      592, SB_BYTES, ,                                         \
+                      kiln_neon_##T##_tile(t, nu, odd, 1, bj, yr + j, N, n))
 KILN_NEON_MMK_MATMUL(q4_k, 592)
 KILN_NEON_MMK_MATMUL(q6_k, 72 + 8 * 96)
 #endif /* __ARM_FEATURE_MATMUL_INT8 */
