@@ -767,7 +767,7 @@ bool kiln::generateLibrarySources(ModuleOp module, const WeightStore &store,
               "model has no tokenizer";
       return false;
     }
-    if (!generateGraphSources(module, store, opts, *target, out, error))
+    if (!generateGraphSources(module, opts, *target, out, error))
       return false;
     return addBlobFile(opts, target->hosted(), out);
   }

@@ -91,7 +91,7 @@ std::string commentSafe(StringRef s) {
 
 } // namespace
 
-bool generateGraphSources(ModuleOp module, const WeightStore &store,
+bool generateGraphSources(ModuleOp module,
                           const ModuleOptions &opts, const Target &target,
                           LibrarySources &out, std::string &error) {
   auto func = module.lookupSymbol<func::FuncOp>("run");
@@ -115,13 +115,14 @@ bool generateGraphSources(ModuleOp module, const WeightStore &store,
     std::string name = c.getSource().str();
     if (constOffset.count(name))
       return;
-    const std::vector<uint8_t> *bytes = store.constant(name);
+    std::optional<ArrayRef<char>> bytes = c.bytes();
     if (!bytes) {
-      error = "constant '" + name + "' is not in the weight store";
+      error = "constant '" + name + "' has no bytes (its dense_resource "
+              "blob is missing from the IR)";
       missing = true;
       return;
     }
-    blob.add(name, false, bytes->data(), bytes->size());
+    blob.add(name, false, (const uint8_t *)bytes->data(), bytes->size());
     constOffset[name] = blob.offsets[{name, false}];
   });
   if (missing)

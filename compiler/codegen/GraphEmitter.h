@@ -9,7 +9,7 @@ namespace kiln {
 /// The C source, header and weight blob of a planned graph module (module
 /// attribute kiln.graph, function @run). The blob's file (embedded or
 /// external) is left to the caller, as for language models.
-bool generateGraphSources(mlir::ModuleOp module, const WeightStore &store,
+bool generateGraphSources(mlir::ModuleOp module,
                           const ModuleOptions &opts, const Target &target,
                           LibrarySources &out, std::string &error);
 } // namespace kiln

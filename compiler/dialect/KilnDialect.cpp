@@ -2,8 +2,11 @@
 #include "compiler/dialect/KilnDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -442,6 +445,55 @@ LogicalResult LastTokenOp::verify() {
     return emitOpError("result must have one row or a dynamic number of rows");
   if (out.getDimSize(1) != width(getInput()))
     return emitOpError("result width must equal input width");
+  return success();
+}
+
+/// Bytes per element of a graph constant: one for i1 (as ONNX's bool).
+static int64_t constantElementBytes(Type t) {
+  if (t.isInteger(1))
+    return 1;
+  return t.getIntOrFloatBitWidth() % 8 ? 0 : t.getIntOrFloatBitWidth() / 8;
+}
+
+void ConstantOp::build(OpBuilder &b, OperationState &state, StringRef name,
+                       RankedTensorType type, ArrayRef<char> bytes) {
+  std::string key = name.str();
+  for (char &c : key)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (key.empty() || llvm::isDigit(key[0]))
+    key = "c_" + key;
+  auto &blobs = DenseResourceElementsHandle::getManagerInterface(
+      b.getContext());
+  auto value = DenseResourceElementsAttr::get(
+      type, blobs.insert(key, HeapAsmResourceBlob::allocateAndCopyWithAlign(
+                                  bytes, 64)));
+  build(b, state, type, b.getStringAttr(name), value);
+}
+
+std::optional<ArrayRef<char>> ConstantOp::bytes() {
+  auto r = getValue().dyn_cast<DenseResourceElementsAttr>();
+  AsmResourceBlob *blob = r ? r.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return std::nullopt;
+  return blob->getData();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto type = getValue().getType().cast<ShapedType>();
+  Type e = type.getElementType();
+  if (!e.isIntOrFloat() || constantElementBytes(e) == 0)
+    return emitOpError("element type ") << e << " is not supported";
+  if (!getValue().isa<DenseResourceElementsAttr>())
+    return emitOpError("value must be a dense_resource (row-major bytes, "
+                       "one per bool)");
+  std::optional<ArrayRef<char>> b = bytes();
+  if (!b)
+    return success(); // checked where the bytes are read
+  const int64_t want = type.getNumElements() * constantElementBytes(e);
+  if ((int64_t)b->size() != want)
+    return emitOpError("value has ")
+           << b->size() << " bytes, its type " << type << " needs " << want;
   return success();
 }
 

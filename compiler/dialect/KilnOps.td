@@ -222,15 +222,30 @@ def Kiln_LastTokenOp : Kiln_Op<"last_token", [Pure]> {
 // kernels of kiln_tensor.h.
 //===----------------------------------------------------------------------===//
 
-def Kiln_ConstantOp : Kiln_Op<"constant", [Pure]> {
-  let summary = "a constant tensor of a graph model, stored outside the IR";
+def Kiln_ConstantOp : Kiln_Op<"constant",
+    [Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant tensor of a graph model";
   let description = [{
-    The bytes live in the weight store under `source`: an ONNX initializer,
-    a Constant node's value, or a tensor the frontend folded at compile time.
+    An ONNX initializer, a Constant node's value, or a tensor folded at
+    compile time. `source` names it for messages; `value` holds its bytes,
+    row-major, as a `dense_resource` blob (one byte per bool), so that passes
+    can read constants and make new ones (kiln-fold-batch-norm).
   }];
-  let arguments = (ins StrAttr:$source);
+  let arguments = (ins StrAttr:$source, ElementsAttr:$value);
   let results = (outs AnyStaticShapeTensor:$result);
-  let assemblyFormat = "$source attr-dict `:` type($result)";
+  let assemblyFormat = "$source $value attr-dict";
+  let hasVerifier = 1;
+  let builders = [
+    // A constant of `type` holding a copy of `bytes`, its blob keyed by
+    // `name` made an identifier (and unique).
+    OpBuilder<(ins "::llvm::StringRef":$name, "::mlir::RankedTensorType":$type,
+                   "::llvm::ArrayRef<char>":$bytes)>
+  ];
+  let extraClassDeclaration = [{
+    /// The constant's bytes, or std::nullopt when its value has none (a
+    /// dense_resource whose blob the IR did not carry).
+    std::optional<::llvm::ArrayRef<char>> bytes();
+  }];
 }
 
 def Kiln_TensorOp : Kiln_Op<"tensor_op"> {

@@ -55,7 +55,7 @@ bool kiln::loadModel(MLIRContext &ctx, const std::string &path,
       return false;
     }
     model.weights = std::make_unique<WeightStore>();
-    model.module = importLoweredGraph(ctx, graph, path, *model.weights, error);
+    model.module = importLoweredGraph(ctx, graph, path, error);
     if (!model.module)
       return false;
     (*model.module)->setAttr(

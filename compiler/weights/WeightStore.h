@@ -20,18 +20,9 @@ namespace kiln {
 class WeightStore {
 public:
   explicit WeightStore(const TensorSource &file) : file(&file) {}
-  /// A store of a graph model (ONNX): no weight file, only constants.
+  /// A store of a graph model (ONNX): no weight file; its constants' bytes
+  /// are in the IR (kiln.constant).
   WeightStore() = default;
-
-  /// Bytes of a graph model's constant (kiln.constant "NAME"): initializers,
-  /// Constant nodes and folded tensors, row-major; null if unknown.
-  const std::vector<uint8_t> *constant(llvm::StringRef name) const {
-    auto it = constants.find(name.str());
-    return it == constants.end() ? nullptr : &it->second;
-  }
-  void addConstant(const std::string &name, std::vector<uint8_t> bytes) {
-    constants[name] = std::move(bytes);
-  }
 
   /// Raw bytes of `weight` in the GGML layout of its declared element type, or
   /// null with `error` naming the weight and the mismatch. A weight whose IR
@@ -44,7 +35,6 @@ public:
 
 private:
   const TensorSource *file = nullptr; // null for graph models
-  std::map<std::string, std::vector<uint8_t>> constants;
   mutable std::map<std::string, std::vector<uint8_t>> converted;
 };
 } // namespace kiln

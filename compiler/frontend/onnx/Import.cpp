@@ -30,7 +30,6 @@ static Type elementType(MLIRContext &ctx, int32_t dtype) {
 OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
                                          const onnx::LoweredGraph &g,
                                          const std::string &path,
-                                         WeightStore &store,
                                          std::string &error) {
   ctx.loadDialect<KilnDialect, func::FuncDialect>();
   OpBuilder b(&ctx);
@@ -86,13 +85,14 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
       return it->second;
     const onnx::Tensor &t = *g.tensors[id];
     assert(t.isConst && "a value used before it is computed");
-    // Constants are named after the tensor (unique within the store).
+    // Constants are named after the tensor (unique in the module).
     std::string name = t.name;
     if (constantNames.count(name))
       name += "#" + std::to_string(id);
     constantNames[name] = id;
-    store.addConstant(name, t.data);
-    Value v = b.create<ConstantOp>(loc, typeOf(t), b.getStringAttr(name));
+    Value v = b.create<ConstantOp>(
+        loc, name, typeOf(t),
+        ArrayRef<char>((const char *)t.data.data(), t.data.size()));
     values[id] = v;
     return v;
   };

@@ -213,3 +213,27 @@ func.func @rope_freq_factors(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %r = kiln.rope %x {head_dim = 16 : i64, theta = 1.0e4 : f32, style = "adjacent", freq_factors = @f} : tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }
+
+// -----
+
+// A graph constant's bytes must fill its type: 3 x f32 is 12 bytes.
+func.func @f() -> tensor<3xf32> {
+  // expected-error @below {{value has 8 bytes, its type 'tensor<3xf32>' needs 12}}
+  %0 = kiln.constant "b" dense_resource<b> : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      b: "0x400000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
+func.func @f() -> tensor<2xf32> {
+  // expected-error @below {{value must be a dense_resource}}
+  %0 = kiln.constant "b" dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
