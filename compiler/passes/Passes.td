@@ -39,6 +39,19 @@ def FuseHorizontal : Pass<"kiln-fuse-horizontal", "mlir::ModuleOp"> {
   }];
 }
 
+def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::ModuleOp"> {
+  let summary = "Fold BatchNormalization into the preceding convolution's weights";
+  let description = [{
+    A kiln.tensor_op "batchnorm" (f32, constant scale, B, mean and var) whose
+    input is the only use of a kiln.tensor_op "conv" with constant weights
+    and bias (or none) becomes part of that convolution: its weights scaled
+    per output channel by a = scale / sqrt(var + epsilon) and its bias
+    bias * a + B - mean * a, two new kiln.constant ops. Constants left without
+    a use are erased. The result differs from the unfolded graph only by the
+    rounding of the scaled weights.
+  }];
+}
+
 def FuseTensorEpilogues : Pass<"kiln-fuse-tensor-epilogues", "mlir::ModuleOp"> {
   let summary = "Fuse a graph convolution's elementwise successors into its epilogue";
   let description = [{

@@ -20,6 +20,11 @@
                                           normal:SEED (standard normal values
                                           from numpy's generator) | a
                                           comma-separated list of values
+  onnx_model.py close DIR DIR TOL         every .pb tensor of the first directory
+                                          is in the second, same shape, each
+                                          element within TOL x the largest
+                                          |value| of the first; exits 1 naming
+                                          the first that is not
 """
 import sys
 
@@ -105,6 +110,24 @@ def tensor(out, dtype, dims, fill):
     onnx.save_tensor(numpy_helper.from_array(array), out)
 
 
+def close(want_dir, got_dir, tol):
+    import os
+    names = sorted(n for n in os.listdir(want_dir) if n.endswith(".pb"))
+    if not names:
+        sys.exit("no outputs in " + want_dir)
+    for name in names:
+        want = numpy_helper.to_array(onnx.load_tensor(os.path.join(want_dir, name)))
+        got = numpy_helper.to_array(onnx.load_tensor(os.path.join(got_dir, name)))
+        if want.shape != got.shape:
+            sys.exit("%s: shape %s against %s" % (name, got.shape, want.shape))
+        scale = float(np.max(np.abs(want))) if want.size else 0.0
+        err = float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0
+        if not err <= tol * scale:
+            sys.exit("%s: largest difference %g, more than %g x %g" %
+                     (name, err, tol, scale))
+    print("%d outputs within %g" % (len(names), tol))
+
+
 if __name__ == "__main__":
     kind = sys.argv[1]
     if kind == "text":
@@ -119,6 +142,8 @@ if __name__ == "__main__":
         tensor(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     elif kind == "input-initializer":
         input_initializer(sys.argv[2])
+    elif kind == "close":
+        close(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     elif kind == "garbage":
         garbage(sys.argv[2])
     else:
