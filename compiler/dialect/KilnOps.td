@@ -229,7 +229,7 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
     An ONNX initializer, a Constant node's value, or a tensor folded at
     compile time. `source` names it for messages; `value` holds its bytes,
     row-major, as a `dense_resource` blob (one byte per bool), so that passes
-    can read constants and make new ones (kiln-fold-batch-norm).
+    can read constants and make new ones (kiln-fold-conv-affine).
   }];
   let arguments = (ins StrAttr:$source, ElementsAttr:$value);
   let results = (outs AnyStaticShapeTensor:$result);

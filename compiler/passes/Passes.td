@@ -39,16 +39,19 @@ def FuseHorizontal : Pass<"kiln-fuse-horizontal", "mlir::ModuleOp"> {
   }];
 }
 
-def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::ModuleOp"> {
-  let summary = "Fold BatchNormalization into the preceding convolution's weights";
+def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
+  let summary = "Fold per-channel scales and shifts into the preceding convolution's weights";
   let description = [{
-    A kiln.tensor_op "batchnorm" (f32, constant scale, B, mean and var) whose
-    input is the only use of a kiln.tensor_op "conv" with constant weights
-    and bias (or none) becomes part of that convolution: its weights scaled
-    per output channel by a = scale / sqrt(var + epsilon) and its bias
-    bias * a + B - mean * a, two new kiln.constant ops. Constants left without
-    a use are erased. The result differs from the unfolded graph only by the
-    rounding of the scaled weights.
+    A chain of f32 calls after a kiln.tensor_op "conv" with constant weights
+    and bias (or none), each the only reader of the one before, that are
+    affine maps per output channel: BatchNormalization with constant
+    vectors (y = x * a + B - mean * a, a = scale / sqrt(var + epsilon)), and
+    Add, Sub, Mul or Div (x first) by a scalar or per-channel ([M, 1, ...])
+    constant. The composed map y = x * a + c becomes the convolution's
+    weights, scaled per output channel by a, and its bias, bias * a + c: two
+    new kiln.constant ops. Constants left without a use are erased. The
+    result differs from the unfolded graph only by the rounding of the
+    scaled weights.
   }];
 }
 

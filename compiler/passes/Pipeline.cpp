@@ -14,7 +14,7 @@ const std::vector<PipelineStep> &kiln::pipelineSteps() {
       {"kiln-quantize", true, true},
       {"kiln-fuse-horizontal", true, true},
       {"kiln-fuse-elementwise", true, true},
-      {"kiln-fold-batch-norm", true, true},
+      {"kiln-fold-conv-affine", true, true},
       {"kiln-fuse-tensor-epilogues", true, true},
       {"kiln-select-kernels", false, true},
       {"kiln-plan-memory", false, true},
@@ -96,8 +96,8 @@ bool kiln::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
         pm.addPass(createFuseHorizontal());
       } else if (name == "kiln-fuse-elementwise") {
         pm.addPass(createFuseElementwise());
-      } else if (name == "kiln-fold-batch-norm") {
-        pm.addPass(createFoldBatchNorm());
+      } else if (name == "kiln-fold-conv-affine") {
+        pm.addPass(createFoldConvAffine());
       } else if (name == "kiln-fuse-tensor-epilogues") {
         pm.addPass(createFuseTensorEpilogues());
       } else if (name == "kiln-select-kernels") {

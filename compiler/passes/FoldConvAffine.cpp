@@ -1,0 +1,246 @@
+//===- FoldConvAffine.cpp - per-channel scales and shifts into conv weights ===//
+//
+// Exported CNNs follow convolutions with affine maps per output channel:
+// inference BatchNormalization (y = x * a + b, a = scale / sqrt(var + eps),
+// b = B - mean * a, nn.c's kiln_t_batchnorm), or the same spelled out as Mul
+// and Add by per-channel or scalar constants (PaddleOCR's learnable scales).
+// After a convolution whose weights and bias are constants, a chain of them
+// folds into those constants: with the chain's composed y = x * a + c,
+// W'[m] = W[m] * a[m] and bias'[m] = bias[m] * a[m] + c[m]. The chain then
+// costs nothing at run time and its constants leave the library. Results
+// differ from the unfolded graph by the rounding of the scaled weights
+// (onnxruntime folds the same way).
+//
+#include "compiler/dialect/KilnDialect.h"
+#include "compiler/passes/Passes.h"
+
+#include "kernels/tensor/kiln_tensor.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cmath>
+#include <set>
+
+namespace kiln {
+#define GEN_PASS_DEF_FOLDCONVAFFINE
+#include "compiler/passes/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+/// The f32 elements of `v` when a kiln.constant with its bytes defines it.
+std::optional<ArrayRef<float>> constantFloats(Value v) {
+  auto c = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!c || !c.getResult().getType().cast<ShapedType>().getElementType().isF32())
+    return std::nullopt;
+  std::optional<ArrayRef<char>> bytes = c.bytes();
+  if (!bytes)
+    return std::nullopt;
+  return ArrayRef<float>((const float *)bytes->data(),
+                         bytes->size() / sizeof(float));
+}
+
+/// The M values, one per channel, of a constant operand `v` that broadcasts
+/// against `out` ([N, M, ...]) as a scalar or along axis 1 only.
+std::optional<std::vector<double>> channelValues(Value v,
+                                                 RankedTensorType out) {
+  std::optional<ArrayRef<float>> k = constantFloats(v);
+  auto t = v.getType().cast<RankedTensorType>();
+  const int64_t M = out.getDimSize(1), r = t.getRank(), R = out.getRank();
+  if (!k || r > R)
+    return std::nullopt;
+  if (k->size() == 1)
+    return std::vector<double>(M, (*k)[0]);
+  for (int64_t d = 0; d < r; ++d)
+    if (t.getDimSize(d) != (R - r + d == 1 ? M : 1))
+      return std::nullopt;
+  return std::vector<double>(k->begin(), k->end());
+}
+
+/// A convolution's kernel input `slot` (0 X, 1 W, 2 bias), or null when the
+/// node omitted it.
+Value convInput(TensorOp conv, int64_t slot) {
+  if (auto slots = conv.getSlots()) {
+    int64_t s = (*slots)[slot];
+    return s < 0 ? Value() : conv.getInputs()[s];
+  }
+  return slot < (int64_t)conv.getInputs().size() ? conv.getInputs()[slot]
+                                                 : Value();
+}
+
+/// y = x * a + c per channel.
+struct Affine {
+  std::vector<double> a, c;
+};
+
+/// `op` as an affine map per channel of its input `x` (of type `out`), or
+/// std::nullopt: an f32 BatchNormalization with constant vectors, or an f32
+/// Add, Sub, Mul or Div (x first) with a scalar or per-channel constant.
+std::optional<Affine> affineStep(TensorOp op, Value x, RankedTensorType out) {
+  if (op->getNumResults() != 1 || op->getResult(0).getType() != out ||
+      op.getSlots())
+    return std::nullopt;
+  ArrayRef<int64_t> p = op.getParams();
+  OperandRange ins = op.getInputs();
+  const int64_t M = out.getDimSize(1);
+  if (op.getKernel() == "batchnorm") {
+    // p = {dtype, N, C, S}, f = {epsilon}, in = {X, scale, B, mean, var}.
+    if (p[0] != KILN_F32 || ins.size() != 5 || ins[0] != x)
+      return std::nullopt;
+    std::optional<ArrayRef<float>> sc = constantFloats(ins[1]),
+                                   bi = constantFloats(ins[2]),
+                                   mu = constantFloats(ins[3]),
+                                   va = constantFloats(ins[4]);
+    if (!sc || !bi || !mu || !va || sc->size() != (size_t)M)
+      return std::nullopt;
+    const float eps = (*op.getFparams())[0];
+    Affine s{std::vector<double>(M), std::vector<double>(M)};
+    for (int64_t m = 0; m < M; ++m) {
+      // The kernel's own a and b (nn.c's KILN_BATCHNORM_CHANNEL).
+      const float a = (*sc)[m] / (float)std::sqrt((double)(*va)[m] + (double)eps);
+      s.a[m] = a;
+      s.c[m] = (*bi)[m] - (*mu)[m] * a;
+    }
+    return s;
+  }
+  // p = {code, type of A, type of B, type of Y, ...}.
+  if (op.getKernel() != "binary" || ins.size() != 2 || p.size() < 4 ||
+      p[1] != KILN_F32 || p[2] != KILN_F32 || p[3] != KILN_F32 ||
+      (ins[0] == x) == (ins[1] == x))
+    return std::nullopt;
+  const bool xFirst = ins[0] == x;
+  std::optional<std::vector<double>> k =
+      channelValues(xFirst ? ins[1] : ins[0], out);
+  if (!k)
+    return std::nullopt;
+  Affine s{std::vector<double>(M, 1.0), std::vector<double>(M, 0.0)};
+  switch (p[0]) {
+  case KILN_BIN_ADD: s.c = *k; break;
+  case KILN_BIN_MUL: s.a = *k; break;
+  case KILN_BIN_SUB:
+    for (int64_t m = 0; m < M; ++m) {
+      s.a[m] = xFirst ? 1.0 : -1.0;
+      s.c[m] = xFirst ? -(*k)[m] : (*k)[m];
+    }
+    break;
+  case KILN_BIN_DIV:
+    if (!xFirst)
+      return std::nullopt;
+    for (int64_t m = 0; m < M; ++m)
+      s.a[m] = 1.0 / (*k)[m];
+    break;
+  default:
+    return std::nullopt;
+  }
+  return s;
+}
+
+struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::set<std::string> names;
+    module.walk([&](ConstantOp c) { names.insert(c.getSource().str()); });
+    // A source name not yet in the module: the library's weight table and
+    // messages name constants by it.
+    auto uniqueName = [&](std::string name) {
+      std::string base = name;
+      for (int k = 2; names.count(name); ++k)
+        name = base + "#" + std::to_string(k);
+      names.insert(name);
+      return name;
+    };
+
+    SmallVector<TensorOp> convs;
+    module.walk([&](TensorOp op) {
+      if (op.getKernel() == "conv")
+        convs.push_back(op);
+    });
+    for (TensorOp conv : convs) {
+      // p = {n, N, C, M, G, chunk, mode, in[n], k[n], out[n], stride[n],
+      // dil[n], padBegin[n], epilogue operations (none yet)}.
+      ArrayRef<int64_t> p = conv.getParams();
+      Value y = conv->getResult(0);
+      auto out = y.getType().cast<RankedTensorType>();
+      if (p.back() != 0 || !out.getElementType().isF32())
+        continue;
+      const int64_t M = p[3];
+      Value wv = convInput(conv, 1), bv = convInput(conv, 2);
+      std::optional<ArrayRef<float>> w = constantFloats(wv);
+      std::optional<ArrayRef<float>> bias = constantFloats(bv);
+      if (!w || (bv && !bias) || w->size() % M != 0)
+        continue;
+
+      // The chain of affine steps, each the only reader of the one before.
+      Affine total{std::vector<double>(M, 1.0), std::vector<double>(M, 0.0)};
+      SmallVector<TensorOp> chain;
+      Value cur = y;
+      while (cur.hasOneUse()) {
+        auto next = dyn_cast<TensorOp>(*cur.getUsers().begin());
+        std::optional<Affine> s = next ? affineStep(next, cur, out) : std::nullopt;
+        if (!s)
+          break;
+        for (int64_t m = 0; m < M; ++m) {
+          total.a[m] *= s->a[m];
+          total.c[m] = total.c[m] * s->a[m] + s->c[m];
+        }
+        chain.push_back(next);
+        cur = next->getResult(0);
+      }
+      if (chain.empty())
+        continue;
+
+      const size_t per = w->size() / M;
+      std::vector<float> w2(w->size()), b2(M);
+      bool finite = true;
+      for (int64_t m = 0; m < M; ++m) {
+        for (size_t i = 0; i < per; ++i)
+          w2[m * per + i] = (float)((*w)[m * per + i] * total.a[m]);
+        b2[m] = (float)((bias ? (*bias)[m] : 0.0) * total.a[m] + total.c[m]);
+        finite &= std::isfinite(b2[m]);
+        for (size_t i = 0; i < per; ++i)
+          finite &= std::isfinite(w2[m * per + i]);
+      }
+      if (!finite)
+        continue; // a division by zero or an overflow stays at run time
+
+      OpBuilder builder(conv);
+      auto wc = wv.getDefiningOp<ConstantOp>();
+      auto asChars = [](const std::vector<float> &v) {
+        return ArrayRef<char>((const char *)v.data(), v.size() * sizeof(float));
+      };
+      TensorOp last = chain.back();
+      Value newW = builder.create<ConstantOp>(
+          wc.getLoc(), uniqueName(wc.getSource().str() + ".folded"),
+          wc.getResult().getType().cast<RankedTensorType>(), asChars(w2));
+      Value newB = builder.create<ConstantOp>(
+          last.getLoc(), uniqueName(last.getNode().str() + ".bias"),
+          RankedTensorType::get({M}, builder.getF32Type()), asChars(b2));
+      SmallVector<Location> locs = {conv.getLoc()};
+      for (TensorOp op : chain)
+        locs.push_back(op.getLoc());
+      auto folded = builder.create<TensorOp>(
+          builder.getFusedLoc(locs), conv->getResultTypes(),
+          ValueRange{convInput(conv, 0), newW, newB}, conv.getKernelAttr(),
+          conv.getParamsAttr(), conv.getFparamsAttr(), DenseI64ArrayAttr(),
+          conv.getScratchAttr(), conv.getOnnxOpAttr(), conv.getNodeAttr());
+      last->getResult(0).replaceAllUsesWith(folded->getResult(0));
+
+      llvm::SetVector<Operation *> constants;
+      SmallVector<Operation *> dead(chain.rbegin(), chain.rend());
+      dead.push_back(conv);
+      for (Operation *op : dead)
+        for (Value v : op->getOperands())
+          if (auto c = v.getDefiningOp<ConstantOp>())
+            constants.insert(c);
+      for (Operation *op : dead)
+        op->erase();
+      for (Operation *c : constants)
+        if (c->use_empty())
+          c->erase();
+    }
+  }
+};
+} // namespace
