@@ -4,8 +4,9 @@
 // inference BatchNormalization (y = x * a + b, a = scale / sqrt(var + eps),
 // b = B - mean * a, nn.c's kiln_t_batchnorm), or the same spelled out as Mul
 // and Add by per-channel or scalar constants (PaddleOCR's learnable scales).
-// After a convolution whose weights and bias are constants, a chain of them
-// folds into those constants: with the chain's composed y = x * a + c,
+// After a convolution (or ConvTranspose) whose weights and bias are
+// constants, a chain of them folds into those constants: with the chain's
+// composed y = x * a + c,
 // W'[m] = W[m] * a[m] and bias'[m] = bias[m] * a[m] + c[m]. The chain then
 // costs nothing at run time and its constants leave the library. Results
 // differ from the unfolded graph by the rounding of the scaled weights
@@ -155,22 +156,22 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
 
     SmallVector<TensorOp> convs;
     module.walk([&](TensorOp op) {
-      if (op.getKernel() == "conv")
+      if (op.getKernel() == "conv" || op.getKernel() == "conv_transpose")
         convs.push_back(op);
     });
     for (TensorOp conv : convs) {
-      // p = {n, N, C, M, G, chunk, mode, in[n], k[n], out[n], stride[n],
-      // dil[n], padBegin[n], epilogue operations (none yet)}.
+      // p = {n, N, C, M, G, ...geometry, epilogue operations (none yet)}.
       ArrayRef<int64_t> p = conv.getParams();
       Value y = conv->getResult(0);
       auto out = y.getType().cast<RankedTensorType>();
       if (p.back() != 0 || !out.getElementType().isF32())
         continue;
-      const int64_t M = p[3];
+      const bool transposed = conv.getKernel() == "conv_transpose";
+      const int64_t C = p[2], M = p[3], G = p[4];
       Value wv = convInput(conv, 1), bv = convInput(conv, 2);
       std::optional<ArrayRef<float>> w = constantFloats(wv);
       std::optional<ArrayRef<float>> bias = constantFloats(bv);
-      if (!w || (bv && !bias) || w->size() % M != 0)
+      if (!w || (bv && !bias) || G < 1 || C % G || M % G || w->size() % (C * M / G))
         continue;
 
       // The chain of affine steps, each the only reader of the one before.
@@ -192,16 +193,22 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       if (chain.empty())
         continue;
 
-      const size_t per = w->size() / M;
+      // W is [M, C / G, k...] (Conv) or [C, M / G, k...] (ConvTranspose:
+      // input channel c of group c / (C / G) feeds outputs g * M / G + j).
+      const int64_t taps = (int64_t)w->size() / (C * M / G);
       std::vector<float> w2(w->size()), b2(M);
       bool finite = true;
+      for (int64_t o = 0; o < (int64_t)w->size() / taps; ++o) {
+        const int64_t m =
+            transposed ? (o / (M / G)) / (C / G) * (M / G) + o % (M / G) : o / (C / G);
+        for (int64_t i = o * taps; i < (o + 1) * taps; ++i) {
+          w2[i] = (float)((*w)[i] * total.a[m]);
+          finite &= std::isfinite(w2[i]);
+        }
+      }
       for (int64_t m = 0; m < M; ++m) {
-        for (size_t i = 0; i < per; ++i)
-          w2[m * per + i] = (float)((*w)[m * per + i] * total.a[m]);
         b2[m] = (float)((bias ? (*bias)[m] : 0.0) * total.a[m] + total.c[m]);
         finite &= std::isfinite(b2[m]);
-        for (size_t i = 0; i < per; ++i)
-          finite &= std::isfinite(w2[m * per + i]);
       }
       if (!finite)
         continue; // a division by zero or an overflow stays at run time
