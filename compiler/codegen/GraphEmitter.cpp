@@ -107,25 +107,36 @@ bool generateGraphSources(ModuleOp module,
   const std::string &N = opts.name;
   const std::string U = StringRef(N).upper();
 
-  // Constants, each once, in the blob.
+  // Constants, each once, in the blob. The table names them by source, so
+  // two constants of one name must hold the same bytes.
   WeightBlob blob;
   std::map<std::string, uint64_t> constOffset;
-  bool missing = false;
+  std::map<std::string, ArrayRef<char>> constBytes;
+  bool failed = false;
   func.walk([&](ConstantOp c) {
-    std::string name = c.getSource().str();
-    if (constOffset.count(name))
+    if (failed)
       return;
+    std::string name = c.getSource().str();
     std::optional<ArrayRef<char>> bytes = c.bytes();
     if (!bytes) {
       error = "constant '" + name + "' has no bytes (its dense_resource "
               "blob is missing from the IR)";
-      missing = true;
+      failed = true;
       return;
     }
+    if (auto seen = constBytes.find(name); seen != constBytes.end()) {
+      if (seen->second != *bytes) {
+        error = "two constants are named '" + name +
+                "' but hold different bytes";
+        failed = true;
+      }
+      return;
+    }
+    constBytes[name] = *bytes;
     blob.add(name, false, (const uint8_t *)bytes->data(), bytes->size());
     constOffset[name] = blob.offsets[{name, false}];
   });
-  if (missing)
+  if (failed)
     return false;
   blob.finish();
 
