@@ -173,12 +173,7 @@ bool generateGraphSources(ModuleOp module,
     auto t = dyn_cast<TensorOp>(op);
     if (!t)
       continue;
-    SmallVector<int64_t> slots;
-    if (auto sl = t.getSlots())
-      slots.assign(sl->begin(), sl->end());
-    else
-      for (size_t i = 0; i < t.getInputs().size(); ++i)
-        slots.push_back(i);
+    SmallVector<int64_t> slots = t.getKernelSlots();
     // Runs of the epilogue compiled to loops: each an extra input (ref kind
     // 4, the function's index).
     SmallVector<int64_t> params(t.getParams());

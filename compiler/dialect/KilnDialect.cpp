@@ -497,5 +497,22 @@ LogicalResult ConstantOp::verify() {
   return success();
 }
 
+SmallVector<int64_t> TensorOp::getKernelSlots() {
+  SmallVector<int64_t> slots;
+  if (auto sl = getSlots())
+    slots.assign(sl->begin(), sl->end());
+  else
+    for (size_t i = 0; i < getInputs().size(); ++i)
+      slots.push_back((int64_t)i);
+  return slots;
+}
+
+SmallVector<Value> TensorOp::getKernelInputs() {
+  SmallVector<Value> ins;
+  for (int64_t s : getKernelSlots())
+    ins.push_back(s < 0 ? Value() : getInputs()[s]);
+  return ins;
+}
+
 #define GET_OP_CLASSES
 #include "compiler/dialect/KilnOps.cpp.inc"

@@ -269,6 +269,13 @@ def Kiln_TensorOp : Kiln_Op<"tensor_op"> {
   let assemblyFormat = [{
     $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
   }];
+  let extraClassDeclaration = [{
+    /// The operand index of each kernel input (-1: omitted): `slots`, or
+    /// 0, 1, ... when the node omitted none.
+    ::llvm::SmallVector<int64_t> getKernelSlots();
+    /// The kernel's inputs in its order, a null Value for an omitted one.
+    ::llvm::SmallVector<::mlir::Value> getKernelInputs();
+  }];
 }
 
 #endif // KILN_OPS_TD

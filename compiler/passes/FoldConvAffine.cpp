@@ -6,13 +6,14 @@
 // and Add by per-channel or scalar constants (PaddleOCR's learnable scales).
 // After a convolution (or ConvTranspose) whose weights and bias are
 // constants, a chain of them folds into those constants: with the chain's
-// composed y = x * a + c,
-// W'[m] = W[m] * a[m] and bias'[m] = bias[m] * a[m] + c[m]. The chain then
+// composed y = x * a + c, W'[m] = W[m] * a[m] and bias'[m] = bias[m] * a[m]
+// + c[m]. The chain then
 // costs nothing at run time and its constants leave the library. Results
 // differ from the unfolded graph by the rounding of the scaled weights
 // (onnxruntime folds the same way).
 //
 #include "compiler/dialect/KilnDialect.h"
+#include "compiler/passes/ChannelOperands.h"
 #include "compiler/passes/Passes.h"
 
 #include "kernels/tensor/kiln_tensor.h"
@@ -50,26 +51,14 @@ std::optional<std::vector<double>> channelValues(Value v,
                                                  RankedTensorType out) {
   std::optional<ArrayRef<float>> k = constantFloats(v);
   auto t = v.getType().cast<RankedTensorType>();
-  const int64_t M = out.getDimSize(1), r = t.getRank(), R = out.getRank();
-  if (!k || r > R)
+  const int64_t M = out.getDimSize(1);
+  if (!k || t.getRank() > out.getRank())
     return std::nullopt;
   if (k->size() == 1)
     return std::vector<double>(M, (*k)[0]);
-  for (int64_t d = 0; d < r; ++d)
-    if (t.getDimSize(d) != (R - r + d == 1 ? M : 1))
-      return std::nullopt;
+  if (!broadcastsPerChannel(t, out))
+    return std::nullopt;
   return std::vector<double>(k->begin(), k->end());
-}
-
-/// A convolution's kernel input `slot` (0 X, 1 W, 2 bias), or null when the
-/// node omitted it.
-Value convInput(TensorOp conv, int64_t slot) {
-  if (auto slots = conv.getSlots()) {
-    int64_t s = (*slots)[slot];
-    return s < 0 ? Value() : conv.getInputs()[s];
-  }
-  return slot < (int64_t)conv.getInputs().size() ? conv.getInputs()[slot]
-                                                 : Value();
 }
 
 /// y = x * a + c per channel.
@@ -168,7 +157,9 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
         continue;
       const bool transposed = conv.getKernel() == "conv_transpose";
       const int64_t C = p[2], M = p[3], G = p[4];
-      Value wv = convInput(conv, 1), bv = convInput(conv, 2);
+      // Kernel inputs {X, W, bias (null when omitted)}.
+      SmallVector<Value> convIns = conv.getKernelInputs();
+      Value wv = convIns[1], bv = convIns[2];
       std::optional<ArrayRef<float>> w = constantFloats(wv);
       std::optional<ArrayRef<float>> bias = constantFloats(bv);
       if (!w || (bv && !bias) || G < 1 || C % G || M % G || w->size() % (C * M / G))
@@ -230,7 +221,7 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
         locs.push_back(op.getLoc());
       auto folded = builder.create<TensorOp>(
           builder.getFusedLoc(locs), conv->getResultTypes(),
-          ValueRange{convInput(conv, 0), newW, newB}, conv.getKernelAttr(),
+          ValueRange{convIns[0], newW, newB}, conv.getKernelAttr(),
           conv.getParamsAttr(), conv.getFparamsAttr(), DenseI64ArrayAttr(),
           conv.getScratchAttr(), conv.getOnnxOpAttr(), conv.getNodeAttr());
       last->getResult(0).replaceAllUsesWith(folded->getResult(0));

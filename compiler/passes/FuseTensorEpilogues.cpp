@@ -10,6 +10,7 @@
 // so results are unchanged bit for bit.
 //
 #include "compiler/dialect/KilnDialect.h"
+#include "compiler/passes/ChannelOperands.h"
 #include "compiler/passes/Passes.h"
 
 #include "kernels/KernelTable.h"
@@ -41,18 +42,6 @@ struct Step {
   TensorOp op;                  // the call it replaces
 };
 
-/// The kernel input of each of `op`'s slots (-1: omitted).
-SmallVector<Value> kernelInputs(TensorOp op) {
-  SmallVector<Value> ins;
-  if (auto slots = op.getSlots()) {
-    for (int64_t s : *slots)
-      ins.push_back(s < 0 ? Value() : op.getInputs()[s]);
-  } else {
-    ins.append(op.getInputs().begin(), op.getInputs().end());
-  }
-  return ins;
-}
-
 /// How `other` broadcasts against the output type `out` ([N, M, ...]): a
 /// scalar, one value per channel (axis 1), or the output's own shape.
 std::optional<int64_t> operandKind(Value other, RankedTensorType out) {
@@ -63,15 +52,8 @@ std::optional<int64_t> operandKind(Value other, RankedTensorType out) {
     return KILN_EP_SCALAR;
   if (t == out)
     return KILN_EP_FULL;
-  const int64_t r = t.getRank(), R = out.getRank();
-  if (r > R || R < 2)
+  if (!broadcastsPerChannel(t, out))
     return std::nullopt;
-  for (int64_t d = 0; d < r; ++d) {
-    const int64_t axis = R - r + d;
-    const int64_t want = axis == 1 ? out.getDimSize(1) : 1;
-    if (t.getDimSize(d) != want)
-      return std::nullopt;
-  }
   return KILN_EP_CHANNEL;
 }
 
@@ -93,7 +75,7 @@ std::optional<Step> matchStep(TensorOp u, Value cur, RankedTensorType out,
   if (u->getNumResults() != 1 || u->getResult(0).getType() != out)
     return std::nullopt;
   ArrayRef<int64_t> p = u.getParams();
-  SmallVector<Value> ins = kernelInputs(u);
+  SmallVector<Value> ins = u.getKernelInputs();
   Step s;
   s.op = u;
   StringRef k = u.getKernel();
@@ -168,7 +150,7 @@ bool matchSaved(Value cur, TensorOp a, TensorOp b, RankedTensorType out,
   TensorOp op = a;
   for (int i = 0; i < kMaxSavedChain && op; ++i) {
     if (op == b) {
-      SmallVector<Value> ins = kernelInputs(b);
+      SmallVector<Value> ins = b.getKernelInputs();
       ArrayRef<int64_t> p = b.getParams();
       if (!isEpilogueBinary(b, ins, out) || v == cur ||
           !((ins[0] == cur && ins[1] == v) || (ins[0] == v && ins[1] == cur)))
@@ -255,12 +237,7 @@ struct FuseTensorEpiloguesPass
     // The fused call: conv's kernel inputs, then each step's operands.
     SmallVector<Value> operands(conv.getInputs().begin(),
                                 conv.getInputs().end());
-    SmallVector<int64_t> slots;
-    if (auto sl = conv.getSlots())
-      slots.assign(sl->begin(), sl->end());
-    else
-      for (size_t i = 0; i < operands.size(); ++i)
-        slots.push_back((int64_t)i);
+    SmallVector<int64_t> slots = conv.getKernelSlots();
     auto input = [&](Value v) -> int64_t {
       if (!v)
         return -1;

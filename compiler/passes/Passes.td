@@ -43,8 +43,8 @@ def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
   let summary = "Fold per-channel scales and shifts into the preceding convolution's weights";
   let description = [{
     A chain of f32 calls after a kiln.tensor_op "conv" (or "conv_transpose")
-    with constant weights
-    and bias (or none), each the only reader of the one before, that are
+    with constant weights and bias (or none), each the only reader of the one
+    before, that are
     affine maps per output channel: BatchNormalization with constant
     vectors (y = x * a + B - mean * a, a = scale / sqrt(var + epsilon)), and
     Add, Sub, Mul or Div (x first) by a scalar or per-channel ([M, 1, ...])
