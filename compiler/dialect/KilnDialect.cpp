@@ -455,20 +455,37 @@ static int64_t constantElementBytes(Type t) {
   return t.getIntOrFloatBitWidth() % 8 ? 0 : t.getIntOrFloatBitWidth() / 8;
 }
 
-void ConstantOp::build(OpBuilder &b, OperationState &state, StringRef name,
-                       RankedTensorType type, ArrayRef<char> bytes) {
+DenseResourceElementsAttr kiln::constantValue(MLIRContext *ctx, StringRef name,
+                                              RankedTensorType type,
+                                              ArrayRef<char> bytes) {
   std::string key = name.str();
   for (char &c : key)
     if (!llvm::isAlnum(c) && c != '_' && c != '.')
       c = '_';
   if (key.empty() || llvm::isDigit(key[0]))
     key = "c_" + key;
-  auto &blobs = DenseResourceElementsHandle::getManagerInterface(
-      b.getContext());
-  auto value = DenseResourceElementsAttr::get(
+  auto &blobs = DenseResourceElementsHandle::getManagerInterface(ctx);
+  return DenseResourceElementsAttr::get(
       type, blobs.insert(key, HeapAsmResourceBlob::allocateAndCopyWithAlign(
                                   bytes, 64)));
-  build(b, state, type, b.getStringAttr(name), value);
+}
+
+void ConstantOp::build(OpBuilder &b, OperationState &state, StringRef name,
+                       RankedTensorType type, ArrayRef<char> bytes) {
+  build(b, state, type, b.getStringAttr(name),
+        constantValue(b.getContext(), name, type, bytes));
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+Operation *KilnDialect::materializeConstant(OpBuilder &b, Attribute value,
+                                            Type type, Location loc) {
+  auto r = value.dyn_cast<DenseResourceElementsAttr>();
+  if (!r || r.getType() != type)
+    return nullptr;
+  // Named after its blob, whose key the blob manager keeps unique.
+  return b.create<ConstantOp>(loc, type,
+                              b.getStringAttr(r.getRawHandle().getKey()), r);
 }
 
 std::optional<ArrayRef<char>> ConstantOp::bytes() {
@@ -512,6 +529,41 @@ SmallVector<Value> TensorOp::getKernelInputs() {
   for (int64_t s : getKernelSlots())
     ins.push_back(s < 0 ? Value() : getInputs()[s]);
   return ins;
+}
+
+LogicalResult TensorOp::fold(FoldAdaptor adaptor,
+                            SmallVectorImpl<OpFoldResult> &results) {
+  auto *folder =
+      (*this)->getDialect()->getRegisteredInterface<TensorFoldInterface>();
+  if (!folder)
+    return failure();
+  // Kernels offset their pointers, by zero for an empty tensor, which is
+  // undefined on null: an empty input gets a valid pointer.
+  static const char empty[64] = {};
+  SmallVector<const char *> inputs;
+  for (int64_t s : getKernelSlots()) {
+    if (s < 0) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    auto r = adaptor.getOperands()[s].dyn_cast_or_null<DenseResourceElementsAttr>();
+    AsmResourceBlob *blob = r ? r.getRawHandle().getBlob() : nullptr;
+    if (!blob)
+      return failure();
+    inputs.push_back(blob->getData().empty() ? empty : blob->getData().data());
+  }
+  std::vector<std::vector<char>> outputs;
+  if (!folder->fold(*this, inputs, outputs) ||
+      outputs.size() != getNumResults())
+    return failure();
+  for (auto [i, bytes] : llvm::enumerate(outputs)) {
+    auto type = getResult(i).getType().cast<RankedTensorType>();
+    std::string name = getNode().str();
+    if (getNumResults() > 1)
+      name += "." + std::to_string(i);
+    results.push_back(constantValue(getContext(), name, type, bytes));
+  }
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -23,6 +25,29 @@
 #include "compiler/dialect/KilnOps.h.inc"
 
 namespace kiln {
+/// Computes the results of a kiln.tensor_op whose inputs are all constants,
+/// for TensorOp::fold. The dialect links no kernels, so a layer that does
+/// attaches this interface to it (registerTensorFolding,
+/// compiler/passes/FoldConstants.cpp); without it tensor_ops do not fold.
+class TensorFoldInterface
+    : public mlir::DialectInterface::Base<TensorFoldInterface> {
+public:
+  explicit TensorFoldInterface(mlir::Dialect *dialect) : Base(dialect) {}
+  /// `inputs`: each kernel input's bytes in the kernel's order (null for an
+  /// omitted one). Fills `outputs` with each result's bytes and returns
+  /// true, or returns false when the call does not fold (no host kernel,
+  /// results too large to compute at compile time).
+  virtual bool fold(TensorOp op, llvm::ArrayRef<const char *> inputs,
+                    std::vector<std::vector<char>> &outputs) const = 0;
+};
+
+/// A kiln.constant value: a dense_resource of `type` holding a copy of
+/// `bytes`, its blob keyed by `name` made an identifier (and unique).
+mlir::DenseResourceElementsAttr constantValue(mlir::MLIRContext *ctx,
+                                              llvm::StringRef name,
+                                              mlir::RankedTensorType type,
+                                              llvm::ArrayRef<char> bytes);
+
 /// The module's `kiln.target` attribute, or null.
 TargetAttr moduleTarget(mlir::ModuleOp module);
 

@@ -19,6 +19,8 @@ def Kiln_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let useFoldAPI = kEmitFoldAdaptorFolder;
+  // kiln.constant, for the values tensor_op folds to.
+  let hasConstantMaterializer = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 

@@ -223,7 +223,7 @@ def Kiln_LastTokenOp : Kiln_Op<"last_token", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def Kiln_ConstantOp : Kiln_Op<"constant",
-    [Pure, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
   let summary = "a constant tensor of a graph model";
   let description = [{
     An ONNX initializer, a Constant node's value, or a tensor folded at
@@ -235,6 +235,7 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$source $value attr-dict";
   let hasVerifier = 1;
+  let hasFolder = 1;
   let builders = [
     // A constant of `type` holding a copy of `bytes`, its blob keyed by
     // `name` made an identifier (and unique).
@@ -248,7 +249,7 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
   }];
 }
 
-def Kiln_TensorOp : Kiln_Op<"tensor_op"> {
+def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {
   let summary = "a call of one tensor kernel (kiln_t_<kernel>)";
   let description = [{
     What an ONNX node became: `kernel` names the C function, `params` and
@@ -258,6 +259,13 @@ def Kiln_TensorOp : Kiln_Op<"tensor_op"> {
     `node` name the node it came from. When the kernel's inputs include
     omitted optional ones, `slots` maps each kernel input to an operand index
     or -1.
+
+    A call reads its inputs and writes only its results (and its scratch),
+    so one nobody reads is erased (canonicalization, kiln-fold-constants).
+    One whose inputs are all constants folds, when the context's kiln
+    dialect has a TensorFoldInterface (compiler/passes/FoldConstants.cpp
+    attaches the host build of the kernels): its results become
+    kiln.constant ops holding what the kernel computed.
   }];
   let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, StrAttr:$kernel,
                        DenseI64ArrayAttr:$params,
@@ -266,6 +274,7 @@ def Kiln_TensorOp : Kiln_Op<"tensor_op"> {
                        DefaultValuedAttr<I64Attr, "0">:$scratch,
                        StrAttr:$onnx_op, StrAttr:$node);
   let results = (outs Variadic<AnyStaticShapeTensor>:$outputs);
+  let hasFolder = 1;
   let assemblyFormat = [{
     $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)
   }];

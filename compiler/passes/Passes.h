@@ -12,6 +12,11 @@ namespace kiln {
 
 #define GEN_PASS_REGISTRATION
 #include "compiler/passes/Passes.h.inc"
+
+/// Attaches the TensorFoldInterface, backed by the host build of
+/// kernels/tensor, to the kiln dialect of every context using `registry`,
+/// so that kiln.tensor_op folds wherever MLIR folds (canonicalize too).
+void registerTensorFolding(mlir::DialectRegistry &registry);
 } // namespace kiln
 
 #endif

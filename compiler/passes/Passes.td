@@ -39,6 +39,21 @@ def FuseHorizontal : Pass<"kiln-fuse-horizontal", "mlir::ModuleOp"> {
   }];
 }
 
+def FoldConstants : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
+  let summary = "Fold graph calls on constants and erase calls nobody reads";
+  let description = [{
+    Runs MLIR's folding driver over each function with the kiln dialect's
+    TensorFoldInterface attached (the host build of kernels/tensor, the code
+    the library would call): a kiln.tensor_op whose inputs are all
+    kiln.constant ops, whose results and scratch take at most 64 MiB and
+    whose kernel the compiler has, becomes kiln.constant ops holding what
+    the kernel computed. Ops nobody reads (unused ONNX outputs and branches,
+    Dropout masks, constants left behind) are erased. The ONNX frontend
+    folds the calls whose values it needs while it imports (shapes); this
+    pass folds and prunes what is left and what other passes leave.
+  }];
+}
+
 def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
   let summary = "Fold per-channel scales and shifts into the preceding convolution's weights";
   let description = [{

@@ -11,6 +11,7 @@ using namespace kiln;
 
 const std::vector<PipelineStep> &kiln::pipelineSteps() {
   static const std::vector<PipelineStep> steps = {
+      {"kiln-fold-constants", false, true},
       {"kiln-quantize", true, true},
       {"kiln-fuse-horizontal", true, true},
       {"kiln-fuse-elementwise", true, true},
@@ -84,7 +85,9 @@ bool kiln::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
       continue;
     const std::string name = step.name;
     if (!isDisabled(o, step.name)) {
-      if (name == "kiln-quantize") {
+      if (name == "kiln-fold-constants") {
+        pm.addPass(createFoldConstants());
+      } else if (name == "kiln-quantize") {
         if (!o.quantize.empty() || !o.quantizeOverrides.empty()) {
           QuantizeOptions q;
           q.type = o.quantize;

@@ -27,8 +27,9 @@ struct PipelineStep {
   bool optional;
   bool isPass; // false: a behaviour of another pass (kiln-in-place)
 };
-/// The steps in order: kiln-quantize, kiln-fuse-horizontal,
-/// kiln-fuse-elementwise, kiln-select-kernels, kiln-plan-memory, and
+/// The steps in order: kiln-fold-constants, kiln-quantize,
+/// kiln-fuse-horizontal, kiln-fuse-elementwise, kiln-fold-conv-affine,
+/// kiln-fuse-tensor-epilogues, kiln-select-kernels, kiln-plan-memory, and
 /// kiln-in-place.
 const std::vector<PipelineStep> &pipelineSteps();
 /// "import, kiln-quantize, ..., kiln-plan-memory": the points the pipeline

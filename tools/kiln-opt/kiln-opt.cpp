@@ -11,6 +11,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<kiln::KilnDialect, mlir::func::FuncDialect>();
+  kiln::registerTensorFolding(registry); // tensor_ops fold under -canonicalize
   kiln::registerKilnPasses();
   kiln::registerPipeline();
   mlir::registerCanonicalizerPass();

@@ -173,12 +173,6 @@ struct RegisterConverter {
   RegisterConverter(std::initializer_list<const char *> ops, Converter c);
 };
 
-/// Runs kernel `kernel` on the host (constant folding); false if unknown.
-bool runHostKernel(const std::string &kernel, const std::vector<int64_t> &p,
-                   const std::vector<float> &f,
-                   const std::vector<const void *> &in,
-                   const std::vector<void *> &out, void *scratch);
-
 // --- helpers for converters (Shapes.cpp) ---
 /// numpy-style broadcast of two shapes; false if incompatible.
 bool broadcastShapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
@@ -193,11 +187,6 @@ std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape);
 bool normalizeAxis(int64_t &axis, int64_t rank);
 int64_t product(const std::vector<int64_t> &v, size_t from = 0,
                 size_t to = SIZE_MAX);
-/// The most bytes a call folded at compile time may write (64 MiB: shape
-/// computations and small constants; weights are initializers, not folded);
-/// larger calls on constants run in the library instead, so compile-time
-/// memory and time stay bounded.
-constexpr uint64_t kMaxFoldBytes = uint64_t(1) << 26;
 /// Checks that a tensor of `shape` and `dtype` takes at most `maxBytes`,
 /// with every partial product of its dimensions in range (so product() and
 /// strides cannot overflow); otherwise `error` names the shape and what it

@@ -3,6 +3,7 @@
 #include "compiler/frontend/onnx/ops/Common.h"
 #include "onnx.pb.h"
 
+#include "compiler/support/HostKernels.h"
 #include "kernels/tensor/kiln_tensor.h"
 
 #include <algorithm>
@@ -175,26 +176,6 @@ bool normalizeAxis(int64_t &axis, int64_t rank) {
     return false;
   if (axis < 0)
     axis += rank;
-  return true;
-}
-
-// --- host kernels ------------------------------------------------------------
-
-bool runHostKernel(const std::string &kernel, const std::vector<int64_t> &p,
-                   const std::vector<float> &f,
-                   const std::vector<const void *> &in,
-                   const std::vector<void *> &out, void *scratch) {
-  static const std::unordered_map<std::string, kiln_tensor_kernel> table = {
-#define KILN_TENSOR_KERNEL(name) {#name, kiln_t_##name},
-#include "kernels/tensor/kiln_tensor_kernels.def"
-#undef KILN_TENSOR_KERNEL
-  };
-  auto it = table.find(kernel);
-  if (it == table.end())
-    return false;
-  static const float noFloats[4] = {0, 0, 0, 0};
-  it->second(p.data(), f.empty() ? noFloats : f.data(), in.data(), out.data(),
-             scratch);
   return true;
 }
 
@@ -592,22 +573,8 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
     g.outputs.push_back(it->second->id);
   }
 
-  // Drop calls whose results nothing needs (unused branches, Dropout masks).
-  std::set<int> live(g.outputs.begin(), g.outputs.end());
-  std::vector<bool> keep(g.calls.size(), false);
-  for (size_t i = g.calls.size(); i-- > 0;) {
-    for (int o : g.calls[i].outputs)
-      keep[i] = keep[i] || live.count(o);
-    if (keep[i])
-      for (int in : g.calls[i].inputs)
-        if (in >= 0)
-          live.insert(in);
-  }
-  std::vector<Call> kept;
-  for (size_t i = 0; i < g.calls.size(); ++i)
-    if (keep[i])
-      kept.push_back(std::move(g.calls[i]));
-  g.calls = std::move(kept);
+  // Calls whose results nothing reads stay: kiln-fold-constants erases them
+  // in the IR.
   return true;
 }
 } // namespace kiln::onnx
