@@ -10,7 +10,9 @@
 // + c[m]. The chain then
 // costs nothing at run time and its constants leave the library. Results
 // differ from the unfolded graph by the rounding of the scaled weights
-// (onnxruntime folds the same way).
+// (onnxruntime folds the same way). A Gemm's output columns are channels
+// too (BatchNormalization of [N, C] after a fully connected layer): its B
+// columns and C fold the same way.
 //
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/ChannelOperands.h"
@@ -128,6 +130,111 @@ std::optional<Affine> affineStep(TensorOp op, Value x, RankedTensorType out) {
   return s;
 }
 
+/// The chain of affine steps after `y` (of type `out`, M channels on axis
+/// 1), each the only reader of the one before, composed into `total`.
+SmallVector<TensorOp> affineChain(Value y, RankedTensorType out, int64_t M,
+                                  Affine &total) {
+  total = {std::vector<double>(M, 1.0), std::vector<double>(M, 0.0)};
+  SmallVector<TensorOp> chain;
+  Value cur = y;
+  while (cur.hasOneUse()) {
+    auto next = dyn_cast<TensorOp>(*cur.getUsers().begin());
+    std::optional<Affine> s = next ? affineStep(next, cur, out) : std::nullopt;
+    if (!s)
+      break;
+    for (int64_t m = 0; m < M; ++m) {
+      total.a[m] *= s->a[m];
+      total.c[m] = total.c[m] * s->a[m] + s->c[m];
+    }
+    chain.push_back(next);
+    cur = next->getResult(0);
+  }
+  return chain;
+}
+
+/// What a folded call becomes: its new weights (W's shape) and bias, and
+/// how its operands, parameters and float parameters change.
+struct Folded {
+  std::vector<float> w, bias;
+  RankedTensorType biasType;
+  SmallVector<int64_t> params;
+  std::optional<SmallVector<float>> fparams;
+};
+
+bool allFinite(const std::vector<float> &v) {
+  for (float x : v)
+    if (!std::isfinite(x))
+      return false;
+  return true;
+}
+
+/// A Conv or ConvTranspose: W' = W * a per output channel, bias' = bias * a
+/// + c. p = {n, N, C, M, G, ...geometry, epilogue operations (none yet)}.
+std::optional<Folded> foldConv(TensorOp conv, ArrayRef<float> w,
+                               std::optional<ArrayRef<float>> bias,
+                               const Affine &total) {
+  ArrayRef<int64_t> p = conv.getParams();
+  const bool transposed = conv.getKernel() == "conv_transpose";
+  const int64_t C = p[2], M = p[3], G = p[4];
+  if (G < 1 || C % G || M % G || w.size() % (C * M / G))
+    return std::nullopt;
+  // W is [M, C / G, k...] (Conv) or [C, M / G, k...] (ConvTranspose:
+  // input channel c of group c / (C / G) feeds outputs g * M / G + j).
+  const int64_t taps = (int64_t)w.size() / (C * M / G);
+  Folded f;
+  f.w.resize(w.size());
+  for (int64_t o = 0; o < (int64_t)w.size() / taps; ++o) {
+    const int64_t m =
+        transposed ? (o / (M / G)) / (C / G) * (M / G) + o % (M / G) : o / (C / G);
+    for (int64_t i = o * taps; i < (o + 1) * taps; ++i)
+      f.w[i] = (float)(w[i] * total.a[m]);
+  }
+  f.bias.resize(M);
+  for (int64_t m = 0; m < M; ++m)
+    f.bias[m] = (float)((bias ? (*bias)[m] : 0.0) * total.a[m] + total.c[m]);
+  f.biasType = RankedTensorType::get({M}, Float32Type::get(conv.getContext()));
+  f.params.assign(p.begin(), p.end());
+  return f;
+}
+
+/// A Gemm, Y = alpha A B + beta C with B [K, N] (the frontend transposes a
+/// constant B of transB itself), whose N columns are the channels:
+/// B' = B * a per column, C' = beta C a + c (per column, [N], when C is the
+/// same on every row, else [M, N]) with beta' = 1.
+/// p = {dtype, M, N, K, transA, transB, hasC, csm, csn}, f = {alpha, beta}.
+std::optional<Folded> foldGemm(TensorOp gemm, ArrayRef<float> w,
+                               std::optional<ArrayRef<float>> c,
+                               const Affine &total) {
+  ArrayRef<int64_t> p = gemm.getParams();
+  if (p.size() != 9 || p[0] != KILN_F32 || p[5] || !gemm.getFparams())
+    return std::nullopt;
+  const int64_t M = p[1], N = p[2], K = p[3], csm = p[7], csn = p[8];
+  const float beta = (*gemm.getFparams())[1];
+  const bool hasC = p[6] && c && beta != 0.0f;
+  if ((int64_t)w.size() != K * N)
+    return std::nullopt;
+  Folded f;
+  f.w.resize(w.size());
+  for (int64_t i = 0; i < K * N; ++i)
+    f.w[i] = (float)(w[i] * total.a[i % N]);
+  const int64_t rows = hasC && csm ? M : 1;
+  f.bias.resize(rows * N);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      f.bias[i * N + j] = (float)(
+          (hasC ? (double)beta * (*c)[i * csm + j * csn] : 0.0) * total.a[j] +
+          total.c[j]);
+  Type f32 = Float32Type::get(gemm.getContext());
+  f.biasType = rows > 1 ? RankedTensorType::get({M, N}, f32)
+                        : RankedTensorType::get({N}, f32);
+  f.params.assign(p.begin(), p.end());
+  f.params[6] = 1;
+  f.params[7] = rows > 1 ? N : 0;
+  f.params[8] = 1;
+  f.fparams = SmallVector<float>{(*gemm.getFparams())[0], 1.0f};
+  return f;
+}
+
 struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -143,68 +250,37 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       return name;
     };
 
-    SmallVector<TensorOp> convs;
+    SmallVector<TensorOp> producers;
     module.walk([&](TensorOp op) {
-      if (op.getKernel() == "conv" || op.getKernel() == "conv_transpose")
-        convs.push_back(op);
+      if (op.getKernel() == "conv" || op.getKernel() == "conv_transpose" ||
+          op.getKernel() == "gemm")
+        producers.push_back(op);
     });
-    for (TensorOp conv : convs) {
-      // p = {n, N, C, M, G, ...geometry, epilogue operations (none yet)}.
-      ArrayRef<int64_t> p = conv.getParams();
-      Value y = conv->getResult(0);
+    for (TensorOp op : producers) {
+      const bool gemm = op.getKernel() == "gemm";
+      Value y = op->getResult(0);
       auto out = y.getType().cast<RankedTensorType>();
-      if (p.back() != 0 || !out.getElementType().isF32())
+      if (!out.getElementType().isF32() || out.getRank() < 2 ||
+          (!gemm && op.getParams().back() != 0))
         continue;
-      const bool transposed = conv.getKernel() == "conv_transpose";
-      const int64_t C = p[2], M = p[3], G = p[4];
-      // Kernel inputs {X, W, bias (null when omitted)}.
-      SmallVector<Value> convIns = conv.getKernelInputs();
-      Value wv = convIns[1], bv = convIns[2];
+      // Kernel inputs {X, W, bias} or {A, B, C} (null when omitted).
+      SmallVector<Value> ins = op.getKernelInputs();
+      Value wv = ins[1], bv = ins[2];
       std::optional<ArrayRef<float>> w = constantFloats(wv);
       std::optional<ArrayRef<float>> bias = constantFloats(bv);
-      if (!w || (bv && !bias) || G < 1 || C % G || M % G || w->size() % (C * M / G))
+      if (!w || (bv && !bias))
         continue;
 
-      // The chain of affine steps, each the only reader of the one before.
-      Affine total{std::vector<double>(M, 1.0), std::vector<double>(M, 0.0)};
-      SmallVector<TensorOp> chain;
-      Value cur = y;
-      while (cur.hasOneUse()) {
-        auto next = dyn_cast<TensorOp>(*cur.getUsers().begin());
-        std::optional<Affine> s = next ? affineStep(next, cur, out) : std::nullopt;
-        if (!s)
-          break;
-        for (int64_t m = 0; m < M; ++m) {
-          total.a[m] *= s->a[m];
-          total.c[m] = total.c[m] * s->a[m] + s->c[m];
-        }
-        chain.push_back(next);
-        cur = next->getResult(0);
-      }
+      Affine total;
+      SmallVector<TensorOp> chain = affineChain(y, out, out.getDimSize(1), total);
       if (chain.empty())
         continue;
-
-      // W is [M, C / G, k...] (Conv) or [C, M / G, k...] (ConvTranspose:
-      // input channel c of group c / (C / G) feeds outputs g * M / G + j).
-      const int64_t taps = (int64_t)w->size() / (C * M / G);
-      std::vector<float> w2(w->size()), b2(M);
-      bool finite = true;
-      for (int64_t o = 0; o < (int64_t)w->size() / taps; ++o) {
-        const int64_t m =
-            transposed ? (o / (M / G)) / (C / G) * (M / G) + o % (M / G) : o / (C / G);
-        for (int64_t i = o * taps; i < (o + 1) * taps; ++i) {
-          w2[i] = (float)((*w)[i] * total.a[m]);
-          finite &= std::isfinite(w2[i]);
-        }
-      }
-      for (int64_t m = 0; m < M; ++m) {
-        b2[m] = (float)((bias ? (*bias)[m] : 0.0) * total.a[m] + total.c[m]);
-        finite &= std::isfinite(b2[m]);
-      }
-      if (!finite)
+      std::optional<Folded> f =
+          gemm ? foldGemm(op, *w, bias, total) : foldConv(op, *w, bias, total);
+      if (!f || !allFinite(f->w) || !allFinite(f->bias))
         continue; // a division by zero or an overflow stays at run time
 
-      OpBuilder builder(conv);
+      OpBuilder builder(op);
       auto wc = wv.getDefiningOp<ConstantOp>();
       auto asChars = [](const std::vector<float> &v) {
         return ArrayRef<char>((const char *)v.data(), v.size() * sizeof(float));
@@ -212,29 +288,32 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       TensorOp last = chain.back();
       Value newW = builder.create<ConstantOp>(
           wc.getLoc(), uniqueName(wc.getSource().str() + ".folded"),
-          wc.getResult().getType().cast<RankedTensorType>(), asChars(w2));
+          wc.getResult().getType().cast<RankedTensorType>(), asChars(f->w));
       Value newB = builder.create<ConstantOp>(
           last.getLoc(), uniqueName(last.getNode().str() + ".bias"),
-          RankedTensorType::get({M}, builder.getF32Type()), asChars(b2));
-      SmallVector<Location> locs = {conv.getLoc()};
-      for (TensorOp op : chain)
-        locs.push_back(op.getLoc());
+          f->biasType, asChars(f->bias));
+      SmallVector<Location> locs = {op.getLoc()};
+      for (TensorOp step : chain)
+        locs.push_back(step.getLoc());
       auto folded = builder.create<TensorOp>(
-          builder.getFusedLoc(locs), conv->getResultTypes(),
-          ValueRange{convIns[0], newW, newB}, conv.getKernelAttr(),
-          conv.getParamsAttr(), conv.getFparamsAttr(), DenseI64ArrayAttr(),
-          conv.getScratchAttr(), conv.getOnnxOpAttr(), conv.getNodeAttr());
+          builder.getFusedLoc(locs), op->getResultTypes(),
+          ValueRange{ins[0], newW, newB}, op.getKernelAttr(),
+          builder.getDenseI64ArrayAttr(f->params),
+          f->fparams ? builder.getDenseF32ArrayAttr(*f->fparams)
+                     : op.getFparamsAttr(),
+          DenseI64ArrayAttr(), op.getScratchAttr(), op.getOnnxOpAttr(),
+          op.getNodeAttr());
       last->getResult(0).replaceAllUsesWith(folded->getResult(0));
 
       llvm::SetVector<Operation *> constants;
       SmallVector<Operation *> dead(chain.rbegin(), chain.rend());
-      dead.push_back(conv);
-      for (Operation *op : dead)
-        for (Value v : op->getOperands())
+      dead.push_back(op);
+      for (Operation *d : dead)
+        for (Value v : d->getOperands())
           if (auto c = v.getDefiningOp<ConstantOp>())
             constants.insert(c);
-      for (Operation *op : dead)
-        op->erase();
+      for (Operation *d : dead)
+        d->erase();
       for (Operation *c : constants)
         if (c->use_empty())
           c->erase();

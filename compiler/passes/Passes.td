@@ -55,7 +55,7 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
 }
 
 def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
-  let summary = "Fold per-channel scales and shifts into the preceding convolution's weights";
+  let summary = "Fold per-channel scales and shifts into the preceding convolution's or Gemm's weights";
   let description = [{
     A chain of f32 calls after a kiln.tensor_op "conv" (or "conv_transpose")
     with constant weights and bias (or none), each the only reader of the one
@@ -65,7 +65,9 @@ def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
     Add, Sub, Mul or Div (x first) by a scalar or per-channel ([M, 1, ...])
     constant. The composed map y = x * a + c becomes the convolution's
     weights, scaled per output channel by a, and its bias, bias * a + c: two
-    new kiln.constant ops. Constants left without a use are erased. The
+    new kiln.constant ops. A kiln.tensor_op "gemm" with a constant B (and C
+    or none) folds the same way, its N output columns being the channels:
+    B' = B * a per column, C' = beta * C * a + c and beta' = 1. Constants left without a use are erased. The
     result differs from the unfolded graph only by the rounding of the
     scaled weights.
   }];
