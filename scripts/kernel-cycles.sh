@@ -6,6 +6,13 @@
 # hardware").
 #
 #   scripts/kernel-cycles.sh            # prints the Markdown table
+#   LLVM_MCA=llvm-mca-19 scripts/kernel-cycles.sh
+#                                       # LLVM 19's own Neoverse-V1 model
+#
+# llvm-mca-16 has no Neoverse-V1 model (it schedules -mcpu=neoverse-v1 with
+# its Neoverse-N2 one); Debian 12's llvm-19 package has one (four vector
+# pipes). Only the analyser changes: both sides are still compiled by
+# clang-16.
 #
 # ggml's source is llama.cpp's, from the git bundle node-llama-cpp ships
 # (scripts/bench-llama-cpp.sh clones it into $KILN_PEER_DIR/src); its
@@ -26,6 +33,8 @@ if [ ! -f /usr/aarch64-linux-gnu/include/c++/12/aarch64-linux-gnu/bits/c++config
   echo "kernel-cycles: ggml's repack.cpp needs the arm64 libstdc++ headers: apt-get install libstdc++-12-dev-arm64-cross" >&2
   exit 1
 fi
+MCA="${LLVM_MCA:-llvm-mca-16}"
+command -v "$MCA" > /dev/null || { echo "kernel-cycles: $MCA not found" >&2; exit 1; }
 W="$(mktemp -d /tmp/kiln-kcycles-XXXXXX)"
 trap 'rm -rf "$W"' EXIT
 FLAGS=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+dotprod)
@@ -102,7 +111,7 @@ row() {
   printf '| %s | %d |' "$name" "$blocks"
   for cpu in cortex-a55 cortex-a78 neoverse-v1; do
     local cycles
-    cycles=$(llvm-mca-16 -mtriple=aarch64 -mcpu=$cpu -mattr=+dotprod,+i8mm -iterations=200 \
+    cycles=$("$MCA" -mtriple=aarch64 -mcpu=$cpu -mattr=+dotprod,+i8mm -iterations=200 \
              "$W/loop.s" | awk '/Total Cycles/ {print $3}')
     awk -v c="$cycles" -v b="$blocks" 'BEGIN {printf " %.2f |", c / 200 / b}'
   done
