@@ -98,7 +98,11 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
   let description = [{
     Computes each value's live range over the op order. The result of an
     elementwise op (add, silu_mul, rms_norm, rope) takes the buffer of an
-    operand of the same size that dies at the op (in place). Offsets come
+    operand of the same size that dies at the op (in place). A graph call
+    "copy" of its whole operand (an ONNX Reshape, Flatten, Squeeze,
+    Unsqueeze or Identity) is a view: its result shares the operand's buffer
+    whether or not the operand dies there, the buffer living until both are
+    read (counted in `kiln.arena_views`). Offsets come
     from several placement orders (size, lifetime, area, start), each buffer
     at the lowest offset free over its lifetime, the best kept; graphs of at
     most `exact-limit` buffers are searched exhaustively for an optimal plan.
@@ -113,7 +117,7 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
     Option<"maxBatch", "max-batch", "int64_t", /*default=*/"0",
            "rows of a dynamic batch (0: the module's kiln.max_batch)">,
     Option<"inPlaceReuse", "in-place", "bool", /*default=*/"true",
-           "let elementwise results reuse a dying operand's buffer">,
+           "let elementwise results reuse a dying operand's buffer, and copies be views">,
     Option<"exactLimit", "exact-limit", "unsigned", /*default=*/"10",
            "search every placement order for graphs of at most this many buffers">,
   ];

@@ -98,13 +98,31 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
 
     std::vector<Buffer> buffers;
     llvm::DenseMap<Value, size_t> bufferOf;
-    int64_t inPlace = 0;
+    int64_t inPlace = 0, views = 0;
     for (Operation &op : block) {
       const int64_t at = index[&op];
       for (Value r : op.getResults()) {
         // Constants of graph models live in the weight blob, not the arena.
         if (!r.getType().isa<RankedTensorType>() || isa<ConstantOp>(op))
           continue;
+        // A copy of its whole operand (Reshape, Flatten, Squeeze, Unsqueeze,
+        // Identity) is a view: it shares the operand's buffer whether or not
+        // the operand dies here, the buffer living until both are read, and
+        // kiln_t_copy skips the copy onto itself. (Graph inputs and
+        // constants are not in the arena: their copies stay.)
+        if (auto t = dyn_cast<TensorOp>(op);
+            inPlaceReuse && t && t.getKernel() == "copy" &&
+            t.getInputs().size() == 1) {
+          auto it = bufferOf.find(t.getInputs()[0]);
+          if (it != bufferOf.end() && buffers[it->second].plan.bytes == bytesOf(r)) {
+            Buffer &b = buffers[it->second];
+            b.values.push_back(r);
+            b.plan.last = std::max(b.plan.last, lastUse(r));
+            bufferOf[r] = it->second;
+            ++views;
+            continue;
+          }
+        }
         // In place: an operand of the same size whose buffer dies here.
         std::optional<size_t> reuse;
         if (inPlaceReuse && reusesOperandInPlace(&op))
@@ -208,6 +226,8 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
     func->setAttr("kiln.arena_method", builder.getStringAttr(summary.method));
     if (inPlace)
       func->setAttr("kiln.arena_in_place", builder.getI64IntegerAttr(inPlace));
+    if (views)
+      func->setAttr("kiln.arena_views", builder.getI64IntegerAttr(views));
   }
 };
 } // namespace
