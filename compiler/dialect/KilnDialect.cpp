@@ -531,6 +531,17 @@ SmallVector<Value> TensorOp::getKernelInputs() {
   return ins;
 }
 
+bool TensorOp::isView() {
+  if (getKernel() != "copy" || getInputs().size() != 1)
+    return false;
+  if ((*this)->hasAttr("kiln.view"))
+    return true;
+  Operation *src = getInputs()[0].getDefiningOp();
+  auto at = (*this)->getAttrOfType<IntegerAttr>("kiln.offset");
+  auto from = src ? src->getAttrOfType<IntegerAttr>("kiln.offset") : IntegerAttr();
+  return at && from && at.getInt() == from.getInt();
+}
+
 LogicalResult TensorOp::fold(FoldAdaptor adaptor,
                             SmallVectorImpl<OpFoldResult> &results) {
   auto *folder =

@@ -284,6 +284,10 @@ def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {
     ::llvm::SmallVector<int64_t> getKernelSlots();
     /// The kernel's inputs in its order, a null Value for an omitted one.
     ::llvm::SmallVector<::mlir::Value> getKernelInputs();
+    /// A "copy" that kiln-plan-memory made a view: its result is its
+    /// operand's bytes where they are (a graph input or constant, marked
+    /// kiln.view, or the same arena offset), so the call does no work.
+    bool isView();
   }];
 }
 

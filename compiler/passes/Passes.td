@@ -102,7 +102,9 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
     "copy" of its whole operand (an ONNX Reshape, Flatten, Squeeze,
     Unsqueeze or Identity) is a view: its result shares the operand's buffer
     whether or not the operand dies there, the buffer living until both are
-    read (counted in `kiln.arena_views`). Offsets come
+    read; a view of a graph input or a constant gets `kiln.view` and no
+    buffer (it is read where its operand is). Views are counted in
+    `kiln.arena_views`; the emitter leaves their calls out. Offsets come
     from several placement orders (size, lifetime, area, start), each buffer
     at the lowest offset free over its lifetime, the best kept; graphs of at
     most `exact-limit` buffers are searched exhaustively for an optimal plan.

@@ -107,18 +107,27 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
           continue;
         // A copy of its whole operand (Reshape, Flatten, Squeeze, Unsqueeze,
         // Identity) is a view: it shares the operand's buffer whether or not
-        // the operand dies here, the buffer living until both are read, and
-        // kiln_t_copy skips the copy onto itself. (Graph inputs and
-        // constants are not in the arena: their copies stay.)
+        // the operand dies here, the buffer living until both are read. A
+        // view of a graph input or a constant (kiln.view) has no buffer: it
+        // is read where its operand is, and having no buffer, no call
+        // writes over it in place. Either way the call is not emitted.
         if (auto t = dyn_cast<TensorOp>(op);
             inPlaceReuse && t && t.getKernel() == "copy" &&
             t.getInputs().size() == 1) {
-          auto it = bufferOf.find(t.getInputs()[0]);
+          Value src = t.getInputs()[0];
+          auto it = bufferOf.find(src);
           if (it != bufferOf.end() && buffers[it->second].plan.bytes == bytesOf(r)) {
             Buffer &b = buffers[it->second];
             b.values.push_back(r);
             b.plan.last = std::max(b.plan.last, lastUse(r));
             bufferOf[r] = it->second;
+            ++views;
+            continue;
+          }
+          Operation *def = src.getDefiningOp();
+          if (it == bufferOf.end() && bytesOf(src) == bytesOf(r) &&
+              (!def || isa<ConstantOp>(def) || def->hasAttr("kiln.view"))) {
+            op.setAttr("kiln.view", UnitAttr::get(op.getContext()));
             ++views;
             continue;
           }
