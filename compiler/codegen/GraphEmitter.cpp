@@ -145,12 +145,10 @@ bool generateGraphSources(ModuleOp module,
   auto ref = [&](Value v) -> uint64_t {
     if (!v)
       return 3ull << 60;
-    // A view of a graph input or constant reads its operand where it is.
-    while (auto t = v.getDefiningOp<TensorOp>()) {
-      if (!t->hasAttr("kiln.view"))
-        break;
-      v = t.getInputs()[0];
-    }
+    // A reshape is its operand's bytes where they are (kiln-plan-memory
+    // gives it no buffer of its own).
+    while (auto view = v.getDefiningOp<ReshapeOp>())
+      v = view.getInput();
     if (auto arg = v.dyn_cast<BlockArgument>())
       return arg.getArgNumber();
     Operation *def = v.getDefiningOp();
@@ -177,7 +175,7 @@ bool generateGraphSources(ModuleOp module,
   size_t maxIn = 1, maxOut = 1;
   for (Operation &op : func.getBody().front()) {
     auto t = dyn_cast<TensorOp>(op);
-    if (!t || t.isView()) // a view's bytes are already where it reads them
+    if (!t)
       continue;
     SmallVector<int64_t> slots = t.getKernelSlots();
     // Runs of the epilogue compiled to loops: each an extra input (ref kind

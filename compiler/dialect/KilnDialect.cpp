@@ -531,15 +531,35 @@ SmallVector<Value> TensorOp::getKernelInputs() {
   return ins;
 }
 
-bool TensorOp::isView() {
-  if (getKernel() != "copy" || getInputs().size() != 1)
-    return false;
-  if ((*this)->hasAttr("kiln.view"))
-    return true;
-  Operation *src = getInputs()[0].getDefiningOp();
-  auto at = (*this)->getAttrOfType<IntegerAttr>("kiln.offset");
-  auto from = src ? src->getAttrOfType<IntegerAttr>("kiln.offset") : IntegerAttr();
-  return at && from && at.getInt() == from.getInt();
+LogicalResult ReshapeOp::verify() {
+  auto in = getInput().getType().cast<RankedTensorType>();
+  auto out = getResult().getType().cast<RankedTensorType>();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("changes the element type (")
+           << in.getElementType() << " to " << out.getElementType()
+           << "); a reshape keeps it";
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("has ") << in.getNumElements() << " elements in and "
+                               << out.getNumElements() << " out";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  // A reshape of a reshape reads the first one's operand.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  // A constant's bytes, as a constant of this type.
+  auto r = adaptor.getInput().dyn_cast_or_null<DenseResourceElementsAttr>();
+  AsmResourceBlob *blob = r ? r.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return {};
+  return constantValue(getContext(), getNode(),
+                       getResult().getType().cast<RankedTensorType>(),
+                       blob->getData());
 }
 
 LogicalResult TensorOp::fold(FoldAdaptor adaptor,

@@ -249,6 +249,28 @@ def Kiln_ConstantOp : Kiln_Op<"constant",
   }];
 }
 
+def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure]> {
+  let summary = "a tensor's bytes under another static shape";
+  let description = [{
+    An ONNX Reshape, Flatten, Squeeze, Unsqueeze, Identity or inference
+    Dropout (and any other node that copies its input whole): the same
+    elements in the same row-major order, so it is a view, never a copy.
+    kiln-plan-memory gives it its operand's buffer for as long as either is
+    read (an input's or a constant's view is read where they are), and the
+    library has no step for it. It folds away when its type is its
+    operand's, folds into the reshape it reads, and folds a constant into a
+    constant of its type.
+
+      %y = kiln.reshape %x {node = "r", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<6xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {
   let summary = "a call of one tensor kernel (kiln_t_<kernel>)";
   let description = [{
@@ -284,10 +306,6 @@ def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {
     ::llvm::SmallVector<int64_t> getKernelSlots();
     /// The kernel's inputs in its order, a null Value for an omitted one.
     ::llvm::SmallVector<::mlir::Value> getKernelInputs();
-    /// A "copy" that kiln-plan-memory made a view: its result is its
-    /// operand's bytes where they are (a graph input or constant, marked
-    /// kiln.view, or the same arena offset), so the call does no work.
-    bool isView();
   }];
 }
 

@@ -48,7 +48,9 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
     kiln.constant ops, whose results and scratch take at most 64 MiB and
     whose kernel the compiler has, becomes kiln.constant ops holding what
     the kernel computed. Ops nobody reads (unused ONNX outputs and branches,
-    Dropout masks, constants left behind) are erased. The ONNX frontend
+    Dropout masks, constants left behind) are erased, and kiln.reshape
+    folds (away when its type is its operand's, into the reshape it reads,
+    and of a constant into a constant). The ONNX frontend
     folds the calls whose values it needs while it imports (shapes); this
     pass folds and prunes what is left and what other passes leave.
   }];
@@ -98,13 +100,11 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
   let description = [{
     Computes each value's live range over the op order. The result of an
     elementwise op (add, silu_mul, rms_norm, rope) takes the buffer of an
-    operand of the same size that dies at the op (in place). A graph call
-    "copy" of its whole operand (an ONNX Reshape, Flatten, Squeeze,
-    Unsqueeze or Identity) is a view: its result shares the operand's buffer
-    whether or not the operand dies there, the buffer living until both are
-    read; a view of a graph input or a constant gets `kiln.view` and no
-    buffer (it is read where its operand is). Views are counted in
-    `kiln.arena_views`; the emitter leaves their calls out. Offsets come
+    operand of the same size that dies at the op (in place). A kiln.reshape
+    is a view: its result shares its operand's buffer whether or not the
+    operand dies there, the buffer living until both are read; one of a graph
+    input or a constant gets no buffer (it is read where its operand is).
+    Views are counted in `kiln.arena_views`. Offsets come
     from several placement orders (size, lifetime, area, start), each buffer
     at the lowest offset free over its lifetime, the best kept; graphs of at
     most `exact-limit` buffers are searched exhaustively for an optimal plan.
@@ -119,7 +119,7 @@ def PlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
     Option<"maxBatch", "max-batch", "int64_t", /*default=*/"0",
            "rows of a dynamic batch (0: the module's kiln.max_batch)">,
     Option<"inPlaceReuse", "in-place", "bool", /*default=*/"true",
-           "let elementwise results reuse a dying operand's buffer, and copies be views">,
+           "let elementwise results reuse a dying operand's buffer">,
     Option<"exactLimit", "exact-limit", "unsigned", /*default=*/"10",
            "search every placement order for graphs of at most this many buffers">,
   ];

@@ -105,32 +105,20 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
         // Constants of graph models live in the weight blob, not the arena.
         if (!r.getType().isa<RankedTensorType>() || isa<ConstantOp>(op))
           continue;
-        // A copy of its whole operand (Reshape, Flatten, Squeeze, Unsqueeze,
-        // Identity) is a view: it shares the operand's buffer whether or not
-        // the operand dies here, the buffer living until both are read. A
-        // view of a graph input or a constant (kiln.view) has no buffer: it
-        // is read where its operand is, and having no buffer, no call
-        // writes over it in place. Either way the call is not emitted.
-        if (auto t = dyn_cast<TensorOp>(op);
-            inPlaceReuse && t && t.getKernel() == "copy" &&
-            t.getInputs().size() == 1) {
-          Value src = t.getInputs()[0];
-          auto it = bufferOf.find(src);
-          if (it != bufferOf.end() && buffers[it->second].plan.bytes == bytesOf(r)) {
-            Buffer &b = buffers[it->second];
-            b.values.push_back(r);
-            b.plan.last = std::max(b.plan.last, lastUse(r));
-            bufferOf[r] = it->second;
-            ++views;
+        // A reshape is a view: it shares its operand's buffer whether or not
+        // the operand dies here, the buffer living until both are read. One
+        // of a graph input or a constant has no buffer (the emitter reads
+        // its operand where it is), and so no call writes over it in place.
+        if (auto view = dyn_cast<ReshapeOp>(op)) {
+          ++views;
+          auto it = bufferOf.find(view.getInput());
+          if (it == bufferOf.end())
             continue;
-          }
-          Operation *def = src.getDefiningOp();
-          if (it == bufferOf.end() && bytesOf(src) == bytesOf(r) &&
-              (!def || isa<ConstantOp>(def) || def->hasAttr("kiln.view"))) {
-            op.setAttr("kiln.view", UnitAttr::get(op.getContext()));
-            ++views;
-            continue;
-          }
+          Buffer &b = buffers[it->second];
+          b.values.push_back(r);
+          b.plan.last = std::max(b.plan.last, lastUse(r));
+          bufferOf[r] = it->second;
+          continue;
         }
         // In place: an operand of the same size whose buffer dies here.
         std::optional<size_t> reuse;

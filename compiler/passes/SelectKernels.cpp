@@ -181,7 +181,7 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
         return WalkResult::advance();
       }
       if (op->getDialect() != op->getContext()->getLoadedDialect<KilnDialect>() ||
-          isa<WeightOp, ConstantOp>(op))
+          isa<WeightOp, ConstantOp, ReshapeOp>(op)) // data, or a view
         return WalkResult::advance();
       StringRef wt;
       if (auto e = dyn_cast<EmbeddingOp>(op))

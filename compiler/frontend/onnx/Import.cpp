@@ -114,6 +114,19 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
     for (int id : c.outputs)
       results.push_back(typeOf(*g.tensors[id]));
     Location nodeLoc = NameLoc::get(b.getStringAttr(c.nodeName), loc);
+    // A copy of the whole input (Reshape and its kin) is a view.
+    if (c.kernel == "copy" && operands.size() == 1 && results.size() == 1 &&
+        !absent) {
+      auto in = operands[0].getType().cast<RankedTensorType>();
+      auto out = results[0].cast<RankedTensorType>();
+      if (in.getElementType() == out.getElementType() &&
+          in.getNumElements() == out.getNumElements()) {
+        values[c.outputs[0]] = b.create<ReshapeOp>(
+            nodeLoc, out, operands[0], b.getStringAttr(c.opType),
+            b.getStringAttr(c.nodeName));
+        continue;
+      }
+    }
     auto op = b.create<TensorOp>(
         nodeLoc, results, operands, b.getStringAttr(c.kernel),
         b.getDenseI64ArrayAttr(c.p),

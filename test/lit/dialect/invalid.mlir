@@ -237,3 +237,19 @@ func.func @f() -> tensor<2xf32> {
   %0 = kiln.constant "b" dense<[1.0, 2.0]> : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<5xf32> {
+  // expected-error @below {{has 6 elements in and 5 out}}
+  %0 = kiln.reshape %x {node = "r", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<6xi32> {
+  // expected-error @below {{changes the element type ('f32' to 'i32'); a reshape keeps it}}
+  %0 = kiln.reshape %x {node = "r", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}

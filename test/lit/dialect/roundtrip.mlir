@@ -46,3 +46,10 @@ func.func @forward(%tokens: tensor<?xi32>) -> tensor<1x64xf32> {
   %l = kiln.last_token %y : tensor<?x64xf32> -> tensor<1x64xf32>
   return %l : tensor<1x64xf32>
 }
+
+// CHECK-LABEL: func.func @view
+// CHECK: kiln.reshape %{{.*}} {node = "r", onnx_op = "Flatten"} : tensor<2x3x4xf32> -> tensor<2x12xf32>
+func.func @view(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
+  %r = kiln.reshape %x {node = "r", onnx_op = "Flatten"} : tensor<2x3x4xf32> -> tensor<2x12xf32>
+  return %r : tensor<2x12xf32>
+}

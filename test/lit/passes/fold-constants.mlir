@@ -59,6 +59,23 @@ func.func @runtime(%arg0: tensor<3x2xf32>) -> tensor<3x2xf32> {
   return %z : tensor<3x2xf32>
 }
 
+// kiln.reshape folds without a kernel: a reshape of a reshape reads the
+// first's operand, one to its operand's own type goes, one of a constant is
+// a constant of its type (the same bytes).
+// CHECK-LABEL: func.func @views
+// CHECK-DAG: %[[V:.*]] = kiln.reshape %arg0 {node = "b", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<6xf32>
+// CHECK-DAG: %[[K:.*]] = kiln.constant "k" dense_resource<k> : tensor<3x2xf32>
+// CHECK-NOT: kiln.reshape
+// CHECK: return %[[V]], %arg0, %[[K]]
+func.func @views(%arg0: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3xf32>, tensor<3x2xf32>) {
+  %a = kiln.reshape %arg0 {node = "a", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %b = kiln.reshape %a {node = "b", onnx_op = "Reshape"} : tensor<3x2xf32> -> tensor<6xf32>
+  %same = kiln.reshape %arg0 {node = "same", onnx_op = "Identity"} : tensor<2x3xf32> -> tensor<2x3xf32>
+  %x = kiln.constant "x3" dense_resource<x> : tensor<2x3xf32>
+  %k = kiln.reshape %x {node = "k", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %b, %same, %k : tensor<6xf32>, tensor<2x3xf32>, tensor<3x2xf32>
+}
+
 // A result above 64 MiB (4097 x 4096 floats) is left to the library.
 // CHECK-LABEL: func.func @big
 // CHECK: kiln.tensor_op "strided_copy"
@@ -75,6 +92,7 @@ func.func @big() -> tensor<4097x4096xf32> {
 // CHECK-DAG: s.1: "0x40000000000080400000A0400000C040"
 // CHECK-DAG: clip: "0x400000000000803F000000400000204000002040"
 // CHECK-DAG: n: "0x40000000000020C10000A0C10000F0C1000020C2000048C2000070C2"
+// CHECK-DAG: k: "0x400000000000803F0000004000004040000080400000A0400000C040"
 {-#
   dialect_resources: {
     builtin: {
