@@ -48,7 +48,7 @@ LIBRARIES = {
     "KilnKernelSources": "kernels", "KilnTensorKernels": "kernels",
     "KilnHalidePipelines": "kernels",
     "KilnQuant": "compiler/support", "KilnSupport": "compiler/support",
-    "KilnHostKernels": "compiler/support",
+    "KilnHostKernels": "compiler/support", "KilnTensorPlans": "compiler/support",
     "KilnDialect": "compiler/dialect", "KilnWeights": "compiler/weights",
     "KilnFrontend": "compiler/frontend", "KilnGGUF": "compiler/frontend",
     "KilnOnnx": "compiler/frontend", "KilnOnnxProto": "compiler/frontend",

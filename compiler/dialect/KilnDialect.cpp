@@ -544,6 +544,383 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+/// "[a, b, c]".
+static std::string listString(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+LogicalResult ConvOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto w = getFilter().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  for (RankedTensorType t : {x, w, y})
+    if (!t.getElementType().isF32())
+      return emitOpError("input, filter and result must be f32, not ") << t;
+  const int64_t r = x.getRank(), n = r - 2;
+  if (r < 3 || r > 8 || w.getRank() != r || y.getRank() != r)
+    return emitOpError("input ")
+           << x << ", filter " << w << " and result " << y
+           << " must have one rank, 3 to 8 (N, C, spatial...)";
+  ArrayRef<int64_t> strides = getStrides(), dil = getDilations(),
+                    pads = getPads();
+  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n ||
+      (int64_t)pads.size() != 2 * n)
+    return emitOpError("strides ")
+           << listString(strides) << ", dilations " << listString(dil)
+           << " and pads " << listString(pads) << " must have " << n << ", "
+           << n << " and " << 2 * n << " values";
+  const int64_t N = x.getDimSize(0), C = x.getDimSize(1), M = w.getDimSize(0),
+                G = getGroup();
+  if (G < 1 || C % G != 0 || M % G != 0 || w.getDimSize(1) * G != C)
+    return emitOpError("group ") << G << " does not fit input " << x
+                                 << " and filter " << w;
+  if (getBias() &&
+      getBias().getType() != RankedTensorType::get({M}, y.getElementType()))
+    return emitOpError("bias must be tensor<") << M << "xf32>, not "
+                                               << getBias().getType();
+  if (y.getDimSize(0) != N || y.getDimSize(1) != M)
+    return emitOpError("result ") << y << " must be [" << N << ", " << M
+                                  << ", ...]";
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t k = w.getDimSize(2 + d), in = x.getDimSize(2 + d);
+    if (strides[d] < 1 || dil[d] < 1 || pads[d] < 0 || pads[n + d] < 0)
+      return emitOpError("strides and dilations must be positive and pads "
+                         "not negative");
+    // out = (in + pads - dil * (k - 1) - 1) / stride + 1, without wrapping.
+    int64_t span = 0, avail = -1;
+    if (__builtin_mul_overflow(k - 1, dil[d], &span) ||
+        __builtin_add_overflow(in, pads[d], &avail) ||
+        __builtin_add_overflow(avail, pads[n + d], &avail) ||
+        __builtin_sub_overflow(avail, span, &avail) || --avail < 0 ||
+        avail / strides[d] + 1 != y.getDimSize(2 + d))
+      return emitOpError("spatial dimension ")
+             << d << ": the result has " << y.getDimSize(2 + d)
+             << ", but input " << in << ", kernel " << k << ", stride "
+             << strides[d] << ", dilation " << dil[d] << " and pads "
+             << pads[d] << " + " << pads[n + d] << " give "
+             << (avail < 0 ? "none" : std::to_string(avail / strides[d] + 1));
+  }
+  if (!getEpilogue()) {
+    if (!getEpilogueInputs().empty() || getEpilogueFloats())
+      return emitOpError("has epilogue inputs or floats but no epilogue");
+    return success();
+  }
+  ArrayRef<int64_t> ep = *getEpilogue();
+  const int64_t nIn = getEpilogueInputs().size();
+  const int64_t nF = getEpilogueFloats() ? getEpilogueFloats()->size() : 0;
+  if (ep.size() % 4 != 0)
+    return emitOpError("epilogue has ")
+           << ep.size() << " values, not operations of four";
+  auto operand = [&](int64_t i, bool optional) -> RankedTensorType {
+    if (optional && i == -1)
+      return RankedTensorType::get({1}, y.getElementType());
+    if (i < 0 || i >= nIn)
+      return {};
+    auto t = getEpilogueInputs()[i].getType().cast<RankedTensorType>();
+    return t.getElementType().isF32() ? t : RankedTensorType();
+  };
+  bool saved = false;
+  for (size_t s = 0; s < ep.size(); s += 4) {
+    const int64_t kind = ep[s], a = ep[s + 2], b = ep[s + 3];
+    auto bad = [&](const Twine &what) {
+      return emitOpError("epilogue operation ")
+             << s / 4 << " " << listString(ep.slice(s, 4)) << ": " << what;
+    };
+    switch ((EpilogueKind)kind) {
+    case EpilogueKind::Save:
+      saved = true;
+      break;
+    case EpilogueKind::Scalar:
+    case EpilogueKind::Channel:
+    case EpilogueKind::Full: {
+      RankedTensorType t = operand(a, false);
+      const auto k = (EpilogueKind)kind;
+      const bool fits = t && (k == EpilogueKind::Scalar ? t.getNumElements() == 1
+                              : k == EpilogueKind::Channel
+                                  ? broadcastsPerChannel(t, y)
+                                  : t == y);
+      if (!fits)
+        return bad("needs an f32 epilogue input of the kind's shape");
+      if (b != 0 && b != 1)
+        return bad("its order flag must be 0 or 1");
+      break;
+    }
+    case EpilogueKind::Saved:
+      if (!saved)
+        return bad("reads a value no earlier operation saved");
+      if (b != 0 && b != 1)
+        return bad("its order flag must be 0 or 1");
+      break;
+    case EpilogueKind::Unary:
+      if (a < 0 || a + 1 >= nF)
+        return bad("needs two epilogue floats from its index");
+      break;
+    case EpilogueKind::Clip:
+      for (int64_t i : {a, b}) {
+        RankedTensorType t = operand(i, true);
+        if (!t || t.getNumElements() != 1)
+          return bad("its bounds must be scalar f32 epilogue inputs or -1");
+      }
+      break;
+    case EpilogueKind::BatchNorm:
+      for (int64_t i = a; i < a + 4; ++i)
+        if (operand(i, false) != RankedTensorType::get({M}, y.getElementType()))
+          return bad("needs four f32 epilogue inputs of " + std::to_string(M) +
+                     " channels from its index");
+      if (b < 0 || b >= nF)
+        return bad("its epsilon index is out of the epilogue floats");
+      break;
+    default:
+      return bad("unknown kind");
+    }
+  }
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  auto a = getA().getType().cast<RankedTensorType>();
+  auto b = getB().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  Type e = y.getElementType();
+  const bool supported =
+      e.isF32() || e.isF64() || e.isInteger(32) || e.isInteger(64);
+  if (!supported || a.getElementType() != e || b.getElementType() != e ||
+      (getC() && getC().getType().cast<RankedTensorType>().getElementType() != e))
+    return emitOpError("A ")
+           << a << ", B " << b << " and the result " << y
+           << " must share one element type: f32, f64, i32, i64, ui32 or ui64";
+  if (a.getRank() != 2 || b.getRank() != 2 || y.getRank() != 2)
+    return emitOpError("A, B and the result must be matrices");
+  const int64_t M = a.getDimSize(getTransA() ? 1 : 0), K = getInner(),
+                Kb = b.getDimSize(getTransB() ? 1 : 0),
+                N = b.getDimSize(getTransB() ? 0 : 1);
+  if (K != Kb)
+    return emitOpError("inner dimensions differ: A' is [")
+           << M << ", " << K << "], B' is [" << Kb << ", " << N << "]";
+  if (y.getDimSize(0) != M || y.getDimSize(1) != N)
+    return emitOpError("result ") << y << " must be [" << M << ", " << N << "]";
+  if (getC()) {
+    auto c = getC().getType().cast<RankedTensorType>();
+    bool fits = c.getRank() <= 2;
+    for (int64_t d = 0; fits && d < c.getRank(); ++d) {
+      const int64_t want = y.getDimSize(2 - c.getRank() + d);
+      fits = c.getDimSize(d) == 1 || c.getDimSize(d) == want;
+    }
+    if (!fits)
+      return emitOpError("C ") << c << " does not broadcast to [" << M << ", "
+                               << N << "]";
+  }
+  return success();
+}
+
+std::array<int64_t, 2> GemmOp::getCStrides() {
+  std::array<int64_t, 2> s = {0, 0};
+  if (!getC())
+    return s;
+  auto t = getC().getType().cast<RankedTensorType>();
+  for (int64_t d = t.getRank() - 1, stride = 1; d >= 0; --d) {
+    s[2 - t.getRank() + d] = t.getDimSize(d) == 1 ? 0 : stride;
+    stride *= t.getDimSize(d);
+  }
+  return s;
+}
+
+/// True for the element types the tensor kernels compute on: f32, f64,
+/// 8- to 64-bit integers of either sign, and i1.
+static bool isKernelElementType(Type t) {
+  if (t.isF32() || t.isF64())
+    return true;
+  auto i = t.dyn_cast<IntegerType>();
+  return i && !i.isSigned() &&
+         llvm::is_contained({1u, 8u, 16u, 32u, 64u}, i.getWidth());
+}
+
+int64_t BinaryOp::getKindCode() { return kindCode(kBinaryKinds, getKind()); }
+
+LogicalResult BinaryOp::verify() {
+  const int64_t code = getKindCode();
+  if (code < 0)
+    return emitOpError("unknown kind '") << getKind() << "'";
+  auto a = getLhs().getType().cast<RankedTensorType>();
+  auto b = getRhs().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  for (RankedTensorType t : {a, b, y})
+    if (!isKernelElementType(t.getElementType()))
+      return emitOpError("element type ")
+             << t.getElementType()
+             << " is not one the kernels compute on (f32, f64, integers, i1)";
+  // numpy broadcasting: right-aligned, each pair of dimensions equal or one
+  // of them 1, the result's rank the larger one's.
+  bool fits = y.getRank() == std::max(a.getRank(), b.getRank());
+  for (int64_t d = 0; fits && d < y.getRank(); ++d) {
+    auto dim = [&](RankedTensorType t) {
+      const int64_t i = d - (y.getRank() - t.getRank());
+      return i < 0 ? int64_t(1) : t.getDimSize(i);
+    };
+    const int64_t da = dim(a), db = dim(b);
+    fits = (da == db || da == 1 || db == 1) &&
+           y.getDimSize(d) == (da == 1 ? db : da);
+  }
+  if (!fits)
+    return emitOpError("operands ") << a << " and " << b
+                                    << " do not broadcast to the result " << y;
+  const bool boolResult = getKind() == "equal" || getKind() == "less" ||
+                          getKind() == "greater" || getKind() == "less_equal" ||
+                          getKind() == "greater_equal" || getKind() == "and" ||
+                          getKind() == "or" || getKind() == "xor";
+  const bool logic =
+      getKind() == "and" || getKind() == "or" || getKind() == "xor";
+  Type i1 = IntegerType::get(getContext(), 1);
+  if (boolResult ? y.getElementType() != i1
+                 : y.getElementType() != a.getElementType())
+    return emitOpError("result element type must be ")
+           << (boolResult ? i1 : a.getElementType()) << " for " << getKind();
+  if (logic && a.getElementType() != i1)
+    return emitOpError(getKind()) << " takes i1 operands";
+  if (getKind() != "pow" && b.getElementType() != a.getElementType())
+    return emitOpError("operands have different element types (")
+           << a.getElementType() << " and " << b.getElementType() << ")";
+  return success();
+}
+
+LogicalResult ClipOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  if (!isKernelElementType(x.getElementType()))
+    return emitOpError("element type ")
+           << x.getElementType()
+           << " is not one the kernels compute on (f32, f64, integers, i1)";
+  if (getResult().getType() != x)
+    return emitOpError("result must have the input's type ") << x;
+  for (Value bound : {getMin(), getMax()}) {
+    auto t = bound ? bound.getType().cast<RankedTensorType>()
+                   : RankedTensorType();
+    if (t && (t.getElementType() != x.getElementType() ||
+              t.getNumElements() != 1))
+      return emitOpError("min and max must be one-element tensors of ")
+             << x.getElementType() << ", not " << t;
+  }
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  if (!e.isF32() && !e.isF64())
+    return emitOpError("input must be f32 or f64, not ") << e;
+  if (x.getRank() < 2)
+    return emitOpError("input ") << x << " needs rank 2 or more (N, C, ...)";
+  if (getResult().getType() != x)
+    return emitOpError("result must have the input's type ") << x;
+  auto channel = RankedTensorType::get({x.getDimSize(1)}, e);
+  for (Value v : {getScale(), getBias(), getMean(), getVariance()})
+    if (v.getType() != channel)
+      return emitOpError("scale, bias, mean and variance must be ")
+             << channel << ", not " << v.getType();
+  return success();
+}
+
+LogicalResult PoolOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  const bool isMax = getKind() == "max";
+  if (!isMax && getKind() != "average")
+    return emitOpError("kind must be \"max\" or \"average\", not \"")
+           << getKind() << "\"";
+  if (!(e.isF32() || e.isF64() || (isMax && e.isInteger(8))))
+    return emitOpError(getKind()) << " pooling of " << e
+                                  << " (f32, f64; max also 8-bit integers)";
+  const int64_t r = x.getRank(), n = r - 2;
+  if (r < 3 || r > 8)
+    return emitOpError("input ") << x << " must have rank 3 to 8";
+  ArrayRef<int64_t> k = getKernelShape(), strides = getStrides(),
+                    dil = getDilations(), pads = getPads();
+  if ((int64_t)k.size() != n || (int64_t)strides.size() != n ||
+      (int64_t)dil.size() != n || (int64_t)pads.size() != 2 * n)
+    return emitOpError("kernel_shape ")
+           << listString(k) << ", strides " << listString(strides)
+           << ", dilations " << listString(dil) << " and pads "
+           << listString(pads) << " must have " << n << ", " << n << ", " << n
+           << " and " << 2 * n << " values";
+  if (getStorageOrder() != 0 && getStorageOrder() != 1)
+    return emitOpError("storage_order must be 0 or 1");
+  if (getNumResults() < 1 || getNumResults() > (isMax ? 2u : 1u))
+    return emitOpError("has ") << getNumResults() << " results; "
+                               << getKind() << " pooling has "
+                               << (isMax ? "1 or 2" : "1");
+  auto y = getResult(0).getType().cast<RankedTensorType>();
+  if (y.getElementType() != e || y.getRank() != r ||
+      y.getDimSize(0) != x.getDimSize(0) || y.getDimSize(1) != x.getDimSize(1))
+    return emitOpError("result ") << y << " must be " << e << " [N, C, ...] of "
+                                  << x;
+  if (getNumResults() == 2 &&
+      getResult(1).getType() !=
+          RankedTensorType::get(y.getShape(), IntegerType::get(getContext(), 64)))
+    return emitOpError("the indices must be i64 of the result's shape");
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t in = x.getDimSize(2 + d), s = strides[d];
+    if (k[d] < 1 || s < 1 || dil[d] < 1 || pads[d] < 0 || pads[n + d] < 0)
+      return emitOpError("kernel_shape, strides and dilations must be "
+                         "positive and pads not negative");
+    int64_t span = 0, avail = -1;
+    bool wraps = __builtin_mul_overflow(k[d] - 1, dil[d], &span) ||
+                 __builtin_add_overflow(in, pads[d], &avail) ||
+                 __builtin_add_overflow(avail, pads[n + d], &avail) ||
+                 __builtin_sub_overflow(avail, span + 1, &avail);
+    int64_t out = -1;
+    if (!wraps && avail >= 0) {
+      out = (getCeilMode() ? (avail + s - 1) / s : avail / s) + 1;
+      // With ceil_mode, the last window must start inside the input or its
+      // begin padding.
+      if (getCeilMode() && (out - 1) * s >= in + pads[d])
+        --out;
+    }
+    if (out != y.getDimSize(2 + d))
+      return emitOpError("spatial dimension ")
+             << d << ": the result has " << y.getDimSize(2 + d)
+             << ", but the window gives "
+             << (out < 0 ? std::string("none") : std::to_string(out));
+  }
+  return success();
+}
+
+LogicalResult GlobalPoolOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  const bool isMax = getKind() == "max";
+  if (!isMax && getKind() != "average")
+    return emitOpError("kind must be \"max\" or \"average\", not \"")
+           << getKind() << "\"";
+  if (!(e.isF32() || e.isF64() || (isMax && e.isInteger(8))))
+    return emitOpError(getKind()) << " pooling of " << e
+                                  << " (f32, f64; max also 8-bit integers)";
+  if (x.getRank() < 3 || x.getNumElements() == 0)
+    return emitOpError("input ") << x
+                                 << " needs rank 3 or more and spatial elements";
+  SmallVector<int64_t> shape(x.getRank(), 1);
+  shape[0] = x.getDimSize(0);
+  shape[1] = x.getDimSize(1);
+  if (y != RankedTensorType::get(shape, e))
+    return emitOpError("result must be ")
+           << RankedTensorType::get(shape, e) << ", not " << y;
+  return success();
+}
+
+int64_t UnaryOp::getKindCode() { return kindCode(kUnaryKinds, getKind()); }
+
+LogicalResult UnaryOp::verify() {
+  if (getKindCode() < 0)
+    return emitOpError("unknown kind '") << getKind() << "'";
+  Type e = getResult().getType().cast<RankedTensorType>().getElementType();
+  if (!isKernelElementType(e))
+    return emitOpError("element type ")
+           << e << " is not one the kernels compute on (f32, f64, integers, i1)";
+  return success();
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getResult().getType())
     return getInput();

@@ -2,6 +2,9 @@
 #ifndef KILN_DIALECT_KILNDIALECT_H
 #define KILN_DIALECT_KILNDIALECT_H
 
+#include <array>
+#include <string_view>
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -40,6 +43,59 @@ public:
   virtual bool fold(TensorOp op, llvm::ArrayRef<const char *> inputs,
                     std::vector<std::vector<char>> &outputs) const = 0;
 };
+
+/// The kinds of a kiln.conv epilogue operation ({kind, code, a, b}), the
+/// numbers of kiln_tensor.h's KILN_EP_* (the dialect links no kernels; the
+/// passes that read both check that they agree).
+enum class EpilogueKind : int64_t {
+  Save, Scalar, Channel, Full, Saved, Unary, Clip, BatchNorm, Count
+};
+
+/// kiln.binary's kinds, in the order of kiln_tensor.h's KILN_BIN_* codes
+/// (the passes that lower them check that they agree).
+inline constexpr std::string_view kBinaryKinds[] = {
+    "add", "sub", "mul", "div", "pow", "max", "min", "mod", "fmod", "equal",
+    "less", "greater", "less_equal", "greater_equal", "and", "or", "xor",
+    "prelu"};
+/// kiln.unary's kinds, in the order of KILN_UN_*.
+inline constexpr std::string_view kUnaryKinds[] = {
+    "relu", "leaky_relu", "sigmoid", "hard_sigmoid", "hard_swish", "tanh",
+    "erf", "gelu", "gelu_tanh", "sqrt", "exp", "log", "abs", "neg",
+    "reciprocal", "not", "floor", "ceil", "sin", "cos", "softplus",
+    "softsign", "elu", "selu", "sign", "round", "celu", "thresholded_relu",
+    "identity"};
+/// The index of `kind` in `kinds`, or -1.
+template <size_t N>
+constexpr int64_t kindCode(const std::string_view (&kinds)[N],
+                           std::string_view kind) {
+  for (size_t i = 0; i < N; ++i)
+    if (kinds[i] == kind)
+      return (int64_t)i;
+  return -1;
+}
+
+/// True if a tensor of type `t` broadcasts against `out` ([N, M, ...]) with
+/// one value per channel: right-aligned, M on axis 1 and 1 everywhere else
+/// ([M, 1, 1], [1, M, 1, 1], ...).
+inline bool broadcastsPerChannel(mlir::RankedTensorType t,
+                                 mlir::RankedTensorType out) {
+  const int64_t r = t.getRank(), R = out.getRank();
+  if (r > R || R < 2)
+    return false;
+  for (int64_t d = 0; d < r; ++d)
+    if (t.getDimSize(d) != (R - r + d == 1 ? out.getDimSize(1) : 1))
+      return false;
+  return true;
+}
+
+/// True for the typed graph ops that kiln-select-kernels lowers to
+/// kiln.tensor_op calls (kiln.conv, kiln.gemm, kiln.binary, kiln.unary,
+/// kiln.clip, kiln.batchnorm, kiln.pool, kiln.global_pool); the passes
+/// after it see only calls.
+inline bool isTypedGraphOp(mlir::Operation *op) {
+  return mlir::isa<ConvOp, GemmOp, BinaryOp, UnaryOp, ClipOp, BatchNormOp,
+                   PoolOp, GlobalPoolOp>(op);
+}
 
 /// A kiln.constant value: a dense_resource of `type` holding a copy of
 /// `bytes`, its blob keyed by `name` made an identifier (and unique).

@@ -271,6 +271,243 @@ def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Kiln_BinaryOp : Kiln_Op<"binary", [Pure]> {
+  let summary = "an elementwise binary operation with numpy broadcasting";
+  let description = [{
+    result = lhs `kind` rhs, the operands broadcast (right-aligned) to the
+    result's shape. `kind` is one of add, sub, mul, div, pow, max, min, mod
+    (integer, sign of the divisor), fmod (sign of the dividend), equal, less,
+    greater, less_equal, greater_equal, and, or, xor, prelu (lhs where it is
+    not negative, else lhs * rhs). The comparisons and and/or/xor give i1;
+    the others the lhs's element type, which rhs shares (but for pow).
+    Element types: f32, f64, 8- to 64-bit integers, i1.
+    kiln-select-kernels lowers it to a kiln.tensor_op "binary".
+
+      %y = kiln.binary %x, %b {kind = "add", node = "s", onnx_op = "Add"}
+           : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
+                       StrAttr:$kind, StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// kind as kiln_tensor.h's KILN_BIN_* code.
+    int64_t getKindCode();
+  }];
+}
+
+def Kiln_UnaryOp : Kiln_Op<"unary", [Pure, SameOperandsAndResultType]> {
+  let summary = "an elementwise unary operation";
+  let description = [{
+    result = kind(input; alpha, beta). `kind` is one of relu, leaky_relu
+    (alpha), sigmoid, hard_sigmoid (alpha, beta), hard_swish, tanh, erf,
+    gelu, gelu_tanh, sqrt, exp, log, abs, neg, reciprocal, not (i1), floor,
+    ceil, sin, cos, softplus, softsign, elu (alpha), selu (alpha, gamma as
+    beta), sign, round, celu (alpha), thresholded_relu (alpha), identity.
+    kiln-select-kernels lowers it to a kiln.tensor_op "unary".
+
+      %y = kiln.unary %x {alpha = 0.0 : f32, beta = 0.0 : f32, kind = "relu",
+             node = "r", onnx_op = "Relu"} : tensor<2x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$kind,
+                       F32Attr:$alpha, F32Attr:$beta, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// kind as kiln_tensor.h's KILN_UN_* code.
+    int64_t getKindCode();
+  }];
+}
+
+def Kiln_ClipOp : Kiln_Op<"clip", [Pure, AttrSizedOperandSegments]> {
+  let summary = "each element limited to [min, max] (ONNX Clip)";
+  let description = [{
+    `min` and `max` are optional one-element tensors of the input's element
+    type (an omitted bound does not limit). kiln-select-kernels lowers it
+    to a kiln.tensor_op "clip".
+
+      %y = kiln.clip %x min %lo max %hi {node = "c", onnx_op = "Clip"}
+           : (tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       Optional<AnyStaticShapeTensor>:$min,
+                       Optional<AnyStaticShapeTensor>:$max, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input (`min` $min^)? (`max` $max^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_BatchNormOp : Kiln_Op<"batchnorm", [Pure]> {
+  let summary = "inference batch normalization (ONNX BatchNormalization)";
+  let description = [{
+    result = (input - mean) / sqrt(variance + epsilon) * scale + bias per
+    channel (axis 1 of input [N, C, ...]); the four vectors are [C], of the
+    input's element type (f32 or f64). kiln-select-kernels lowers it to a
+    kiln.tensor_op "batchnorm".
+
+      %y = kiln.batchnorm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32,
+             node = "n", onnx_op = "BatchNormalization"}
+           : (tensor<1x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+              tensor<4xf32>) -> tensor<1x4x6x6xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, AnyStaticShapeTensor:$scale,
+                       AnyStaticShapeTensor:$bias, AnyStaticShapeTensor:$mean,
+                       AnyStaticShapeTensor:$variance, F32Attr:$epsilon,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_PoolOp : Kiln_Op<"pool", [Pure]> {
+  let summary = "max or average pooling over sliding windows (ONNX MaxPool, AveragePool)";
+  let description = [{
+    `input` [N, C, in...] -> `result` [N, C, out...] with out =
+    floor((in + pad_begin + pad_end - dilation * (kernel - 1) - 1) / stride)
+    + 1, or with `ceil_mode` the ceiling, less one where the last window
+    would start past the input and its begin padding. `kind` is "max" or
+    "average"; an average divides by the taps inside the input, or with
+    `count_include_pad` inside the padded input. A max pool may have a
+    second result, i64 [N, C, out...]: each maximum's flat index into the
+    input, row-major (`storage_order` 0) or with the spatial dimensions
+    column-major (1). kiln-select-kernels lowers it to a kiln.tensor_op
+    "pool".
+
+      %y = kiln.pool %x {ceil_mode = false, count_include_pad = false,
+             dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>,
+             kind = "max", node = "p", onnx_op = "MaxPool",
+             pads = array<i64: 1, 1, 1, 1>, storage_order = 0 : i64,
+             strides = array<i64: 2, 2>}
+           : (tensor<1x8x16x16xf32>) -> tensor<1x8x8x8xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$kind,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, BoolAttr:$ceil_mode,
+                       BoolAttr:$count_include_pad, I64Attr:$storage_order,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$outputs);
+  let assemblyFormat = [{
+    $input attr-dict `:` functional-type($input, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_GlobalPoolOp : Kiln_Op<"global_pool", [Pure]> {
+  let summary = "max or average over all spatial positions (ONNX GlobalMaxPool, GlobalAveragePool)";
+  let description = [{
+    `input` [N, C, spatial...] -> `result` [N, C, 1...], `kind` "max" or
+    "average". kiln-select-kernels lowers it to a kiln.tensor_op
+    "global_pool".
+
+      %y = kiln.global_pool %x {kind = "average", node = "g",
+             onnx_op = "GlobalAveragePool"} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$kind,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_ConvOp : Kiln_Op<"conv", [Pure, AttrSizedOperandSegments]> {
+  let summary = "an N-D convolution (ONNX Conv), with the elementwise work after it";
+  let description = [{
+    y = conv(x, w) + bias: `input` [N, C, in...], `filter` [M, C / group,
+    k...], the optional `bias` [M], `result` [N, M, out...] with out =
+    floor((in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride) + 1,
+    all f32. `pads` holds the begin pads, then the end pads, ONNX's order.
+
+    `epilogue` is elementwise work on the result that
+    kiln-fuse-tensor-epilogues moved into the convolution: operations of
+    four values {kind, code, a, b} as kiln_tensor.h's KILN_EP_* define them,
+    except that an operand index (a and b of SCALAR, CHANNEL, FULL and CLIP;
+    a of BATCHNORM, the first of four) counts in `epilogue_inputs`, and a
+    float index (a of UNARY, b of BATCHNORM) in `epilogue_floats`.
+
+    How the kernel runs it (direct, im2col columns, shifted rows, depthwise)
+    and its scratch are kiln-select-kernels' choice: it lowers the op to a
+    kiln.tensor_op "conv" (compiler/support/TensorPlans.h).
+
+      %y = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64,
+             node = "c", onnx_op = "Conv", pads = array<i64: 1, 1, 1, 1>,
+             strides = array<i64: 1, 1>}
+           : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$filter,
+                       Optional<AnyStaticShapeTensor>:$bias,
+                       Variadic<AnyStaticShapeTensor>:$epilogue_inputs,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, I64Attr:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$epilogue,
+                       OptionalAttr<DenseF32ArrayAttr>:$epilogue_floats,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? (`epilogue` `(` $epilogue_inputs^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Spatial dimensions (the rank less N and C).
+    int64_t getSpatialRank() {
+      return getInput().getType().cast<::mlir::RankedTensorType>().getRank() - 2;
+    }
+    /// Epilogue operations ({kind, code, a, b} each).
+    int64_t getEpilogueLength() {
+      return getEpilogue() ? (int64_t)getEpilogue()->size() / 4 : 0;
+    }
+  }];
+}
+
+def Kiln_GemmOp : Kiln_Op<"gemm", [Pure]> {
+  let summary = "a general matrix product (ONNX Gemm)";
+  let description = [{
+    result = alpha * A' * B' + beta * C, A' = A (or its transpose with
+    `trans_a`) [M, K], B' = B (or its transpose with `trans_b`) [K, N], the
+    optional C broadcast to [M, N] (a scalar, [N], [1, N], [M, 1], [M, N]).
+    All four share one element type: f32, f64, i32, i64, ui32 or ui64.
+    kiln-select-kernels lowers it to a kiln.tensor_op "gemm" (kernel
+    parameters, scratch; compiler/support/TensorPlans.h).
+
+      %y = kiln.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32,
+             node = "fc", onnx_op = "Gemm"}
+           : (tensor<1x64xf32>, tensor<64x10xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$a, AnyStaticShapeTensor:$b,
+                       Optional<AnyStaticShapeTensor>:$c, UnitAttr:$trans_a,
+                       UnitAttr:$trans_b, F32Attr:$alpha, F32Attr:$beta,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The product's inner dimension K.
+    int64_t getInner() {
+      auto a = getA().getType().cast<::mlir::RankedTensorType>();
+      return a.getDimSize(getTransA() ? 0 : 1);
+    }
+    /// C's element strides along the result's rows and columns (0 where C
+    /// broadcasts; both 0 without C): C[i, j] is element i * s[0] + j * s[1].
+    std::array<int64_t, 2> getCStrides();
+  }];
+}
+
 def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {
   let summary = "a call of one tensor kernel (kiln_t_<kernel>)";
   let description = [{

@@ -15,7 +15,6 @@
 // columns and C fold the same way.
 //
 #include "compiler/dialect/KilnDialect.h"
-#include "compiler/passes/ChannelOperands.h"
 #include "compiler/passes/Passes.h"
 
 #include "kernels/tensor/kiln_tensor.h"
@@ -71,24 +70,20 @@ struct Affine {
 /// `op` as an affine map per channel of its input `x` (of type `out`), or
 /// std::nullopt: an f32 BatchNormalization with constant vectors, or an f32
 /// Add, Sub, Mul or Div (x first) with a scalar or per-channel constant.
-std::optional<Affine> affineStep(TensorOp op, Value x, RankedTensorType out) {
-  if (op->getNumResults() != 1 || op->getResult(0).getType() != out ||
-      op.getSlots())
+std::optional<Affine> affineStep(Operation *step, Value x,
+                                 RankedTensorType out) {
+  if (step->getNumResults() != 1 || step->getResult(0).getType() != out)
     return std::nullopt;
-  ArrayRef<int64_t> p = op.getParams();
-  OperandRange ins = op.getInputs();
   const int64_t M = out.getDimSize(1);
-  if (op.getKernel() == "batchnorm") {
-    // p = {dtype, N, C, S}, f = {epsilon}, in = {X, scale, B, mean, var}.
-    if (p[0] != KILN_F32 || ins.size() != 5 || ins[0] != x)
+  if (auto bn = dyn_cast<BatchNormOp>(step)) {
+    std::optional<ArrayRef<float>> sc = constantFloats(bn.getScale()),
+                                   bi = constantFloats(bn.getBias()),
+                                   mu = constantFloats(bn.getMean()),
+                                   va = constantFloats(bn.getVariance());
+    if (bn.getInput() != x || !sc || !bi || !mu || !va ||
+        sc->size() != (size_t)M)
       return std::nullopt;
-    std::optional<ArrayRef<float>> sc = constantFloats(ins[1]),
-                                   bi = constantFloats(ins[2]),
-                                   mu = constantFloats(ins[3]),
-                                   va = constantFloats(ins[4]);
-    if (!sc || !bi || !mu || !va || sc->size() != (size_t)M)
-      return std::nullopt;
-    const float eps = (*op.getFparams())[0];
+    const float eps = bn.getEpsilon().convertToFloat();
     Affine s{std::vector<double>(M), std::vector<double>(M)};
     for (int64_t m = 0; m < M; ++m) {
       // The kernel's own a and b (nn.c's KILN_BATCHNORM_CHANNEL).
@@ -98,18 +93,17 @@ std::optional<Affine> affineStep(TensorOp op, Value x, RankedTensorType out) {
     }
     return s;
   }
-  // p = {code, type of A, type of B, type of Y, ...}.
-  if (op.getKernel() != "binary" || ins.size() != 2 || p.size() < 4 ||
-      p[1] != KILN_F32 || p[2] != KILN_F32 || p[3] != KILN_F32 ||
-      (ins[0] == x) == (ins[1] == x))
+  auto bin = dyn_cast<BinaryOp>(step);
+  if (!bin || !out.getElementType().isF32() ||
+      (bin.getLhs() == x) == (bin.getRhs() == x))
     return std::nullopt;
-  const bool xFirst = ins[0] == x;
+  const bool xFirst = bin.getLhs() == x;
   std::optional<std::vector<double>> k =
-      channelValues(xFirst ? ins[1] : ins[0], out);
+      channelValues(xFirst ? bin.getRhs() : bin.getLhs(), out);
   if (!k)
     return std::nullopt;
   Affine s{std::vector<double>(M, 1.0), std::vector<double>(M, 0.0)};
-  switch (p[0]) {
+  switch (bin.getKindCode()) {
   case KILN_BIN_ADD: s.c = *k; break;
   case KILN_BIN_MUL: s.a = *k; break;
   case KILN_BIN_SUB:
@@ -132,14 +126,14 @@ std::optional<Affine> affineStep(TensorOp op, Value x, RankedTensorType out) {
 
 /// The chain of affine steps after `y` (of type `out`, M channels on axis
 /// 1), each the only reader of the one before, composed into `total`.
-SmallVector<TensorOp> affineChain(Value y, RankedTensorType out, int64_t M,
-                                  Affine &total) {
+SmallVector<Operation *> affineChain(Value y, RankedTensorType out, int64_t M,
+                                     Affine &total) {
   total = {std::vector<double>(M, 1.0), std::vector<double>(M, 0.0)};
-  SmallVector<TensorOp> chain;
+  SmallVector<Operation *> chain;
   Value cur = y;
   while (cur.hasOneUse()) {
-    auto next = dyn_cast<TensorOp>(*cur.getUsers().begin());
-    std::optional<Affine> s = next ? affineStep(next, cur, out) : std::nullopt;
+    Operation *next = *cur.getUsers().begin();
+    std::optional<Affine> s = affineStep(next, cur, out);
     if (!s)
       break;
     for (int64_t m = 0; m < M; ++m) {
@@ -157,8 +151,7 @@ SmallVector<TensorOp> affineChain(Value y, RankedTensorType out, int64_t M,
 struct Folded {
   std::vector<float> w, bias;
   RankedTensorType biasType;
-  SmallVector<int64_t> params;
-  std::optional<SmallVector<float>> fparams;
+  SmallVector<int64_t> params; // a call's parameters (ConvTranspose)
 };
 
 bool allFinite(const std::vector<float> &v) {
@@ -168,14 +161,12 @@ bool allFinite(const std::vector<float> &v) {
   return true;
 }
 
-/// A Conv or ConvTranspose: W' = W * a per output channel, bias' = bias * a
-/// + c. p = {n, N, C, M, G, ...geometry, epilogue operations (none yet)}.
-std::optional<Folded> foldConv(TensorOp conv, ArrayRef<float> w,
+/// A Conv or ConvTranspose of C input and M output channels in G groups:
+/// W' = W * a per output channel, bias' = bias * a + c.
+std::optional<Folded> foldConv(MLIRContext *ctx, int64_t C, int64_t M,
+                               int64_t G, bool transposed, ArrayRef<float> w,
                                std::optional<ArrayRef<float>> bias,
                                const Affine &total) {
-  ArrayRef<int64_t> p = conv.getParams();
-  const bool transposed = conv.getKernel() == "conv_transpose";
-  const int64_t C = p[2], M = p[3], G = p[4];
   if (G < 1 || C % G || M % G || w.size() % (C * M / G))
     return std::nullopt;
   // W is [M, C / G, k...] (Conv) or [C, M / G, k...] (ConvTranspose:
@@ -192,8 +183,7 @@ std::optional<Folded> foldConv(TensorOp conv, ArrayRef<float> w,
   f.bias.resize(M);
   for (int64_t m = 0; m < M; ++m)
     f.bias[m] = (float)((bias ? (*bias)[m] : 0.0) * total.a[m] + total.c[m]);
-  f.biasType = RankedTensorType::get({M}, Float32Type::get(conv.getContext()));
-  f.params.assign(p.begin(), p.end());
+  f.biasType = RankedTensorType::get({M}, Float32Type::get(ctx));
   return f;
 }
 
@@ -201,37 +191,30 @@ std::optional<Folded> foldConv(TensorOp conv, ArrayRef<float> w,
 /// constant B of transB itself), whose N columns are the channels:
 /// B' = B * a per column, C' = beta C a + c (per column, [N], when C is the
 /// same on every row, else [M, N]) with beta' = 1.
-/// p = {dtype, M, N, K, transA, transB, hasC, csm, csn}, f = {alpha, beta}.
-std::optional<Folded> foldGemm(TensorOp gemm, ArrayRef<float> w,
+std::optional<Folded> foldGemm(GemmOp gemm, ArrayRef<float> w,
                                std::optional<ArrayRef<float>> c,
                                const Affine &total) {
-  ArrayRef<int64_t> p = gemm.getParams();
-  if (p.size() != 9 || p[0] != KILN_F32 || p[5] || !gemm.getFparams())
-    return std::nullopt;
-  const int64_t M = p[1], N = p[2], K = p[3], csm = p[7], csn = p[8];
-  const float beta = (*gemm.getFparams())[1];
-  const bool hasC = p[6] && c && beta != 0.0f;
-  if ((int64_t)w.size() != K * N)
+  auto y = gemm.getResult().getType().cast<RankedTensorType>();
+  const int64_t M = y.getDimSize(0), N = y.getDimSize(1), K = gemm.getInner();
+  const std::array<int64_t, 2> cs = gemm.getCStrides();
+  const float beta = gemm.getBeta().convertToFloat();
+  const bool hasC = c && beta != 0.0f;
+  if (gemm.getTransB() || (int64_t)w.size() != K * N)
     return std::nullopt;
   Folded f;
   f.w.resize(w.size());
   for (int64_t i = 0; i < K * N; ++i)
     f.w[i] = (float)(w[i] * total.a[i % N]);
-  const int64_t rows = hasC && csm ? M : 1;
+  const int64_t rows = hasC && cs[0] ? M : 1;
   f.bias.resize(rows * N);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < N; ++j)
       f.bias[i * N + j] = (float)(
-          (hasC ? (double)beta * (*c)[i * csm + j * csn] : 0.0) * total.a[j] +
+          (hasC ? (double)beta * (*c)[i * cs[0] + j * cs[1]] : 0.0) *
+              total.a[j] +
           total.c[j]);
-  Type f32 = Float32Type::get(gemm.getContext());
-  f.biasType = rows > 1 ? RankedTensorType::get({M, N}, f32)
-                        : RankedTensorType::get({N}, f32);
-  f.params.assign(p.begin(), p.end());
-  f.params[6] = 1;
-  f.params[7] = rows > 1 ? N : 0;
-  f.params[8] = 1;
-  f.fparams = SmallVector<float>{(*gemm.getFparams())[0], 1.0f};
+  f.biasType = rows > 1 ? RankedTensorType::get({M, N}, y.getElementType())
+                        : RankedTensorType::get({N}, y.getElementType());
   return f;
 }
 
@@ -250,21 +233,32 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       return name;
     };
 
-    SmallVector<TensorOp> producers;
-    module.walk([&](TensorOp op) {
-      if (op.getKernel() == "conv" || op.getKernel() == "conv_transpose" ||
-          op.getKernel() == "gemm")
+    // kiln.conv without an epilogue, kiln.gemm, and the calls of
+    // conv_transpose (p = {n, N, C, M, G, ..., epilogue operations}).
+    SmallVector<Operation *> producers;
+    module.walk([&](Operation *op) {
+      if (auto conv = dyn_cast<ConvOp>(op); conv && !conv.getEpilogue())
+        producers.push_back(op);
+      if (isa<GemmOp>(op))
+        producers.push_back(op);
+      auto t = dyn_cast<TensorOp>(op);
+      if (t && t.getKernel() == "conv_transpose" && t.getParams().back() == 0)
         producers.push_back(op);
     });
-    for (TensorOp op : producers) {
-      const bool gemm = op.getKernel() == "gemm";
+    for (Operation *op : producers) {
+      auto conv = dyn_cast<ConvOp>(op);
+      auto gemm = dyn_cast<GemmOp>(op);
+      auto call = dyn_cast<TensorOp>(op);
       Value y = op->getResult(0);
       auto out = y.getType().cast<RankedTensorType>();
-      if (!out.getElementType().isF32() || out.getRank() < 2 ||
-          (!gemm && op.getParams().back() != 0))
+      if (!out.getElementType().isF32() || out.getRank() < 2)
         continue;
-      // Kernel inputs {X, W, bias} or {A, B, C} (null when omitted).
-      SmallVector<Value> ins = op.getKernelInputs();
+      // {X, W, bias} or {A, B, C} (null when omitted).
+      SmallVector<Value> ins =
+          conv   ? SmallVector<Value>{conv.getInput(), conv.getFilter(),
+                                    conv.getBias()}
+          : gemm ? SmallVector<Value>{gemm.getA(), gemm.getB(), gemm.getC()}
+                 : call.getKernelInputs();
       Value wv = ins[1], bv = ins[2];
       std::optional<ArrayRef<float>> w = constantFloats(wv);
       std::optional<ArrayRef<float>> bias = constantFloats(bv);
@@ -272,11 +266,23 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
         continue;
 
       Affine total;
-      SmallVector<TensorOp> chain = affineChain(y, out, out.getDimSize(1), total);
+      SmallVector<Operation *> chain =
+          affineChain(y, out, out.getDimSize(1), total);
       if (chain.empty())
         continue;
-      std::optional<Folded> f =
-          gemm ? foldGemm(op, *w, bias, total) : foldConv(op, *w, bias, total);
+      std::optional<Folded> f;
+      if (conv)
+        f = foldConv(op->getContext(),
+                     conv.getInput().getType().cast<ShapedType>().getDimSize(1),
+                     out.getDimSize(1), conv.getGroup(), false, *w, bias, total);
+      else if (gemm)
+        f = foldGemm(gemm, *w, bias, total);
+      else {
+        ArrayRef<int64_t> p = call.getParams();
+        f = foldConv(op->getContext(), p[2], p[3], p[4], true, *w, bias, total);
+        if (f)
+          f->params.assign(p.begin(), p.end());
+      }
       if (!f || !allFinite(f->w) || !allFinite(f->bias))
         continue; // a division by zero or an overflow stays at run time
 
@@ -285,24 +291,36 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       auto asChars = [](const std::vector<float> &v) {
         return ArrayRef<char>((const char *)v.data(), v.size() * sizeof(float));
       };
-      TensorOp last = chain.back();
+      Operation *last = chain.back();
       Value newW = builder.create<ConstantOp>(
           wc.getLoc(), uniqueName(wc.getSource().str() + ".folded"),
           wc.getResult().getType().cast<RankedTensorType>(), asChars(f->w));
       Value newB = builder.create<ConstantOp>(
-          last.getLoc(), uniqueName(last.getNode().str() + ".bias"),
+          last->getLoc(),
+          uniqueName(last->getAttrOfType<StringAttr>("node").str() + ".bias"),
           f->biasType, asChars(f->bias));
-      SmallVector<Location> locs = {op.getLoc()};
-      for (TensorOp step : chain)
-        locs.push_back(step.getLoc());
-      auto folded = builder.create<TensorOp>(
-          builder.getFusedLoc(locs), op->getResultTypes(),
-          ValueRange{ins[0], newW, newB}, op.getKernelAttr(),
-          builder.getDenseI64ArrayAttr(f->params),
-          f->fparams ? builder.getDenseF32ArrayAttr(*f->fparams)
-                     : op.getFparamsAttr(),
-          DenseI64ArrayAttr(), op.getScratchAttr(), op.getOnnxOpAttr(),
-          op.getNodeAttr());
+      SmallVector<Location> locs = {op->getLoc()};
+      for (Operation *step : chain)
+        locs.push_back(step->getLoc());
+      Location loc = builder.getFusedLoc(locs);
+      Operation *folded;
+      if (conv)
+        folded = builder.create<ConvOp>(
+            loc, out, ins[0], newW, newB, ValueRange{}, conv.getStridesAttr(),
+            conv.getDilationsAttr(), conv.getPadsAttr(), conv.getGroupAttr(),
+            DenseI64ArrayAttr(), DenseF32ArrayAttr(), conv.getOnnxOpAttr(),
+            conv.getNodeAttr());
+      else if (gemm)
+        folded = builder.create<GemmOp>(
+            loc, out, ins[0], newW, newB, gemm.getTransAAttr(), UnitAttr(),
+            gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
+            gemm.getOnnxOpAttr(), gemm.getNodeAttr());
+      else
+        folded = builder.create<TensorOp>(
+            loc, op->getResultTypes(), ValueRange{ins[0], newW, newB},
+            call.getKernelAttr(), builder.getDenseI64ArrayAttr(f->params),
+            call.getFparamsAttr(), DenseI64ArrayAttr(), call.getScratchAttr(),
+            call.getOnnxOpAttr(), call.getNodeAttr());
       last->getResult(0).replaceAllUsesWith(folded->getResult(0));
 
       llvm::SetVector<Operation *> constants;

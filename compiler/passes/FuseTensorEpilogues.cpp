@@ -10,7 +10,6 @@
 // so results are unchanged bit for bit.
 //
 #include "compiler/dialect/KilnDialect.h"
-#include "compiler/passes/ChannelOperands.h"
 #include "compiler/passes/Passes.h"
 
 #include "kernels/KernelTable.h"
@@ -39,7 +38,7 @@ struct Step {
   bool swap = false;
   SmallVector<Value, 4> channel; // BATCHNORM: scale, B, mean, var
   SmallVector<float, 2> floats;  // UNARY: alpha, beta; BATCHNORM: epsilon
-  TensorOp op;                  // the call it replaces
+  Operation *op = nullptr;       // the op it replaces
 };
 
 /// How `other` broadcasts against the output type `out` ([N, M, ...]): a
@@ -57,111 +56,104 @@ std::optional<int64_t> operandKind(Value other, RankedTensorType out) {
   return KILN_EP_CHANNEL;
 }
 
-/// True if `op` is an f32 binary call that an epilogue can run (anything but
-/// Pow) with a result of type `out`.
-bool isEpilogueBinary(TensorOp op, ArrayRef<Value> ins, RankedTensorType out) {
-  ArrayRef<int64_t> p = op.getParams();
-  return op.getKernel() == "binary" && ins.size() == 2 && p.size() >= 4 &&
-         p[0] != KILN_BIN_POW && p[1] == KILN_F32 && p[2] == KILN_F32 &&
-         p[3] == KILN_F32 && op->getNumResults() == 1 &&
-         op->getResult(0).getType() == out;
+/// `op` if it is an f32 kiln.binary that an epilogue can run (anything but
+/// pow) with a result of type `out`.
+BinaryOp epilogueBinary(Operation *op, RankedTensorType out) {
+  auto b = dyn_cast_or_null<BinaryOp>(op);
+  if (!b || b.getKind() == "pow" || b.getResult().getType() != out ||
+      !b.getLhs().getType().cast<ShapedType>().getElementType().isF32() ||
+      !b.getRhs().getType().cast<ShapedType>().getElementType().isF32())
+    return nullptr;
+  return b;
 }
 
 /// `u` as an epilogue step on `cur` (of type `out`), if it is one: an f32
 /// binary with a scalar, per-channel or same-shape other operand, a unary,
-/// or a clip with scalar bounds. `saved` may not be read here.
-std::optional<Step> matchStep(TensorOp u, Value cur, RankedTensorType out,
+/// a clip with scalar bounds, or a batch normalization.
+/// `saved` may not be read here.
+std::optional<Step> matchStep(Operation *u, Value cur, RankedTensorType out,
                               Value saved) {
   if (u->getNumResults() != 1 || u->getResult(0).getType() != out)
     return std::nullopt;
-  ArrayRef<int64_t> p = u.getParams();
-  SmallVector<Value> ins = u.getKernelInputs();
   Step s;
   s.op = u;
-  StringRef k = u.getKernel();
-  if (isEpilogueBinary(u, ins, out)) {
-    if ((ins[0] == cur) == (ins[1] == cur))
+  if (BinaryOp bin = epilogueBinary(u, out)) {
+    if ((bin.getLhs() == cur) == (bin.getRhs() == cur))
       return std::nullopt; // neither, or op(x, x)
-    s.swap = ins[1] == cur;
-    s.x = s.swap ? ins[0] : ins[1];
+    s.swap = bin.getRhs() == cur;
+    s.x = s.swap ? bin.getLhs() : bin.getRhs();
     if (s.x == saved)
       return std::nullopt;
     std::optional<int64_t> kind = operandKind(s.x, out);
     if (!kind)
       return std::nullopt;
     s.kind = *kind;
-    s.code = p[0];
+    s.code = bin.getKindCode();
     return s;
   }
-  if (k == "unary" && ins.size() == 1 && ins[0] == cur && p.size() >= 2 &&
-      p[1] == KILN_F32) {
+  if (auto un = dyn_cast<UnaryOp>(u)) {
+    if (un.getInput() != cur || !out.getElementType().isF32())
+      return std::nullopt;
     s.kind = KILN_EP_UNARY;
-    s.code = p[0];
-    auto f = u.getFparams();
-    s.floats = {f && f->size() > 0 ? (*f)[0] : 0.0f,
-                f && f->size() > 1 ? (*f)[1] : 0.0f};
+    s.code = un.getKindCode();
+    s.floats = {un.getAlpha().convertToFloat(), un.getBeta().convertToFloat()};
     return s;
   }
-  if (k == "clip" && ins.size() == 3 && ins[0] == cur && p.size() >= 1 &&
-      p[0] == KILN_F32) {
-    for (Value bound : {ins[1], ins[2]})
+  if (auto clip = dyn_cast<ClipOp>(u)) {
+    if (clip.getInput() != cur || !out.getElementType().isF32())
+      return std::nullopt;
+    for (Value bound : {clip.getMin(), clip.getMax()})
       if (bound && (bound == saved ||
                     operandKind(bound, out) != std::optional<int64_t>(
                                                    KILN_EP_SCALAR)))
         return std::nullopt;
     s.kind = KILN_EP_CLIP;
-    s.x = ins[1];
-    s.y = ins[2];
+    s.x = clip.getMin();
+    s.y = clip.getMax();
     return s;
   }
-  if (k == "batchnorm" && ins.size() == 5 && ins[0] == cur && p.size() >= 1 &&
-      p[0] == KILN_F32) {
-    auto perChannel = RankedTensorType::get({out.getDimSize(1)},
-                                            out.getElementType());
-    for (int i = 1; i < 5; ++i) {
-      if (!ins[i] || ins[i] == saved || ins[i].getType() != perChannel)
-        return std::nullopt;
-      s.channel.push_back(ins[i]);
-    }
-    auto f = u.getFparams();
-    if (!f || f->empty())
+  if (auto bn = dyn_cast<BatchNormOp>(u)) {
+    if (bn.getInput() != cur || !out.getElementType().isF32())
       return std::nullopt;
+    for (Value v : {bn.getScale(), bn.getBias(), bn.getMean(),
+                    bn.getVariance()}) {
+      if (v == saved)
+        return std::nullopt;
+      s.channel.push_back(v);
+    }
     s.kind = KILN_EP_BATCHNORM;
-    s.floats = {(*f)[0]};
+    s.floats = {bn.getEpsilon().convertToFloat()};
     return s;
   }
   return std::nullopt;
 }
 
-/// The one user of `v` if it is a tensor op.
-TensorOp onlyUser(Value v) {
-  if (!v.hasOneUse())
-    return nullptr;
-  return dyn_cast<TensorOp>(*v.getUsers().begin());
+/// The one user of `v`.
+Operation *onlyUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
 }
 
-/// `cur` read by two calls, `a` starting a chain of steps and `b` combining
+/// `cur` read by two ops, `a` starting a chain of steps and `b` combining
 /// the chain's end with `cur` again (x * Clip(x + 3, 0, 6): HardSwish
 /// spelled out): SAVE, the chain, then b on the saved value.
-bool matchSaved(Value cur, TensorOp a, TensorOp b, RankedTensorType out,
+bool matchSaved(Value cur, Operation *a, Operation *b, RankedTensorType out,
                 SmallVector<Step> &steps) {
   SmallVector<Step> chain;
   Value v = cur;
-  TensorOp op = a;
+  Operation *op = a;
   for (int i = 0; i < kMaxSavedChain && op; ++i) {
     if (op == b) {
-      SmallVector<Value> ins = b.getKernelInputs();
-      ArrayRef<int64_t> p = b.getParams();
-      if (!isEpilogueBinary(b, ins, out) || v == cur ||
-          !((ins[0] == cur && ins[1] == v) || (ins[0] == v && ins[1] == cur)))
+      BinaryOp bin = epilogueBinary(b, out);
+      if (!bin || v == cur ||
+          !((bin.getLhs() == cur && bin.getRhs() == v) ||
+            (bin.getLhs() == v && bin.getRhs() == cur)))
         return false;
       Step save;
       save.kind = KILN_EP_SAVE;
-      save.op = nullptr;
       Step use;
       use.kind = KILN_EP_SAVED;
-      use.code = p[0];
-      use.swap = ins[0] == cur; // op(saved, running value)
+      use.code = bin.getKindCode();
+      use.swap = bin.getLhs() == cur; // op(saved, running value)
       use.op = b;
       steps.push_back(save);
       steps.append(chain.begin(), chain.end());
@@ -183,21 +175,29 @@ struct FuseTensorEpiloguesPass
   using FuseTensorEpiloguesBase::FuseTensorEpiloguesBase;
 
   void runOnOperation() override {
-    SmallVector<TensorOp> convs;
-    getOperation().walk([&](TensorOp op) {
-      if ((op.getKernel() == "conv" || op.getKernel() == "conv_transpose") &&
-          op->getNumResults() == 1)
+    SmallVector<Operation *> convs;
+    getOperation().walk([&](Operation *op) {
+      auto t = dyn_cast<TensorOp>(op);
+      if (isa<ConvOp>(op) ||
+          (t && t.getKernel() == "conv_transpose" && op->getNumResults() == 1))
         convs.push_back(op);
     });
     OpBuilder b(getOperation().getContext());
-    for (TensorOp conv : convs)
+    for (Operation *conv : convs)
       fuse(conv, b);
   }
 
-  void fuse(TensorOp conv, OpBuilder &b) {
-    ArrayRef<int64_t> p0 = conv.getParams();
-    const int64_t at = kernels::tensorEpilogueAt(conv.getKernel().str(),
-                                                 p0.data(), p0.size());
+  /// Fuses the chain after `conv`: a kiln.conv, or a call of conv_transpose
+  /// (whose epilogue is in its parameters).
+  void fuse(Operation *conv, OpBuilder &b) {
+    auto typed = dyn_cast<ConvOp>(conv);
+    auto call = dyn_cast<TensorOp>(conv);
+    int64_t at = 0;
+    if (call) {
+      ArrayRef<int64_t> p0 = call.getParams();
+      at = kernels::tensorEpilogueAt(call.getKernel().str(), p0.data(),
+                                     p0.size());
+    }
     auto out = conv->getResult(0).getType().dyn_cast<RankedTensorType>();
     if (at < 0 || !out || !out.getElementType().isF32())
       return;
@@ -207,20 +207,15 @@ struct FuseTensorEpiloguesPass
       SmallVector<Operation *> users(cur.getUsers().begin(),
                                      cur.getUsers().end());
       if (users.size() == 1) {
-        auto u = dyn_cast<TensorOp>(users[0]);
-        std::optional<Step> s =
-            u ? matchStep(u, cur, out, Value()) : std::nullopt;
+        std::optional<Step> s = matchStep(users[0], cur, out, Value());
         if (!s)
           break;
         steps.push_back(*s);
-        cur = u->getResult(0);
+        cur = users[0]->getResult(0);
         continue;
       }
       if (users.size() == 2 && users[0] != users[1]) {
-        auto u0 = dyn_cast<TensorOp>(users[0]),
-             u1 = dyn_cast<TensorOp>(users[1]);
-        if (!u0 || !u1)
-          break;
+        Operation *u0 = users[0], *u1 = users[1];
         SmallVector<Step> saved;
         if (!matchSaved(cur, u0, u1, out, saved) &&
             !matchSaved(cur, u1, u0, out, saved))
@@ -234,25 +229,35 @@ struct FuseTensorEpiloguesPass
     if (steps.empty())
       return;
 
-    // The fused call: conv's kernel inputs, then each step's operands.
-    SmallVector<Value> operands(conv.getInputs().begin(),
-                                conv.getInputs().end());
-    SmallVector<int64_t> slots = conv.getKernelSlots();
+    // The fused op's operands that its epilogue indexes (a kiln.conv's
+    // epilogue inputs; a call's kernel inputs, through slots), its floats,
+    // and its epilogue operations.
+    SmallVector<Value> operands;
+    SmallVector<int64_t> slots, ops;
+    SmallVector<float> floats;
+    if (typed) {
+      operands.assign(typed.getEpilogueInputs().begin(),
+                      typed.getEpilogueInputs().end());
+      if (auto e = typed.getEpilogue())
+        ops.assign(e->begin(), e->end());
+      if (auto f = typed.getEpilogueFloats())
+        floats.assign(f->begin(), f->end());
+    } else {
+      operands.assign(call.getInputs().begin(), call.getInputs().end());
+      slots = call.getKernelSlots();
+      if (auto f = call.getFparams())
+        floats.assign(f->begin(), f->end());
+    }
     auto input = [&](Value v) -> int64_t {
       if (!v)
         return -1;
       operands.push_back(v);
+      if (typed)
+        return (int64_t)operands.size() - 1;
       slots.push_back((int64_t)operands.size() - 1);
       return (int64_t)slots.size() - 1;
     };
-    ArrayRef<int64_t> p = conv.getParams();
-    SmallVector<int64_t> params(p.begin(), p.begin() + at);
-    params.push_back(p[at] + (int64_t)steps.size());
-    params.append(p.begin() + at + 1, p.end());
-    SmallVector<float> floats;
-    if (auto f = conv.getFparams())
-      floats.assign(f->begin(), f->end());
-    SmallVector<Location> locs = {conv.getLoc()};
+    SmallVector<Location> locs = {conv->getLoc()};
     for (const Step &s : steps) {
       int64_t a = 0, c = 0;
       switch (s.kind) {
@@ -281,22 +286,38 @@ struct FuseTensorEpiloguesPass
         floats.push_back(s.floats[0]);
         break;
       }
-      params.append({s.kind, s.code, a, c});
+      ops.append({s.kind, s.code, a, c});
       if (s.op)
         locs.push_back(s.op->getLoc());
     }
-    bool absent = false;
-    for (int64_t s : slots)
-      absent |= s < 0;
 
-    TensorOp last = steps.back().op;
+    Operation *last = steps.back().op;
     b.setInsertionPoint(last);
-    auto fused = b.create<TensorOp>(
-        b.getFusedLoc(locs), TypeRange{out}, operands, conv.getKernelAttr(),
-        b.getDenseI64ArrayAttr(params),
-        floats.empty() ? DenseF32ArrayAttr() : b.getDenseF32ArrayAttr(floats),
-        absent ? b.getDenseI64ArrayAttr(slots) : DenseI64ArrayAttr(),
-        conv.getScratchAttr(), conv.getOnnxOpAttr(), conv.getNodeAttr());
+    DenseF32ArrayAttr floatsAttr =
+        floats.empty() ? DenseF32ArrayAttr() : b.getDenseF32ArrayAttr(floats);
+    Operation *fused;
+    if (typed) {
+      fused = b.create<ConvOp>(
+          b.getFusedLoc(locs), out, typed.getInput(), typed.getFilter(),
+          typed.getBias(), operands, typed.getStridesAttr(),
+          typed.getDilationsAttr(), typed.getPadsAttr(), typed.getGroupAttr(),
+          b.getDenseI64ArrayAttr(ops), floatsAttr, typed.getOnnxOpAttr(),
+          typed.getNodeAttr());
+    } else {
+      ArrayRef<int64_t> p = call.getParams();
+      SmallVector<int64_t> params(p.begin(), p.begin() + at);
+      params.push_back(p[at] + (int64_t)steps.size());
+      params.append(p.begin() + at + 1, p.end());
+      params.append(ops.begin(), ops.end());
+      bool absent = false;
+      for (int64_t s : slots)
+        absent |= s < 0;
+      fused = b.create<TensorOp>(
+          b.getFusedLoc(locs), TypeRange{out}, operands, call.getKernelAttr(),
+          b.getDenseI64ArrayAttr(params), floatsAttr,
+          absent ? b.getDenseI64ArrayAttr(slots) : DenseI64ArrayAttr(),
+          call.getScratchAttr(), call.getOnnxOpAttr(), call.getNodeAttr());
+    }
     for (NamedAttribute a : conv->getAttrs())
       if (a.getName().getValue().startswith("kiln."))
         fused->setAttr(a.getName(), a.getValue());

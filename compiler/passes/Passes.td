@@ -59,34 +59,34 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
 def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
   let summary = "Fold per-channel scales and shifts into the preceding convolution's or Gemm's weights";
   let description = [{
-    A chain of f32 calls after a kiln.tensor_op "conv" (or "conv_transpose")
-    with constant weights and bias (or none), each the only reader of the one
-    before, that are
-    affine maps per output channel: BatchNormalization with constant
-    vectors (y = x * a + B - mean * a, a = scale / sqrt(var + epsilon)), and
-    Add, Sub, Mul or Div (x first) by a scalar or per-channel ([M, 1, ...])
+    A chain of f32 ops after a kiln.conv (or kiln.tensor_op
+    "conv_transpose") with constant weights and bias (or none) and no
+    epilogue, each the only reader of the one before, that are affine maps
+    per output channel: kiln.batchnorm with constant vectors (y = x * a
+    + B - mean * a, a = scale / sqrt(var + epsilon)), and kiln.binary add,
+    sub, mul or div (x first) by a scalar or per-channel ([M, 1, ...])
     constant. The composed map y = x * a + c becomes the convolution's
     weights, scaled per output channel by a, and its bias, bias * a + c: two
-    new kiln.constant ops. A kiln.tensor_op "gemm" with a constant B (and C
-    or none) folds the same way, its N output columns being the channels:
-    B' = B * a per column, C' = beta * C * a + c and beta' = 1. Constants left without a use are erased. The
-    result differs from the unfolded graph only by the rounding of the
-    scaled weights.
+    new kiln.constant ops. A kiln.gemm with a constant B (and C or none)
+    and no trans_b folds the same way, its N output columns being the
+    channels: B' = B * a per column, C' = beta * C * a + c and beta' = 1.
+    Constants left without a use are erased. The result differs from the
+    unfolded graph only by the rounding of the scaled weights.
   }];
 }
 
 def FuseTensorEpilogues : Pass<"kiln-fuse-tensor-epilogues", "mlir::ModuleOp"> {
   let summary = "Fuse a graph convolution's elementwise successors into its epilogue";
   let description = [{
-    A kiln.tensor_op "conv" or "conv_transpose" whose f32 result is read only
-    by an elementwise
-    call takes that call as an epilogue operation (kiln_tensor.h), and so on
-    down the chain:
-      binary (not Pow) with a scalar, a per-channel ([M, 1, ...]) or a
+    A kiln.conv (or kiln.tensor_op "conv_transpose") whose f32 result is read
+    only by an elementwise op takes that op as an epilogue operation
+    (kiln.conv's `epilogue`; the call's parameters, kiln_tensor.h), and so
+    on down the chain:
+      kiln.binary (not pow) with a scalar, a per-channel ([M, 1, ...]) or a
         same-shape other operand (BatchNormalization as Mul and Add, a
         residual Add)
-      unary (Relu, HardSigmoid, Sigmoid, ...), clip with scalar bounds,
-        BatchNormalization
+      kiln.unary (relu, hard_sigmoid, sigmoid, ...), kiln.clip,
+        kiln.batchnorm
       a value read by two calls, one starting a chain whose end the other
         combines with it again (x * Clip(x + 3, 0, 6): HardSwish spelled out)
     The fused call takes the place of the chain's last call and its result;
@@ -163,8 +163,15 @@ def Quantize : Pass<"kiln-quantize", "mlir::ModuleOp"> {
 def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
   let summary = "Choose the kernel that implements each op on the target";
   let description = [{
-    Annotates each compute op with `kiln.kernel`, the name of the kernel the
-    emitter calls (for example `matmul_q4_0_f32_generic`). A matmul whose
+    Lowers each typed graph op to the call of the kernel that runs it: a
+    kiln.conv becomes a kiln.tensor_op "conv" whose parameters hold the
+    algorithm chosen for its shape (a direct 1x1 GEMM, im2col columns,
+    shifted rows of a padded copy, or the depthwise loops) and the scratch
+    it needs; the other typed ops (kiln.gemm, kiln.binary, kiln.unary,
+    kiln.clip, kiln.batchnorm, kiln.pool, kiln.global_pool) become the
+    calls of their kernels. Annotates each compute
+    op with `kiln.kernel`, the name of the kernel the emitter calls (for
+    example `matmul_q4_0_f32_generic`). A matmul whose
     kernel quantizes its activations also gets `kiln.activation`, the
     blocks it quantizes them to (`"q8_0"`, or `"q8_k"` for the kernels that
     read ggml's Q8_K; the reference evaluator follows it), `kiln.scratch_per_row`, the

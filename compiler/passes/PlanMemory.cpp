@@ -69,6 +69,16 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryBase<PlanMemoryPass> {
                      "module attribute kiln.max_batch");
       return signalPassFailure();
     }
+    // A typed graph op has no kernel call yet: its scratch is unknown.
+    WalkResult typed = func.walk([](Operation *op) {
+      if (!isTypedGraphOp(op))
+        return WalkResult::advance();
+      op->emitOpError("has no kernel call yet: run kiln-select-kernels "
+                      "before kiln-plan-memory");
+      return WalkResult::interrupt();
+    });
+    if (typed.wasInterrupted())
+      return signalPassFailure();
     int64_t context = moduleInt("kiln.context_length");
     int64_t threads = std::max<int64_t>(1, moduleInt("kiln.threads"));
 

@@ -11,6 +11,8 @@
 #ifndef KILN_FRONTEND_ONNX_GRAPH_H
 #define KILN_FRONTEND_ONNX_GRAPH_H
 
+#include "compiler/support/TensorPlans.h"
+
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -177,12 +179,8 @@ struct RegisterConverter {
 /// numpy-style broadcast of two shapes; false if incompatible.
 bool broadcastShapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
                      std::vector<int64_t> &out);
-/// Element strides of `shape` read as broadcast to `outShape` (0 on
-/// broadcast dimensions).
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
-                                      const std::vector<int64_t> &outShape);
-/// Dense row-major strides.
-std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape);
+using kiln::broadcastStrides; // compiler/support/TensorPlans.h
+using kiln::denseStrides;
 /// Normalizes a possibly negative axis into [0, rank); false if out of range.
 bool normalizeAxis(int64_t &axis, int64_t rank);
 int64_t product(const std::vector<int64_t> &v, size_t from = 0,

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace kiln {
@@ -25,6 +27,62 @@ static Type elementType(MLIRContext &ctx, int32_t dtype) {
   case onnx::U64: return IntegerType::get(&ctx, 64, IntegerType::Unsigned);
   default: return {};
   }
+}
+
+/// A Conv node's call as kiln.conv: its geometry read back from the
+/// parameters the converter wrote (nn.c's kiln_t_conv: {nsp, N, C, M, group,
+/// chunk, mode, in, k, out, stride, dilation, pad_begin, 0}), the end pads
+/// those the output reads (a pad no window reaches computes nothing).
+static Value importConv(OpBuilder &b, Location loc, const onnx::Call &c,
+                    ArrayRef<Value> operands, RankedTensorType result) {
+  const int64_t n = c.p[0];
+  auto list = [&](int64_t i) {
+    return ArrayRef<int64_t>(c.p).slice(7 + i * n, n);
+  };
+  ArrayRef<int64_t> in = list(0), k = list(1), out = list(2),
+                    stride = list(3), dil = list(4), padBegin = list(5);
+  SmallVector<int64_t> pads(padBegin.begin(), padBegin.end());
+  for (int64_t d = 0; d < n; ++d)
+    pads.push_back(std::max<int64_t>(0, (out[d] - 1) * stride[d] +
+                                            (k[d] - 1) * dil[d] + 1 - in[d] -
+                                            padBegin[d]));
+  Value bias = operands.size() > 2 ? operands[2] : Value();
+  return b.create<ConvOp>(loc, result, operands[0], operands[1], bias,
+                          ValueRange{}, b.getDenseI64ArrayAttr(stride),
+                          b.getDenseI64ArrayAttr(dil),
+                          b.getDenseI64ArrayAttr(pads),
+                          b.getI64IntegerAttr(c.p[4]), DenseI64ArrayAttr(),
+                          DenseF32ArrayAttr(), b.getStringAttr(c.opType),
+                          b.getStringAttr(c.nodeName));
+}
+
+/// A MaxPool or AveragePool node's call as kiln.pool, from the parameters
+/// the converter wrote (nn.c's kiln_t_pool: {dtype, kind, count_include_pad,
+/// storage_order, indices, nsp, NC, in, k, out, stride, dilation,
+/// pad_begin, pad_end}). ceil_mode is whether the output is larger than the
+/// floor of the window count (it is the same op either way otherwise).
+static Value importPool(OpBuilder &b, Location loc, const onnx::Call &c,
+                        Value input, ArrayRef<Type> results) {
+  const int64_t n = c.p[5];
+  auto list = [&](int64_t i) {
+    return ArrayRef<int64_t>(c.p).slice(7 + i * n, n);
+  };
+  ArrayRef<int64_t> in = list(0), k = list(1), out = list(2),
+                    stride = list(3), dil = list(4);
+  SmallVector<int64_t> pads(list(5).begin(), list(5).end());
+  pads.append(list(6).begin(), list(6).end());
+  bool ceil = false;
+  for (int64_t d = 0; d < n; ++d)
+    ceil |= (in[d] + pads[d] + pads[n + d] - (k[d] - 1) * dil[d] - 1) /
+                    stride[d] + 1 != out[d];
+  auto op = b.create<PoolOp>(
+      loc, results, input, b.getStringAttr(c.p[1] ? "average" : "max"),
+      b.getDenseI64ArrayAttr(k), b.getDenseI64ArrayAttr(stride),
+      b.getDenseI64ArrayAttr(dil), b.getDenseI64ArrayAttr(pads),
+      b.getBoolAttr(ceil), b.getBoolAttr(c.p[2] != 0),
+      b.getI64IntegerAttr(c.p[3]), b.getStringAttr(c.opType),
+      b.getStringAttr(c.nodeName));
+  return op->getResult(0);
 }
 
 OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
@@ -126,6 +184,66 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
             b.getStringAttr(c.nodeName));
         continue;
       }
+    }
+    if (c.kernel == "binary") { // p = {code, types, rank, shape, strides}
+      values[c.outputs[0]] = b.create<BinaryOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          b.getStringAttr(kBinaryKinds[c.p[0]]), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "unary") { // p = {code, type, count}, f = {alpha, beta}
+      values[c.outputs[0]] = b.create<UnaryOp>(
+          nodeLoc, results[0], operands[0],
+          b.getStringAttr(kUnaryKinds[c.p[0]]), b.getF32FloatAttr(c.f[0]),
+          b.getF32FloatAttr(c.f[1]), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "clip") { // inputs {x, min, max}, either omitted
+      auto bound = [&](size_t i) {
+        return c.inputs[i] < 0 ? Value() : valueOf(c.inputs[i]);
+      };
+      values[c.outputs[0]] = b.create<ClipOp>(
+          nodeLoc, results[0], operands[0], bound(1), bound(2),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "batchnorm") { // f = {epsilon}
+      values[c.outputs[0]] = b.create<BatchNormOp>(
+          nodeLoc, results[0], operands[0], operands[1], operands[2],
+          operands[3], operands[4], b.getF32FloatAttr(c.f[0]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "pool") {
+      values[c.outputs[0]] = importPool(b, nodeLoc, c, operands[0], results);
+      if (c.outputs.size() > 1)
+        values[c.outputs[1]] = values[c.outputs[0]].getDefiningOp()->getResult(1);
+      continue;
+    }
+    if (c.kernel == "global_pool") { // p = {dtype, kind, NC, S}
+      values[c.outputs[0]] = b.create<GlobalPoolOp>(
+          nodeLoc, results[0], operands[0],
+          b.getStringAttr(c.p[1] ? "average" : "max"),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "gemm") { // p = {dtype, M, N, K, transA, transB, ...}
+      auto op = b.create<GemmOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          operands.size() > 2 ? operands[2] : Value(),
+          c.p[4] ? b.getUnitAttr() : UnitAttr(),
+          c.p[5] ? b.getUnitAttr() : UnitAttr(), b.getF32FloatAttr(c.f[0]),
+          b.getF32FloatAttr(c.f[1]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      values[c.outputs[0]] = op;
+      continue;
+    }
+    if (c.kernel == "conv") {
+      values[c.outputs[0]] =
+          importConv(b, nodeLoc, c, operands, results[0].cast<RankedTensorType>());
+      continue;
     }
     auto op = b.create<TensorOp>(
         nodeLoc, results, operands, b.getStringAttr(c.kernel),

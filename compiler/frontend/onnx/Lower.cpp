@@ -154,23 +154,6 @@ bool broadcastShapes(const std::vector<int64_t> &a,
   return true;
 }
 
-std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (int i = (int)shape.size() - 2; i >= 0; --i)
-    s[i] = s[i + 1] * shape[i + 1];
-  return s;
-}
-
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
-                                      const std::vector<int64_t> &outShape) {
-  std::vector<int64_t> dense = denseStrides(shape);
-  std::vector<int64_t> s(outShape.size(), 0);
-  size_t off = outShape.size() - shape.size();
-  for (size_t i = 0; i < shape.size(); ++i)
-    s[off + i] = shape[i] == 1 ? 0 : dense[i];
-  return s;
-}
-
 bool normalizeAxis(int64_t &axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return false;

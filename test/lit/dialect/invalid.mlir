@@ -253,3 +253,198 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<6xi32> {
   %0 = kiln.reshape %x {node = "r", onnx_op = "Reshape"} : tensor<2x3xf32> -> tensor<6xi32>
   return %0 : tensor<6xi32>
 }
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x5x6xf32> {
+  // expected-error @below {{spatial dimension 0: the result has 5, but input 6, kernel 3, stride 1, dilation 1 and pads 1 + 1 give 6}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x5x6xf32>
+  return %0 : tensor<1x4x5x6xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{group 2 does not fit input 'tensor<1x2x6x6xf32>' and filter 'tensor<4x2x3x3xf32>'}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{strides [1], dilations [1, 1] and pads [0, 0, 0, 0] must have 2, 2 and 4 values}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{bias must be tensor<4xf32>, not 'tensor<3xf32>'}}
+  %0 = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<3xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A per-channel epilogue operand of the wrong length.
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %s: tensor<3x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{epilogue operation 0 [2, 2, 0, 0]: needs an f32 epilogue input of the kind's shape}}
+  %0 = kiln.conv %x, %w epilogue(%s) {dilations = array<i64: 1, 1>, epilogue = array<i64: 2, 2, 0, 0>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<3x1x1xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// An operand index past the epilogue's inputs.
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %s: tensor<f32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{epilogue operation 1 [1, 0, 1, 0]: needs an f32 epilogue input of the kind's shape}}
+  %0 = kiln.conv %x, %w epilogue(%s) {dilations = array<i64: 1, 1>, epilogue = array<i64: 1, 2, 0, 0, 1, 0, 1, 0>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// SAVED with nothing saved; a Relu without its two floats.
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{epilogue operation 0 [4, 2, 0, 0]: reads a value no earlier operation saved}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, epilogue = array<i64: 4, 2, 0, 0>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{epilogue operation 0 [5, 0, 0, 0]: needs two epilogue floats from its index}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, epilogue = array<i64: 5, 0, 0, 0>, epilogue_floats = array<f32: 0.0>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{epilogue operation 0 [8, 0, 0, 0]: unknown kind}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, epilogue = array<i64: 8, 0, 0, 0>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<3x4xf32>, %b: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{inner dimensions differ: A' is [3, 4], B' is [5, 4]}}
+  %0 = kiln.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, node = "g", onnx_op = "Gemm"} : (tensor<3x4xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<3xf32>) -> tensor<3x5xf32> {
+  // expected-error @below {{C 'tensor<3xf32>' does not broadcast to [3, 5]}}
+  %0 = kiln.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32, node = "g", onnx_op = "Gemm"} : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<3xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<3x4xf16>, %b: tensor<4x5xf16>) -> tensor<3x5xf16> {
+  // expected-error @below {{must share one element type: f32, f64, i32, i64, ui32 or ui64}}
+  %0 = kiln.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, node = "g", onnx_op = "Gemm"} : (tensor<3x4xf16>, tensor<4x5xf16>) -> tensor<3x5xf16>
+  return %0 : tensor<3x5xf16>
+}
+
+// -----
+
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<5x3xf32> {
+  // expected-error @below {{result 'tensor<5x3xf32>' must be [3, 5]}}
+  %0 = kiln.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, node = "g", onnx_op = "Gemm", trans_a} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{operands 'tensor<2x3xf32>' and 'tensor<2xf32>' do not broadcast to the result 'tensor<2x3xf32>'}}
+  %0 = kiln.binary %x, %b {kind = "add", node = "s", onnx_op = "Add"} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{unknown kind 'plus'}}
+  %0 = kiln.binary %x, %b {kind = "plus", node = "s", onnx_op = "Add"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{result element type must be 'i1' for less}}
+  %0 = kiln.binary %x, %b {kind = "less", node = "l", onnx_op = "Less"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %b: tensor<3xf64>) -> tensor<2x3xf32> {
+  // expected-error @below {{operands have different element types ('f32' and 'f64')}}
+  %0 = kiln.binary %x, %b {kind = "mul", node = "m", onnx_op = "Mul"} : (tensor<2x3xf32>, tensor<3xf64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf16>) -> tensor<2x3xf16> {
+  // expected-error @below {{element type 'f16' is not one the kernels compute on}}
+  %0 = kiln.unary %x {alpha = 0.0 : f32, beta = 0.0 : f32, kind = "relu", node = "r", onnx_op = "Relu"} : tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{unknown kind 'swish'}}
+  %0 = kiln.unary %x {alpha = 0.0 : f32, beta = 0.0 : f32, kind = "swish", node = "r", onnx_op = "Swish"} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %lo: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{min and max must be one-element tensors of 'f32', not 'tensor<2xf32>'}}
+  %0 = kiln.clip %x min %lo {node = "c", onnx_op = "Clip"} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %v: tensor<3xf32>, %w: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{scale, bias, mean and variance must be 'tensor<3xf32>', not 'tensor<2xf32>'}}
+  %0 = kiln.batchnorm %x, %v, %v, %w, %v {epsilon = 0.001 : f32, node = "n", onnx_op = "BatchNormalization"} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
+  // expected-error @below {{spatial dimension 0: the result has 3, but the window gives 2}}
+  %0 = kiln.pool %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kind = "max", node = "p", onnx_op = "MaxPool", pads = array<i64: 0, 0, 0, 0>, storage_order = 0 : i64, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  // expected-error @below {{has 2 results; average pooling has 1}}
+  %0, %1 = kiln.pool %x {ceil_mode = false, count_include_pad = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kind = "average", node = "p", onnx_op = "AveragePool", pads = array<i64: 0, 0, 0, 0>, storage_order = 0 : i64, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  return %0, %1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xi32>) -> tensor<1x2x1x1xi32> {
+  // expected-error @below {{max pooling of 'i32' (f32, f64; max also 8-bit integers)}}
+  %0 = kiln.global_pool %x {kind = "max", node = "g", onnx_op = "GlobalMaxPool"} : (tensor<1x2x6x6xi32>) -> tensor<1x2x1x1xi32>
+  return %0 : tensor<1x2x1x1xi32>
+}

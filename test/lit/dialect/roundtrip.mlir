@@ -53,3 +53,57 @@ func.func @view(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
   %r = kiln.reshape %x {node = "r", onnx_op = "Flatten"} : tensor<2x3x4xf32> -> tensor<2x12xf32>
   return %r : tensor<2x12xf32>
 }
+
+// CHECK-LABEL: func.func @conv
+// CHECK: kiln.conv %{{.*}}, %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+// CHECK: kiln.conv %{{.*}}, %{{.*}} epilogue(%{{.*}}, %{{.*}}) {dilations = array<i64: 2>, epilogue = array<i64: 2, 2, 0, 0, 5, 0, 0, 0, 3, 0, 1, 1>, epilogue_floats = array<f32: 0.000000e+00, 0.000000e+00>, group = 2 : i64, node = "d", onnx_op = "Conv", pads = array<i64: 1, 2>, strides = array<i64: 2>} : (tensor<1x4x9xf32>, tensor<2x2x3xf32>, tensor<2x1xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+func.func @conv(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<4xf32>,
+                %x1: tensor<1x4x9xf32>, %w1: tensor<2x2x3xf32>, %s: tensor<2x1xf32>,
+                %r: tensor<1x2x4xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x2x4xf32>) {
+  %y = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x6xf32>
+  // 1-D, stride 2, dilation 2, grouped, no bias: (9 + 1 + 2 - 5) / 2 + 1 = 4
+  // outputs; an epilogue of a per-channel Mul, Relu and a residual Add.
+  %z = kiln.conv %x1, %w1 epilogue(%s, %r) {dilations = array<i64: 2>, epilogue = array<i64: 2, 2, 0, 0, 5, 0, 0, 0, 3, 0, 1, 1>, epilogue_floats = array<f32: 0.0, 0.0>, group = 2 : i64, node = "d", onnx_op = "Conv", pads = array<i64: 1, 2>, strides = array<i64: 2>} : (tensor<1x4x9xf32>, tensor<2x2x3xf32>, tensor<2x1xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  return %y, %z : tensor<1x4x6x6xf32>, tensor<1x2x4xf32>
+}
+
+// CHECK-LABEL: func.func @gemm
+// CHECK: kiln.gemm %{{.*}}, %{{.*}}, %{{.*}} {alpha = 2.000000e+00 : f32, beta = 5.000000e-01 : f32, node = "g", onnx_op = "Gemm", trans_b} : (tensor<3x4xf32>, tensor<5x4xf32>, tensor<1x5xf32>) -> tensor<3x5xf32>
+// CHECK: kiln.gemm %{{.*}}, %{{.*}} {alpha = 1.000000e+00 : f32, beta = 1.000000e+00 : f32, node = "i", onnx_op = "Gemm", trans_a} : (tensor<4x3xui32>, tensor<4x5xui32>) -> tensor<3x5xui32>
+func.func @gemm(%a: tensor<3x4xf32>, %b: tensor<5x4xf32>, %c: tensor<1x5xf32>,
+                %ai: tensor<4x3xui32>, %bi: tensor<4x5xui32>) -> (tensor<3x5xf32>, tensor<3x5xui32>) {
+  %y = kiln.gemm %a, %b, %c {alpha = 2.0 : f32, beta = 0.5 : f32, node = "g", onnx_op = "Gemm", trans_b} : (tensor<3x4xf32>, tensor<5x4xf32>, tensor<1x5xf32>) -> tensor<3x5xf32>
+  %i = kiln.gemm %ai, %bi {alpha = 1.0 : f32, beta = 1.0 : f32, node = "i", onnx_op = "Gemm", trans_a} : (tensor<4x3xui32>, tensor<4x5xui32>) -> tensor<3x5xui32>
+  return %y, %i : tensor<3x5xf32>, tensor<3x5xui32>
+}
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK: kiln.binary %{{.*}}, %{{.*}} {kind = "add", node = "s", onnx_op = "Add"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK: kiln.binary %{{.*}}, %{{.*}} {kind = "less", node = "l", onnx_op = "Less"} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi1>
+// CHECK: kiln.unary %{{.*}} {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32, kind = "hard_sigmoid", node = "h", onnx_op = "HardSigmoid"} : tensor<2x3xf32>
+func.func @elementwise(%x: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x1xi64>,
+                       %j: tensor<1x4xi64>) -> (tensor<2x3xf32>, tensor<2x4xi1>) {
+  %s = kiln.binary %x, %b {kind = "add", node = "s", onnx_op = "Add"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %l = kiln.binary %i, %j {kind = "less", node = "l", onnx_op = "Less"} : (tensor<2x1xi64>, tensor<1x4xi64>) -> tensor<2x4xi1>
+  %h = kiln.unary %s {alpha = 0.2 : f32, beta = 0.5 : f32, kind = "hard_sigmoid", node = "h", onnx_op = "HardSigmoid"} : tensor<2x3xf32>
+  return %h, %l : tensor<2x3xf32>, tensor<2x4xi1>
+}
+
+// CHECK-LABEL: func.func @clip_norm
+// CHECK: kiln.clip %{{.*}} max %{{.*}} {node = "c", onnx_op = "Clip"} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK: kiln.batchnorm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32, node = "n", onnx_op = "BatchNormalization"} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+func.func @clip_norm(%x: tensor<2x3xf32>, %hi: tensor<f32>, %v: tensor<3xf32>) -> tensor<2x3xf32> {
+  %c = kiln.clip %x max %hi {node = "c", onnx_op = "Clip"} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %n = kiln.batchnorm %c, %v, %v, %v, %v {epsilon = 0.001 : f32, node = "n", onnx_op = "BatchNormalization"} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %n : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @pool
+// CHECK: kiln.pool %{{.*}} {ceil_mode = true, count_include_pad = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kind = "max", node = "p", onnx_op = "MaxPool", pads = array<i64: 0, 0, 0, 0>, storage_order = 0 : i64, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+// CHECK: kiln.global_pool %{{.*}} {kind = "average", node = "g", onnx_op = "GlobalAveragePool"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
+func.func @pool(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x1x1xf32>, tensor<1x2x3x3xi64>) {
+  // (6 - 3) / 2 = 1.5: 2 outputs by floor, 3 by ceil (the third starts at 4 < 6).
+  %p, %i = kiln.pool %x {ceil_mode = true, count_include_pad = false, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kind = "max", node = "p", onnx_op = "MaxPool", pads = array<i64: 0, 0, 0, 0>, storage_order = 0 : i64, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
+  %g = kiln.global_pool %p {kind = "average", node = "g", onnx_op = "GlobalAveragePool"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
+  return %g, %i : tensor<1x2x1x1xf32>, tensor<1x2x3x3xi64>
+}

@@ -37,3 +37,15 @@ module attributes {kiln.max_batch = 4 : i64, kiln.max_tensor_bytes = 4000 : i64}
     return %y : tensor<?x256xf32>
   }
 }
+
+// -----
+
+// A typed graph op has no kernel call (nor scratch size) before
+// kiln-select-kernels lowers it.
+module attributes {kiln.max_batch = 1 : i64} {
+  func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    // expected-error @below {{has no kernel call yet: run kiln-select-kernels before kiln-plan-memory}}
+    %u = kiln.unary %x {alpha = 0.0 : f32, beta = 0.0 : f32, kind = "relu", node = "r", onnx_op = "Relu"} : tensor<2x3xf32>
+    return %u : tensor<2x3xf32>
+  }
+}

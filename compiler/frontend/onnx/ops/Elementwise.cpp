@@ -48,55 +48,11 @@ const std::map<std::string, BinaryInfo> kBinary = {
 
 } // namespace
 
-/// Drops dimensions of size 1 and merges adjacent dimensions that every
-/// operand walks as one (stride[d] == stride[d + 1] * shape[d + 1], which
-/// includes broadcasting both), so the kernel's inner loop runs as long as
-/// possible with constant strides: x[1, C, H, W] + bias[1, C, 1, 1] becomes
-/// [C, H * W] with strides (H * W, 1) and (1, 0). The output is dense, so it
-/// merges wherever the operands do. An empty tensor is left as it is.
-static void mergeDims(std::vector<int64_t> &shape,
-                      std::vector<std::vector<int64_t>> &strides) {
-  for (int64_t d : shape)
-    if (d == 0)
-      return;
-  std::vector<int64_t> outShape;
-  std::vector<std::vector<int64_t>> out(strides.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1)
-      continue;
-    bool merge = !outShape.empty();
-    for (size_t t = 0; merge && t < strides.size(); ++t)
-      merge = out[t].back() == strides[t][d] * shape[d];
-    if (merge) {
-      outShape.back() *= shape[d];
-      for (size_t t = 0; t < strides.size(); ++t)
-        out[t].back() = strides[t][d];
-      continue;
-    }
-    outShape.push_back(shape[d]);
-    for (size_t t = 0; t < strides.size(); ++t)
-      out[t].push_back(strides[t][d]);
-  }
-  if (outShape.empty() && !shape.empty()) { // all ones: one element
-    outShape.push_back(1);
-    for (auto &o : out)
-      o.push_back(0);
-  }
-  shape = std::move(outShape);
-  strides = std::move(out);
-}
-
 bool emitBinary(NodeContext &c, int op, Tensor *a, Tensor *b, Tensor &out) {
-  std::vector<int64_t> shape = out.shape;
-  std::vector<std::vector<int64_t>> strides = {
-      broadcastStrides(a->shape, shape), broadcastStrides(b->shape, shape)};
-  mergeDims(shape, strides);
-  std::vector<int64_t> p = {op, a->dtype, b->dtype, out.dtype,
-                            (int64_t)shape.size()};
-  p.insert(p.end(), shape.begin(), shape.end());
-  for (const auto &s : strides)
-    p.insert(p.end(), s.begin(), s.end());
-  c.call("binary", p, {}, {a, b}, {&out});
+  c.call("binary",
+         planBinary(op, a->dtype, b->dtype, out.dtype, a->shape, b->shape,
+                    out.shape),
+         {}, {a, b}, {&out});
   return true;
 }
 

@@ -4,17 +4,14 @@
 // sizes, pads from auto_pad, im2col chunk sizes) is settled here at compile
 // time; the kernels just run the loops they are given.
 #include "compiler/frontend/onnx/ops/Common.h"
+#include "compiler/support/TensorPlans.h"
 
 #include <cmath>
 
 namespace kiln::onnx {
 namespace {
 
-/// Bytes an im2col / col2im block may take in the scratch: big enough that
-/// the GEMM sees long rows, small enough to stay in L2.
-constexpr int64_t kColumnBudget = 1 << 20;
-/// Scratch bytes kiln_sgemm packs B panels into (KILN_SGEMM_PACK_FLOATS).
-constexpr int64_t kPackBytes = 4096 * 4;
+constexpr int64_t kPackBytes = kSgemmPackBytes;
 
 std::string listString(const std::vector<int64_t> &v) {
   std::string s = "[";
@@ -25,14 +22,6 @@ std::string listString(const std::vector<int64_t> &v) {
 
 void append(std::vector<int64_t> &p, const std::vector<int64_t> &v) {
   p.insert(p.end(), v.begin(), v.end());
-}
-
-/// Columns per im2col block for rows of `rowBytes` bytes and `cols` columns.
-int64_t columnChunk(int64_t rowBytes, int64_t cols) {
-  if (rowBytes * cols <= kColumnBudget)
-    return std::max<int64_t>(cols, 1);
-  int64_t chunk = kColumnBudget / std::max<int64_t>(rowBytes, 1) / 16 * 16;
-  return std::max<int64_t>(chunk, 16);
 }
 
 /// The spatial geometry of a convolution or pooling window.
@@ -215,7 +204,6 @@ RegisterConverter gemmOp({"Gemm"}, [](NodeContext &c) {
     csn = s[1];
   }
   Tensor &out = c.output(0, a->dtype, {M, N});
-  int64_t scratch = a->dtype == F32 ? kPackBytes : 0;
   if (transB && a->dtype == F32) {
     if (b->isConst) { // constant weights: transpose them now, once
       Tensor &bt = c.temp(F32, {K, N});
@@ -228,12 +216,11 @@ RegisterConverter gemmOp({"Gemm"}, [](NodeContext &c) {
           dst[k * N + j] = src[j * K + k];
       b = &bt;
       transB = 0;
-    } else {
-      scratch += K * N * 4;
     }
   }
   c.call("gemm", {a->dtype, M, N, K, transA, transB, cc ? 1 : 0, csm, csn},
-         {alpha, beta}, {a, b, cc}, {&out}, scratch);
+         {alpha, beta}, {a, b, cc}, {&out},
+         gemmScratch(a->dtype, K, N, transB));
   return true;
 });
 
@@ -277,70 +264,16 @@ RegisterConverter convOp({"Conv"}, [](NodeContext &c) {
   std::vector<int64_t> shape = {N, M};
   append(shape, win.out);
   Tensor &out = c.output(0, F32, shape);
-  bool direct = true;
-  for (size_t d = 0; d < win.n; ++d)
-    direct &= k[d] == 1 && win.stride[d] == 1 && win.padBegin[d] == 0 &&
-              win.padEnd[d] == 0;
-  int64_t CK = (C / G) * product(k), P = product(win.out);
-  int64_t chunk = direct ? P : columnChunk(CK * 4, P);
-  // A 2-D depthwise convolution builds no columns: its scratch holds one
-  // channel, each row zero-padded to the width the taps read (nn.c's
-  // dw_padded_width).
-  const bool depthwise = win.n == 2 && C == G && M == G && !direct;
-  CheckedInt columns = CheckedInt(CK) * chunk;
-  if (depthwise)
-    columns = CheckedInt(win.in[0]) *
-              ((CheckedInt(win.out[1]) - 1) * win.stride[1] +
-               (CheckedInt(k[1]) - 1) * win.dil[1] + 1);
-  // Small maps (nn.c's dw_small_map): the padded plane and the output plane.
-  if (depthwise && win.stride[0] == 1 && win.stride[1] == 1 &&
-      win.out[1] < 32) {
-    const CheckedInt tail = (CheckedInt(k[1]) - 1) * win.dil[1];
-    const CheckedInt Wp = CheckedInt(win.out[1]) + tail;
-    const CheckedInt Hp =
-        CheckedInt(win.out[0]) + (CheckedInt(k[0]) - 1) * win.dil[0];
-    columns = (Hp + win.out[0]) * Wp + tail;
-  }
-  // A 2-D convolution of stride 1 builds no columns either when its output
-  // rows are wide enough that the padded row (Wp) adds at most an eighth of
-  // dropped columns: nn.c's conv_shifted, the GEMM reading the taps as
-  // shifted rows of a padded copy of the input rows a chunk of output rows
-  // reads. Its scratch: the tap offsets, that copy (chunk + (KH - 1) * dh
-  // rows of Wp per channel, sized for about 256 KiB so that it stays in L2
-  // while the GEMM reads it 9 times over) and mg x chunk output rows of Wp.
-  int mode = direct ? 1 : 0;
-  if (win.n == 2 && !direct && !depthwise && win.stride[0] == 1 &&
-      win.stride[1] == 1) {
-    const CheckedInt Wp =
-        CheckedInt(win.out[1]) + (CheckedInt(k[1]) - 1) * win.dil[1];
-    const int64_t mg = M / G;
-    const CheckedInt rowFloats = Wp * mg;
-    if (rowFloats.ok() && rowFloats.value() > 0 &&
-        (Wp * 8).ok() && (CheckedInt(win.out[1]) * 9).ok() &&
-        Wp.value() * 8 <= win.out[1] * 9) {
-      const CheckedInt copyRow = Wp * (C / G), halo =
-          (CheckedInt(k[0]) - 1) * win.dil[0];
-      if (copyRow.ok() && copyRow.value() > 0 && halo.ok()) {
-        mode = 2;
-        chunk = std::min(65536 / rowFloats.value(),
-                         65536 / copyRow.value() - halo.value());
-        chunk = std::clamp<int64_t>(chunk, 1, win.out[0]);
-        columns = CheckedInt(CK) * 2 + copyRow * (halo + chunk) +
-                  (CheckedInt(k[1]) - 1) * win.dil[1] +
-                  CheckedInt(mg) * chunk * Wp;
-      }
-    }
-  }
-  const CheckedInt scratch = columns * 4 + kPackBytes;
-  if (!scratch.ok())
+  if (!c.sizeError().empty())
+    return true; // the graph walk reports the output's size
+  ConvGeometry geometry{N, C, M, G, win.in, win.k, win.out, win.stride,
+                        win.dil, win.padBegin};
+  std::vector<int64_t> p;
+  int64_t scratch = 0;
+  if (!planConv(geometry, p, scratch))
     return c.fail("the convolution's scratch overflows 64-bit sizes");
-  std::vector<int64_t> p = {(int64_t)win.n, N, C, M, G, chunk, mode};
-  for (auto *v : {&win.in, &win.k, &win.out, &win.stride, &win.dil,
-                  &win.padBegin})
-    append(p, *v);
   p.push_back(0); // no epilogue (kiln-fuse-tensor-epilogues adds one)
-  c.call("conv", p, {}, {x, w, bias}, {&out},
-         direct ? kPackBytes : scratch.value());
+  c.call("conv", p, {}, {x, w, bias}, {&out}, scratch);
   return true;
 });
 
