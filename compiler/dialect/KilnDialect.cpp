@@ -552,6 +552,37 @@ static std::string listString(ArrayRef<int64_t> v) {
   return s + "]";
 }
 
+/// Windows of `k` taps `dil` apart at stride `s` over `in` padded by `pb`
+/// and `pe`: floor((in + pb + pe - dil * (k - 1) - 1) / s) + 1, or with
+/// `ceil` the ceiling, less one where the last window would start past the
+/// input and its begin padding. -1 when no window fits or a size wraps.
+static int64_t windowCount(int64_t in, int64_t k, int64_t s, int64_t dil,
+                           int64_t pb, int64_t pe, bool ceil) {
+  int64_t span = 0, avail = 0;
+  if (__builtin_mul_overflow(k - 1, dil, &span) ||
+      __builtin_add_overflow(in, pb, &avail) ||
+      __builtin_add_overflow(avail, pe, &avail) ||
+      __builtin_sub_overflow(avail, span, &avail) || --avail < 0)
+    return -1;
+  int64_t out = avail / s + (ceil && avail % s != 0) + 1;
+  if (ceil && (out - 1) * s >= in + pb)
+    --out;
+  return out;
+}
+
+/// A pooling op's kind ("max" or "average") and element type (f32, f64;
+/// a max also 8-bit integers).
+static LogicalResult verifyPoolKind(Operation *op, StringRef kind, Type e) {
+  const bool isMax = kind == "max";
+  if (!isMax && kind != "average")
+    return op->emitOpError("kind must be \"max\" or \"average\", not \"")
+           << kind << "\"";
+  if (!(e.isF32() || e.isF64() || (isMax && e.isInteger(8))))
+    return op->emitOpError(kind) << " pooling of " << e
+                                 << " (f32, f64; max also 8-bit integers)";
+  return success();
+}
+
 LogicalResult ConvOp::verify() {
   auto x = getInput().getType().cast<RankedTensorType>();
   auto w = getFilter().getType().cast<RankedTensorType>();
@@ -589,19 +620,15 @@ LogicalResult ConvOp::verify() {
     if (strides[d] < 1 || dil[d] < 1 || pads[d] < 0 || pads[n + d] < 0)
       return emitOpError("strides and dilations must be positive and pads "
                          "not negative");
-    // out = (in + pads - dil * (k - 1) - 1) / stride + 1, without wrapping.
-    int64_t span = 0, avail = -1;
-    if (__builtin_mul_overflow(k - 1, dil[d], &span) ||
-        __builtin_add_overflow(in, pads[d], &avail) ||
-        __builtin_add_overflow(avail, pads[n + d], &avail) ||
-        __builtin_sub_overflow(avail, span, &avail) || --avail < 0 ||
-        avail / strides[d] + 1 != y.getDimSize(2 + d))
+    const int64_t out =
+        windowCount(in, k, strides[d], dil[d], pads[d], pads[n + d], false);
+    if (out != y.getDimSize(2 + d))
       return emitOpError("spatial dimension ")
              << d << ": the result has " << y.getDimSize(2 + d)
              << ", but input " << in << ", kernel " << k << ", stride "
              << strides[d] << ", dilation " << dil[d] << " and pads "
              << pads[d] << " + " << pads[n + d] << " give "
-             << (avail < 0 ? "none" : std::to_string(avail / strides[d] + 1));
+             << (out < 0 ? std::string("none") : std::to_string(out));
   }
   if (!getEpilogue()) {
     if (!getEpilogueInputs().empty() || getEpilogueFloats())
@@ -826,12 +853,8 @@ LogicalResult PoolOp::verify() {
   auto x = getInput().getType().cast<RankedTensorType>();
   Type e = x.getElementType();
   const bool isMax = getKind() == "max";
-  if (!isMax && getKind() != "average")
-    return emitOpError("kind must be \"max\" or \"average\", not \"")
-           << getKind() << "\"";
-  if (!(e.isF32() || e.isF64() || (isMax && e.isInteger(8))))
-    return emitOpError(getKind()) << " pooling of " << e
-                                  << " (f32, f64; max also 8-bit integers)";
+  if (failed(verifyPoolKind(*this, getKind(), e)))
+    return failure();
   const int64_t r = x.getRank(), n = r - 2;
   if (r < 3 || r > 8)
     return emitOpError("input ") << x << " must have rank 3 to 8";
@@ -864,19 +887,8 @@ LogicalResult PoolOp::verify() {
     if (k[d] < 1 || s < 1 || dil[d] < 1 || pads[d] < 0 || pads[n + d] < 0)
       return emitOpError("kernel_shape, strides and dilations must be "
                          "positive and pads not negative");
-    int64_t span = 0, avail = -1;
-    bool wraps = __builtin_mul_overflow(k[d] - 1, dil[d], &span) ||
-                 __builtin_add_overflow(in, pads[d], &avail) ||
-                 __builtin_add_overflow(avail, pads[n + d], &avail) ||
-                 __builtin_sub_overflow(avail, span + 1, &avail);
-    int64_t out = -1;
-    if (!wraps && avail >= 0) {
-      out = (getCeilMode() ? (avail + s - 1) / s : avail / s) + 1;
-      // With ceil_mode, the last window must start inside the input or its
-      // begin padding.
-      if (getCeilMode() && (out - 1) * s >= in + pads[d])
-        --out;
-    }
+    const int64_t out =
+        windowCount(in, k[d], s, dil[d], pads[d], pads[n + d], getCeilMode());
     if (out != y.getDimSize(2 + d))
       return emitOpError("spatial dimension ")
              << d << ": the result has " << y.getDimSize(2 + d)
@@ -890,13 +902,8 @@ LogicalResult GlobalPoolOp::verify() {
   auto x = getInput().getType().cast<RankedTensorType>();
   auto y = getResult().getType().cast<RankedTensorType>();
   Type e = x.getElementType();
-  const bool isMax = getKind() == "max";
-  if (!isMax && getKind() != "average")
-    return emitOpError("kind must be \"max\" or \"average\", not \"")
-           << getKind() << "\"";
-  if (!(e.isF32() || e.isF64() || (isMax && e.isInteger(8))))
-    return emitOpError(getKind()) << " pooling of " << e
-                                  << " (f32, f64; max also 8-bit integers)";
+  if (failed(verifyPoolKind(*this, getKind(), e)))
+    return failure();
   if (x.getRank() < 3 || x.getNumElements() == 0)
     return emitOpError("input ") << x
                                  << " needs rank 3 or more and spatial elements";

@@ -34,7 +34,7 @@ static Type elementType(MLIRContext &ctx, int32_t dtype) {
 /// chunk, mode, in, k, out, stride, dilation, pad_begin, 0}), the end pads
 /// those the output reads (a pad no window reaches computes nothing).
 static Value importConv(OpBuilder &b, Location loc, const onnx::Call &c,
-                    ArrayRef<Value> operands, RankedTensorType result) {
+                        ArrayRef<Value> operands, RankedTensorType result) {
   const int64_t n = c.p[0];
   auto list = [&](int64_t i) {
     return ArrayRef<int64_t>(c.p).slice(7 + i * n, n);
@@ -217,9 +217,10 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
       continue;
     }
     if (c.kernel == "pool") {
-      values[c.outputs[0]] = importPool(b, nodeLoc, c, operands[0], results);
-      if (c.outputs.size() > 1)
-        values[c.outputs[1]] = values[c.outputs[0]].getDefiningOp()->getResult(1);
+      Value y = importPool(b, nodeLoc, c, operands[0], results);
+      values[c.outputs[0]] = y;
+      if (c.outputs.size() > 1) // the indices
+        values[c.outputs[1]] = y.getDefiningOp()->getResult(1);
       continue;
     }
     if (c.kernel == "global_pool") { // p = {dtype, kind, NC, S}
@@ -241,8 +242,8 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
       continue;
     }
     if (c.kernel == "conv") {
-      values[c.outputs[0]] =
-          importConv(b, nodeLoc, c, operands, results[0].cast<RankedTensorType>());
+      values[c.outputs[0]] = importConv(b, nodeLoc, c, operands,
+                                        results[0].cast<RankedTensorType>());
       continue;
     }
     auto op = b.create<TensorOp>(
