@@ -583,77 +583,36 @@ static LogicalResult verifyPoolKind(Operation *op, StringRef kind, Type e) {
   return success();
 }
 
-LogicalResult ConvOp::verify() {
-  auto x = getInput().getType().cast<RankedTensorType>();
-  auto w = getFilter().getType().cast<RankedTensorType>();
-  auto y = getResult().getType().cast<RankedTensorType>();
-  for (RankedTensorType t : {x, w, y})
-    if (!t.getElementType().isF32())
-      return emitOpError("input, filter and result must be f32, not ") << t;
-  const int64_t r = x.getRank(), n = r - 2;
-  if (r < 3 || r > 8 || w.getRank() != r || y.getRank() != r)
-    return emitOpError("input ")
-           << x << ", filter " << w << " and result " << y
-           << " must have one rank, 3 to 8 (N, C, spatial...)";
-  ArrayRef<int64_t> strides = getStrides(), dil = getDilations(),
-                    pads = getPads();
-  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n ||
-      (int64_t)pads.size() != 2 * n)
-    return emitOpError("strides ")
-           << listString(strides) << ", dilations " << listString(dil)
-           << " and pads " << listString(pads) << " must have " << n << ", "
-           << n << " and " << 2 * n << " values";
-  const int64_t N = x.getDimSize(0), C = x.getDimSize(1), M = w.getDimSize(0),
-                G = getGroup();
-  if (G < 1 || C % G != 0 || M % G != 0 || w.getDimSize(1) * G != C)
-    return emitOpError("group ") << G << " does not fit input " << x
-                                 << " and filter " << w;
-  if (getBias() &&
-      getBias().getType() != RankedTensorType::get({M}, y.getElementType()))
-    return emitOpError("bias must be tensor<") << M << "xf32>, not "
-                                               << getBias().getType();
-  if (y.getDimSize(0) != N || y.getDimSize(1) != M)
-    return emitOpError("result ") << y << " must be [" << N << ", " << M
-                                  << ", ...]";
-  for (int64_t d = 0; d < n; ++d) {
-    const int64_t k = w.getDimSize(2 + d), in = x.getDimSize(2 + d);
-    if (strides[d] < 1 || dil[d] < 1 || pads[d] < 0 || pads[n + d] < 0)
-      return emitOpError("strides and dilations must be positive and pads "
-                         "not negative");
-    const int64_t out =
-        windowCount(in, k, strides[d], dil[d], pads[d], pads[n + d], false);
-    if (out != y.getDimSize(2 + d))
-      return emitOpError("spatial dimension ")
-             << d << ": the result has " << y.getDimSize(2 + d)
-             << ", but input " << in << ", kernel " << k << ", stride "
-             << strides[d] << ", dilation " << dil[d] << " and pads "
-             << pads[d] << " + " << pads[n + d] << " give "
-             << (out < 0 ? std::string("none") : std::to_string(out));
-  }
-  if (!getEpilogue()) {
-    if (!getEpilogueInputs().empty() || getEpilogueFloats())
-      return emitOpError("has epilogue inputs or floats but no epilogue");
+/// The epilogue of a kiln.conv or kiln.conv_transpose of result `y` with M
+/// output channels: each operation's kind, operand shapes and float index.
+static LogicalResult
+verifyEpilogue(Operation *op, std::optional<ArrayRef<int64_t>> epilogue,
+               OperandRange inputs, std::optional<ArrayRef<float>> floats,
+               RankedTensorType y, int64_t M) {
+  if (!epilogue) {
+    if (!inputs.empty() || floats)
+      return op->emitOpError("has epilogue inputs or floats but no epilogue");
     return success();
   }
-  ArrayRef<int64_t> ep = *getEpilogue();
-  const int64_t nIn = getEpilogueInputs().size();
-  const int64_t nF = getEpilogueFloats() ? getEpilogueFloats()->size() : 0;
+  ArrayRef<int64_t> ep = *epilogue;
+  const int64_t nIn = inputs.size();
+  const int64_t nF = floats ? floats->size() : 0;
   if (ep.size() % 4 != 0)
-    return emitOpError("epilogue has ")
+    return op->emitOpError("epilogue has ")
            << ep.size() << " values, not operations of four";
   auto operand = [&](int64_t i, bool optional) -> RankedTensorType {
     if (optional && i == -1)
       return RankedTensorType::get({1}, y.getElementType());
     if (i < 0 || i >= nIn)
       return {};
-    auto t = getEpilogueInputs()[i].getType().cast<RankedTensorType>();
+    auto t = inputs[i].getType().cast<RankedTensorType>();
     return t.getElementType().isF32() ? t : RankedTensorType();
   };
   bool saved = false;
   for (size_t s = 0; s < ep.size(); s += 4) {
     const int64_t kind = ep[s], a = ep[s + 2], b = ep[s + 3];
     auto bad = [&](const Twine &what) {
-      return emitOpError("epilogue operation ")
+      return op->emitOpError("epilogue operation ")
              << s / 4 << " " << listString(ep.slice(s, 4)) << ": " << what;
     };
     switch ((EpilogueKind)kind) {
@@ -707,14 +666,140 @@ LogicalResult ConvOp::verify() {
   return success();
 }
 
+/// A convolution's input, filter and result: f32, of one rank, 3 to 8 (N,
+/// C, spatial...).
+static LogicalResult verifyConvTypes(Operation *op, RankedTensorType x,
+                                     RankedTensorType w, RankedTensorType y) {
+  for (RankedTensorType t : {x, w, y})
+    if (!t.getElementType().isF32())
+      return op->emitOpError("input, filter and result must be f32, not ")
+             << t;
+  const int64_t r = x.getRank();
+  if (r < 3 || r > 8 || w.getRank() != r || y.getRank() != r)
+    return op->emitOpError("input ")
+           << x << ", filter " << w << " and result " << y
+           << " must have one rank, 3 to 8 (N, C, spatial...)";
+  return success();
+}
+
+/// A convolution's optional bias is [M] and its result [N, M, ...].
+static LogicalResult verifyConvChannels(Operation *op, Value bias,
+                                        RankedTensorType y, int64_t N,
+                                        int64_t M) {
+  if (bias && bias.getType() != RankedTensorType::get({M}, y.getElementType()))
+    return op->emitOpError("bias must be tensor<")
+           << M << "xf32>, not " << bias.getType();
+  if (y.getDimSize(0) != N || y.getDimSize(1) != M)
+    return op->emitOpError("result ")
+           << y << " must be [" << N << ", " << M << ", ...]";
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto w = getFilter().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (failed(verifyConvTypes(*this, x, w, y)))
+    return failure();
+  const int64_t n = x.getRank() - 2;
+  ArrayRef<int64_t> strides = getStrides(), dil = getDilations(),
+                    pads = getPads();
+  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n ||
+      (int64_t)pads.size() != 2 * n)
+    return emitOpError("strides ")
+           << listString(strides) << ", dilations " << listString(dil)
+           << " and pads " << listString(pads) << " must have " << n << ", "
+           << n << " and " << 2 * n << " values";
+  const int64_t N = x.getDimSize(0), C = x.getDimSize(1), M = w.getDimSize(0),
+                G = getGroup();
+  if (G < 1 || C % G != 0 || M % G != 0 || w.getDimSize(1) * G != C)
+    return emitOpError("group ") << G << " does not fit input " << x
+                                 << " and filter " << w;
+  if (failed(verifyConvChannels(*this, getBias(), y, N, M)))
+    return failure();
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t k = w.getDimSize(2 + d), in = x.getDimSize(2 + d);
+    if (strides[d] < 1 || dil[d] < 1 || pads[d] < 0 || pads[n + d] < 0)
+      return emitOpError("strides and dilations must be positive and pads "
+                         "not negative");
+    const int64_t out =
+        windowCount(in, k, strides[d], dil[d], pads[d], pads[n + d], false);
+    if (out != y.getDimSize(2 + d))
+      return emitOpError("spatial dimension ")
+             << d << ": the result has " << y.getDimSize(2 + d)
+             << ", but input " << in << ", kernel " << k << ", stride "
+             << strides[d] << ", dilation " << dil[d] << " and pads "
+             << pads[d] << " + " << pads[n + d] << " give "
+             << (out < 0 ? std::string("none") : std::to_string(out));
+  }
+  return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
+                        getEpilogueFloats(), y, M);
+}
+
+LogicalResult ConvTransposeOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto w = getFilter().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (failed(verifyConvTypes(*this, x, w, y)))
+    return failure();
+  const int64_t n = x.getRank() - 2;
+  ArrayRef<int64_t> strides = getStrides(), dil = getDilations(),
+                    pads = getPads(), outPad = getOutputPadding();
+  if ((int64_t)strides.size() != n || (int64_t)dil.size() != n ||
+      (int64_t)pads.size() != 2 * n || (int64_t)outPad.size() != n)
+    return emitOpError("strides ")
+           << listString(strides) << ", dilations " << listString(dil)
+           << ", pads " << listString(pads) << " and output_padding "
+           << listString(outPad) << " must have " << n << ", " << n << ", "
+           << 2 * n << " and " << n << " values";
+  const int64_t N = x.getDimSize(0), C = x.getDimSize(1), G = getGroup();
+  if (G < 1 || C % G != 0 || w.getDimSize(0) != C)
+    return emitOpError("group ") << G << " does not fit input " << x
+                                 << " and filter " << w;
+  const int64_t M = w.getDimSize(1) * G; // G divides C: no wrap
+  if (failed(verifyConvChannels(*this, getBias(), y, N, M)))
+    return failure();
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t k = w.getDimSize(2 + d), in = x.getDimSize(2 + d);
+    if (strides[d] < 1 || dil[d] < 1 || outPad[d] < 0)
+      return emitOpError("strides and dilations must be positive and "
+                         "output_padding not negative");
+    // stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pads
+    int64_t out = 0, span = 0;
+    const bool wraps =
+        in < 1 || k < 1 || __builtin_mul_overflow(strides[d], in - 1, &out) ||
+        __builtin_mul_overflow(dil[d], k - 1, &span) ||
+        __builtin_add_overflow(out, span, &out) ||
+        __builtin_add_overflow(out, outPad[d] + 1, &out) ||
+        __builtin_sub_overflow(out, pads[d], &out) ||
+        __builtin_sub_overflow(out, pads[n + d], &out);
+    if (wraps || out != y.getDimSize(2 + d))
+      return emitOpError("spatial dimension ")
+             << d << ": the result has " << y.getDimSize(2 + d) << ", but input "
+             << in << ", kernel " << k << ", stride " << strides[d]
+             << ", dilation " << dil[d] << ", output_padding " << outPad[d]
+             << " and pads " << pads[d] << " + " << pads[n + d] << " give "
+             << (wraps ? std::string("none") : std::to_string(out));
+  }
+  return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
+                        getEpilogueFloats(), y, M);
+}
+
+
+static bool isFloatType(Type e) { return e.isF32() || e.isF64(); }
+
+/// The element types of the matrix-product kernels: f32, f64 and 32- and
+/// 64-bit integers.
+static bool isProductElementType(Type e) {
+  return isFloatType(e) || e.isInteger(32) || e.isInteger(64);
+}
+
 LogicalResult GemmOp::verify() {
   auto a = getA().getType().cast<RankedTensorType>();
   auto b = getB().getType().cast<RankedTensorType>();
   auto y = getResult().getType().cast<RankedTensorType>();
   Type e = y.getElementType();
-  const bool supported =
-      e.isF32() || e.isF64() || e.isInteger(32) || e.isInteger(64);
-  if (!supported || a.getElementType() != e || b.getElementType() != e ||
+  if (!isProductElementType(e) || a.getElementType() != e || b.getElementType() != e ||
       (getC() && getC().getType().cast<RankedTensorType>().getElementType() != e))
     return emitOpError("A ")
            << a << ", B " << b << " and the result " << y
@@ -928,6 +1013,525 @@ LogicalResult UnaryOp::verify() {
   return success();
 }
 
+LogicalResult BatchMatMulOp::verify() {
+  auto a = getA().getType().cast<RankedTensorType>();
+  auto b = getB().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  Type e = y.getElementType();
+  if (!isProductElementType(e) || a.getElementType() != e ||
+      b.getElementType() != e)
+    return emitOpError("A ")
+           << a << ", B " << b << " and the result " << y
+           << " must share one element type: f32, f64, i32, i64, ui32 or ui64";
+  if (a.getRank() < 1 || b.getRank() < 1)
+    return emitOpError("A and B must have rank 1 or more");
+  SmallVector<int64_t> as(a.getShape()), bs(b.getShape());
+  if (as.size() == 1) // a row
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1) // a column
+    bs.push_back(1);
+  if (as.back() != bs[bs.size() - 2])
+    return emitOpError("inner dimensions differ: A is ")
+           << a << ", B is " << b;
+  const size_t ra = as.size() - 2, rb = bs.size() - 2,
+               r = std::max(ra, rb);
+  if (r > 8)
+    return emitOpError("batch rank ") << r << " exceeds 8";
+  SmallVector<int64_t> want;
+  for (size_t i = 0; i < r; ++i) { // right-aligned
+    const int64_t da = i >= r - ra ? as[i - (r - ra)] : 1,
+                  db = i >= r - rb ? bs[i - (r - rb)] : 1;
+    if (da != db && da != 1 && db != 1)
+      return emitOpError("batch dimensions of A ")
+             << a << " and B " << b << " do not broadcast";
+    want.push_back(da == 1 ? db : da);
+  }
+  if (a.getRank() > 1)
+    want.push_back(as[as.size() - 2]);
+  if (b.getRank() > 1)
+    want.push_back(bs.back());
+  if (y.getShape() != ArrayRef<int64_t>(want))
+    return emitOpError("result ") << y << " must have the shape "
+                                  << listString(want);
+  return success();
+}
+
+/// True if `axis` names a dimension of a tensor of `rank`; else reports it.
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("axis ")
+           << axis << " is not a dimension of a rank-" << rank << " input";
+  return success();
+}
+
+int64_t SoftmaxOp::getKindCode() {
+  return kindCode(kSoftmaxKinds, getKind());
+}
+
+LogicalResult SoftmaxOp::verify() {
+  if (getKindCode() < 0)
+    return emitOpError("unknown kind '") << getKind() << "'";
+  auto x = getInput().getType().cast<RankedTensorType>();
+  if (!isFloatType(x.getElementType()))
+    return emitOpError("input must be f32 or f64, not ") << x.getElementType();
+  return verifyAxis(*this, getAxis(), x.getRank());
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  if (!isFloatType(e))
+    return emitOpError("input must be f32 or f64, not ") << e;
+  const int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, x.getRank())))
+    return failure();
+  ArrayRef<int64_t> norm = x.getShape().drop_front(axis);
+  for (Value v : {getScale(), getBias()}) {
+    if (!v)
+      continue;
+    auto t = v.getType().cast<RankedTensorType>();
+    ArrayRef<int64_t> s = t.getShape();
+    while (s.size() > norm.size() && s.front() == 1) // leading 1s
+      s = s.drop_front();
+    if (t.getElementType() != e || s != norm)
+      return emitOpError("scale and bias must be ")
+             << e << " of the normalized shape " << listString(norm)
+             << ", not " << t;
+  }
+  if (getResult().getType() != x)
+    return emitOpError("result must have the input's type ") << x;
+  SmallVector<int64_t> stat(x.getShape().take_front(axis));
+  stat.resize(x.getRank(), 1);
+  auto statType = RankedTensorType::get(stat, Float32Type::get(getContext()));
+  if (getMean().getType() != statType || getInvStdDev().getType() != statType)
+    return emitOpError("mean and inv_std_dev must be ") << statType;
+  return success();
+}
+
+LogicalResult InstanceNormOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  if (!isFloatType(e))
+    return emitOpError("input must be f32 or f64, not ") << e;
+  if (x.getRank() < 3)
+    return emitOpError("input ") << x
+                                 << " needs rank 3 or more (N, C, spatial...)";
+  auto channel = RankedTensorType::get({x.getDimSize(1)}, e);
+  if (getScale().getType() != channel || getBias().getType() != channel)
+    return emitOpError("scale and bias must be ") << channel;
+  if (getResult().getType() != x)
+    return emitOpError("result must have the input's type ") << x;
+  return success();
+}
+
+LogicalResult LrnOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  if (!x.getElementType().isF32())
+    return emitOpError("input must be f32, not ") << x.getElementType();
+  if (x.getRank() < 3)
+    return emitOpError("input ") << x
+                                 << " needs rank 3 or more (N, C, spatial...)";
+  if (getSize() < 1)
+    return emitOpError("size must be positive, not ") << getSize();
+  return success();
+}
+
+/// The element types of the reductions: floats and integers (not i1).
+static bool isNumericType(Type e) {
+  return isKernelElementType(e) && !e.isInteger(1);
+}
+
+int64_t ReduceOp::getKindCode() { return kindCode(kReduceKinds, getKind()); }
+
+LogicalResult ReduceOp::verify() {
+  if (getKindCode() < 0)
+    return emitOpError("unknown kind '") << getKind() << "'";
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  if (getKind() == "log_sum_exp" ? !isFloatType(e) : !isNumericType(e))
+    return emitOpError("element type ")
+           << e << " is not one " << getKind() << " reduces";
+  if (x.getRank() > 8)
+    return emitOpError("input rank ") << x.getRank() << " exceeds 8";
+  ArrayRef<int64_t> axes = getAxes();
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] < 0 || axes[i] >= x.getRank() || (i && axes[i] <= axes[i - 1]))
+      return emitOpError("axes ")
+             << listString(axes) << " must be ascending dimensions of a rank-"
+             << x.getRank() << " input";
+  SmallVector<int64_t> want;
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      want.push_back(x.getDimSize(d));
+    else if (getKeepdims())
+      want.push_back(1);
+  if (y != RankedTensorType::get(want, e))
+    return emitOpError("result must be ")
+           << RankedTensorType::get(want, e) << ", not " << y;
+  return success();
+}
+
+LogicalResult ArgReduceOp::verify() {
+  if (getKind() != "max" && getKind() != "min")
+    return emitOpError("kind must be \"max\" or \"min\", not '")
+           << getKind() << "'";
+  auto x = getInput().getType().cast<RankedTensorType>();
+  if (!isNumericType(x.getElementType()))
+    return emitOpError("element type ")
+           << x.getElementType() << " is not a number type";
+  const int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, x.getRank())))
+    return failure();
+  if (x.getDimSize(axis) == 0)
+    return emitOpError("axis ") << axis << " is empty";
+  SmallVector<int64_t> want(x.getShape());
+  if (getKeepdims())
+    want[axis] = 1;
+  else
+    want.erase(want.begin() + axis);
+  auto type = RankedTensorType::get(want, IntegerType::get(getContext(), 64));
+  if (getResult().getType() != type)
+    return emitOpError("result must be ") << type << ", not "
+                                          << getResult().getType();
+  return success();
+}
+
+/// The element types the data-movement kernels copy: those the kernels
+/// compute on, and f16.
+static bool isDataElementType(Type t) {
+  return isKernelElementType(t) || t.isF16();
+}
+
+/// `t`'s dimensions but `axis` equal `y`'s, with the same element type and
+/// rank.
+static bool sameOffAxis(RankedTensorType t, RankedTensorType y, int64_t axis) {
+  if (t.getElementType() != y.getElementType() || t.getRank() != y.getRank())
+    return false;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (d != axis && t.getDimSize(d) != y.getDimSize(d))
+      return false;
+  return true;
+}
+
+/// The sizes along `axis` of `parts` (each the same as `whole` off it) add up
+/// to `whole`'s; `what` names the parts in the message.
+static LogicalResult verifyParts(Operation *op, TypeRange parts,
+                                 RankedTensorType whole, int64_t axis,
+                                 StringRef what) {
+  if (parts.empty())
+    return op->emitOpError("needs at least one ") << what;
+  if (!isDataElementType(whole.getElementType()))
+    return op->emitOpError("element type ")
+           << whole.getElementType() << " is not one the kernels copy";
+  if (failed(verifyAxis(op, axis, whole.getRank())))
+    return failure();
+  int64_t total = 0;
+  for (auto [i, type] : llvm::enumerate(parts)) {
+    auto t = type.cast<RankedTensorType>();
+    if (!sameOffAxis(t, whole, axis))
+      return op->emitOpError() << what << " " << i << " " << t
+                               << " does not match " << whole
+                               << " off axis " << axis;
+    if (__builtin_add_overflow(total, t.getDimSize(axis), &total))
+      return op->emitOpError("sizes along axis ") << axis << " overflow";
+  }
+  if (total != whole.getDimSize(axis))
+    return op->emitOpError("the ")
+           << what << "s' sizes along axis " << axis << " add up to " << total
+           << ", not " << whole.getDimSize(axis);
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  return verifyParts(*this, getInputs().getTypes(),
+                     getResult().getType().cast<RankedTensorType>(), getAxis(),
+                     "input");
+}
+
+LogicalResult SplitOp::verify() {
+  return verifyParts(*this, getResultTypes(),
+                     getInput().getType().cast<RankedTensorType>(), getAxis(),
+                     "result");
+}
+
+LogicalResult GatherOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto i = getIndices().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (!isDataElementType(x.getElementType()))
+    return emitOpError("element type ")
+           << x.getElementType() << " is not one the kernels copy";
+  if (!i.getElementType().isSignlessInteger(32) &&
+      !i.getElementType().isSignlessInteger(64))
+    return emitOpError("indices must be i32 or i64, not ") << i.getElementType();
+  const int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, x.getRank())))
+    return failure();
+  SmallVector<int64_t> want(x.getShape().take_front(axis));
+  want.append(i.getShape().begin(), i.getShape().end());
+  want.append(x.getShape().begin() + axis + 1, x.getShape().end());
+  if (want.size() > 8)
+    return emitOpError("result rank ") << want.size() << " exceeds 8";
+  if (y != RankedTensorType::get(want, x.getElementType()))
+    return emitOpError("result must be ")
+           << RankedTensorType::get(want, x.getElementType()) << ", not " << y;
+  return success();
+}
+
+LogicalResult WhereOp::verify() {
+  auto c = getCondition().getType().cast<RankedTensorType>();
+  auto x = getX().getType().cast<RankedTensorType>();
+  auto y = getY().getType().cast<RankedTensorType>();
+  auto r = getResult().getType().cast<RankedTensorType>();
+  if (!c.getElementType().isInteger(1))
+    return emitOpError("condition must be i1, not ") << c.getElementType();
+  if (!isDataElementType(r.getElementType()) ||
+      x.getElementType() != r.getElementType() ||
+      y.getElementType() != r.getElementType())
+    return emitOpError("x, y and the result must share an element type the "
+                       "kernels copy");
+  // numpy broadcasting of the three to the result.
+  bool fits = r.getRank() <= 8 &&
+              r.getRank() == std::max({c.getRank(), x.getRank(), y.getRank()});
+  for (int64_t d = 0; fits && d < r.getRank(); ++d) {
+    int64_t want = 1;
+    for (RankedTensorType t : {c, x, y}) {
+      const int64_t i = d - (r.getRank() - t.getRank());
+      const int64_t n = i < 0 ? 1 : t.getDimSize(i);
+      if (n != 1) {
+        fits &= want == 1 || want == n;
+        want = n;
+      }
+    }
+    fits &= r.getDimSize(d) == want;
+  }
+  if (!fits)
+    return emitOpError("condition ")
+           << c << ", x " << x << " and y " << y
+           << " do not broadcast to the result " << r;
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (!isDataElementType(x.getElementType()) ||
+      !isDataElementType(y.getElementType()))
+    return emitOpError("casts between f32, f64, f16, integers and i1, not ")
+           << x.getElementType() << " to " << y.getElementType();
+  if (x.getShape() != y.getShape())
+    return emitOpError("result ") << y << " must have the input's shape";
+  return success();
+}
+
+LogicalResult StridedCopyOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (!isDataElementType(x.getElementType()) ||
+      y.getElementType() != x.getElementType())
+    return emitOpError("input and result must share an element type the "
+                       "kernels copy");
+  ArrayRef<int64_t> shape = getShape(), strides = getStrides();
+  if (shape.size() != strides.size())
+    return emitOpError("shape ") << listString(shape) << " and strides "
+                                 << listString(strides)
+                                 << " must have as many values";
+  int64_t count = 1, lo = getOffset(), hi = getOffset();
+  bool wraps = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 0)
+      return emitOpError("shape ") << listString(shape)
+                                   << " has a negative dimension";
+    wraps |= __builtin_mul_overflow(count, shape[d], &count);
+  }
+  if (wraps || count != y.getNumElements())
+    return emitOpError("shape ") << listString(shape) << " walks "
+                                 << (wraps ? std::string("too many")
+                                           : std::to_string(count))
+                                 << " elements; the result has "
+                                 << y.getNumElements();
+  if (count == 0)
+    return success();
+  for (size_t d = 0; d < shape.size(); ++d) { // the walk's first and last reads
+    int64_t reach = 0;
+    wraps |= __builtin_mul_overflow(shape[d] - 1, strides[d], &reach) ||
+             __builtin_add_overflow(reach < 0 ? lo : hi, reach,
+                                    reach < 0 ? &lo : &hi);
+  }
+  if (wraps || lo < 0 || hi >= x.getNumElements())
+    return emitOpError("reads elements ")
+           << (wraps ? std::string("past 64 bits")
+                     : std::to_string(lo) + " to " + std::to_string(hi))
+           << " of an input of " << x.getNumElements();
+  return success();
+}
+
+/// Index tensors: i32 or i64 (`i64Only`: i64).
+static bool isIndexType(Type t, bool i64Only = false) {
+  return t.isSignlessInteger(64) || (!i64Only && t.isSignlessInteger(32));
+}
+
+/// `indices` fits `input` along every dimension but `axis` (same rank, no
+/// dimension larger), the input's rank at most 8.
+static LogicalResult verifyAlongAxis(Operation *op, RankedTensorType x,
+                                     RankedTensorType i, int64_t axis) {
+  if (!isDataElementType(x.getElementType()))
+    return op->emitOpError("element type ")
+           << x.getElementType() << " is not one the kernels copy";
+  if (!isIndexType(i.getElementType()))
+    return op->emitOpError("indices must be i32 or i64, not ")
+           << i.getElementType();
+  if (failed(verifyAxis(op, axis, x.getRank())))
+    return failure();
+  bool fits = x.getRank() <= 8 && i.getRank() == x.getRank();
+  for (int64_t d = 0; fits && d < x.getRank(); ++d)
+    fits = d == axis || i.getDimSize(d) <= x.getDimSize(d);
+  if (!fits)
+    return op->emitOpError("indices ")
+           << i << " do not fit input " << x << " off axis " << axis;
+  return success();
+}
+
+LogicalResult GatherElementsOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto i = getIndices().getType().cast<RankedTensorType>();
+  if (failed(verifyAlongAxis(*this, x, i, getAxis())))
+    return failure();
+  auto want = RankedTensorType::get(i.getShape(), x.getElementType());
+  if (getResult().getType() != want)
+    return emitOpError("result must be ") << want;
+  return success();
+}
+
+/// A scatter's reduction is one of kScatterReductions, and only "none"
+/// writes f16 or i1.
+static LogicalResult verifyReduction(Operation *op, StringRef reduction,
+                                     Type e) {
+  if (kindCode(kScatterReductions, reduction) < 0)
+    return op->emitOpError("unknown reduction '") << reduction << "'";
+  if (reduction != "none" && (e.isF16() || e.isInteger(1)))
+    return op->emitOpError("reduction ")
+           << reduction << " does not compute on " << e;
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto i = getIndices().getType().cast<RankedTensorType>();
+  if (failed(verifyAlongAxis(*this, x, i, getAxis())) ||
+      failed(verifyReduction(*this, getReduction(), x.getElementType())))
+    return failure();
+  if (getUpdates().getType() !=
+      RankedTensorType::get(i.getShape(), x.getElementType()))
+    return emitOpError("updates must be ")
+           << RankedTensorType::get(i.getShape(), x.getElementType());
+  if (getResult().getType() != x)
+    return emitOpError("result must have the input's type ") << x;
+  return success();
+}
+
+/// GatherND's and ScatterND's index tuples: i64 [..., k] with 1 <= k <=
+/// the input's dimensions after `batch`; k, or -1 after reporting.
+static int64_t tupleLength(Operation *op, RankedTensorType x,
+                           RankedTensorType i, int64_t batch) {
+  if (!isDataElementType(x.getElementType())) {
+    op->emitOpError("element type ")
+        << x.getElementType() << " is not one the kernels copy";
+    return -1;
+  }
+  if (!isIndexType(i.getElementType(), true)) {
+    op->emitOpError("indices must be i64, not ") << i.getElementType();
+    return -1;
+  }
+  const int64_t k = i.getRank() ? i.getShape().back() : 0;
+  if (i.getRank() < 1 || k < 1 || k > x.getRank() - batch) {
+    op->emitOpError("indices ") << i << " do not hold tuples of 1 to "
+                                << x.getRank() - batch << " coordinates";
+    return -1;
+  }
+  return k;
+}
+
+LogicalResult GatherNdOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto i = getIndices().getType().cast<RankedTensorType>();
+  const int64_t b = getBatchDims();
+  if (b < 0 || b >= std::min(x.getRank(), i.getRank()))
+    return emitOpError("batch_dims ") << b << " must be below both ranks";
+  const int64_t k = tupleLength(*this, x, i, b);
+  if (k < 0)
+    return failure();
+  if (x.getShape().take_front(b) != i.getShape().take_front(b))
+    return emitOpError("input ") << x << " and indices " << i
+                                 << " differ in their batch dimensions";
+  SmallVector<int64_t> want(i.getShape().drop_back());
+  want.append(x.getShape().begin() + b + k, x.getShape().end());
+  auto type = RankedTensorType::get(want, x.getElementType());
+  if (getResult().getType() != type)
+    return emitOpError("result must be ") << type;
+  return success();
+}
+
+LogicalResult ScatterNdOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto i = getIndices().getType().cast<RankedTensorType>();
+  const int64_t k = tupleLength(*this, x, i, 0);
+  if (k < 0 ||
+      failed(verifyReduction(*this, getReduction(), x.getElementType())))
+    return failure();
+  SmallVector<int64_t> want(i.getShape().drop_back());
+  want.append(x.getShape().begin() + k, x.getShape().end());
+  auto type = RankedTensorType::get(want, x.getElementType());
+  if (getUpdates().getType() != type)
+    return emitOpError("updates must be ") << type;
+  if (getResult().getType() != x)
+    return emitOpError("result must have the input's type ") << x;
+  return success();
+}
+
+LogicalResult CumSumOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  if (!isNumericType(x.getElementType()))
+    return emitOpError("element type ") << x.getElementType()
+                                        << " is not a number type";
+  return verifyAxis(*this, getAxis(), x.getRank());
+}
+
+LogicalResult PadOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  Type e = x.getElementType();
+  if (!isDataElementType(e) || y.getElementType() != e)
+    return emitOpError("input and result must share an element type the "
+                       "kernels copy");
+  if (kindCode(kPadModes, getMode()) < 0)
+    return emitOpError("unknown mode '") << getMode() << "'";
+  if (getValue() &&
+      (getValue().getType().cast<RankedTensorType>().getElementType() != e ||
+       getValue().getType().cast<RankedTensorType>().getNumElements() != 1))
+    return emitOpError("value must be one element of ") << e;
+  const int64_t r = x.getRank();
+  ArrayRef<int64_t> pads = getPads();
+  if (r < 1 || r > 8 || (int64_t)pads.size() != 2 * r || y.getRank() != r)
+    return emitOpError("input ") << x << ", result " << y << " and pads "
+                                 << listString(pads)
+                                 << " must have one rank, 1 to 8";
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t out = 0;
+    if (__builtin_add_overflow(x.getDimSize(d), pads[d], &out) ||
+        __builtin_add_overflow(out, pads[r + d], &out) ||
+        out != y.getDimSize(d))
+      return emitOpError("dimension ")
+             << d << ": the result has " << y.getDimSize(d) << ", not "
+             << x.getDimSize(d) << " + " << pads[d] << " + " << pads[r + d];
+    if (getMode() != "constant" && x.getDimSize(d) == 0 && out > 0)
+      return emitOpError("cannot pad an empty dimension in ")
+             << getMode() << " mode";
+  }
+  return success();
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getResult().getType())
     return getInput();
@@ -946,39 +1550,118 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
                        blob->getData());
 }
 
-LogicalResult TensorOp::fold(FoldAdaptor adaptor,
-                            SmallVectorImpl<OpFoldResult> &results) {
-  auto *folder =
-      (*this)->getDialect()->getRegisteredInterface<TensorFoldInterface>();
-  if (!folder)
-    return failure();
-  // Kernels offset their pointers, by zero for an empty tensor, which is
-  // undefined on null: an empty input gets a valid pointer.
+/// Each operand's constant bytes (a valid pointer for an empty tensor, which
+/// kernels offset by zero), or false if one is not a constant.
+static bool constantOperands(ArrayRef<Attribute> operands,
+                             SmallVectorImpl<const char *> &bytes) {
   static const char empty[64] = {};
-  SmallVector<const char *> inputs;
-  for (int64_t s : getKernelSlots()) {
-    if (s < 0) {
-      inputs.push_back(nullptr);
-      continue;
-    }
-    auto r = adaptor.getOperands()[s].dyn_cast_or_null<DenseResourceElementsAttr>();
+  for (Attribute a : operands) {
+    auto r = a.dyn_cast_or_null<DenseResourceElementsAttr>();
     AsmResourceBlob *blob = r ? r.getRawHandle().getBlob() : nullptr;
     if (!blob)
-      return failure();
-    inputs.push_back(blob->getData().empty() ? empty : blob->getData().data());
+      return false;
+    bytes.push_back(blob->getData().empty() ? empty : blob->getData().data());
   }
+  return true;
+}
+
+/// `outputs` as constants of `op`'s result types, named after its node.
+static void constantResults(Operation *op, StringRef node,
+                            ArrayRef<std::vector<char>> outputs,
+                            SmallVectorImpl<OpFoldResult> &results) {
+  for (auto [i, bytes] : llvm::enumerate(outputs)) {
+    auto type = op->getResult(i).getType().cast<RankedTensorType>();
+    std::string name = node.str();
+    if (op->getNumResults() > 1)
+      name += "." + std::to_string(i);
+    results.push_back(constantValue(op->getContext(), name, type, bytes));
+  }
+}
+
+static const TensorFoldInterface *hostFolder(Operation *op) {
+  return op->getDialect()->getRegisteredInterface<TensorFoldInterface>();
+}
+
+LogicalResult TensorOp::fold(FoldAdaptor adaptor,
+                            SmallVectorImpl<OpFoldResult> &results) {
+  const TensorFoldInterface *folder = hostFolder(*this);
+  SmallVector<const char *> operands;
+  if (!folder || !constantOperands(adaptor.getOperands(), operands))
+    return failure();
+  SmallVector<const char *> inputs;
+  for (int64_t s : getKernelSlots())
+    inputs.push_back(s < 0 ? nullptr : operands[s]);
   std::vector<std::vector<char>> outputs;
   if (!folder->fold(*this, inputs, outputs) ||
       outputs.size() != getNumResults())
     return failure();
-  for (auto [i, bytes] : llvm::enumerate(outputs)) {
-    auto type = getResult(i).getType().cast<RankedTensorType>();
-    std::string name = getNode().str();
-    if (getNumResults() > 1)
-      name += "." + std::to_string(i);
-    results.push_back(constantValue(getContext(), name, type, bytes));
-  }
+  constantResults(*this, getNode(), outputs, results);
   return success();
+}
+
+/// A typed graph op on constants, computed by the kernel it runs as.
+static LogicalResult foldTypedOp(Operation *op, ArrayRef<Attribute> operands,
+                                 SmallVectorImpl<OpFoldResult> &results) {
+  const TensorFoldInterface *folder = hostFolder(op);
+  SmallVector<const char *> bytes;
+  if (!folder || !constantOperands(operands, bytes))
+    return failure();
+  std::vector<std::vector<char>> outputs;
+  if (!folder->foldTyped(op, bytes, outputs) ||
+      outputs.size() != op->getNumResults())
+    return failure();
+  constantResults(op, op->getAttrOfType<StringAttr>("node").getValue(),
+                  outputs, results);
+  return success();
+}
+
+#define KILN_FOLD_ONE_RESULT(Op)                                              \
+  OpFoldResult Op::fold(FoldAdaptor adaptor) {                                \
+    SmallVector<OpFoldResult, 1> results;                                     \
+    if (failed(foldTypedOp(*this, adaptor.getOperands(), results)))           \
+      return {};                                                              \
+    return results.front();                                                   \
+  }
+KILN_FOLD_ONE_RESULT(ConvOp)
+KILN_FOLD_ONE_RESULT(ConvTransposeOp)
+KILN_FOLD_ONE_RESULT(GemmOp)
+KILN_FOLD_ONE_RESULT(BatchMatMulOp)
+KILN_FOLD_ONE_RESULT(BinaryOp)
+KILN_FOLD_ONE_RESULT(UnaryOp)
+KILN_FOLD_ONE_RESULT(ClipOp)
+KILN_FOLD_ONE_RESULT(BatchNormOp)
+KILN_FOLD_ONE_RESULT(InstanceNormOp)
+KILN_FOLD_ONE_RESULT(LrnOp)
+KILN_FOLD_ONE_RESULT(SoftmaxOp)
+KILN_FOLD_ONE_RESULT(GlobalPoolOp)
+KILN_FOLD_ONE_RESULT(ReduceOp)
+KILN_FOLD_ONE_RESULT(ArgReduceOp)
+KILN_FOLD_ONE_RESULT(ConcatOp)
+KILN_FOLD_ONE_RESULT(GatherOp)
+KILN_FOLD_ONE_RESULT(WhereOp)
+KILN_FOLD_ONE_RESULT(CastOp)
+KILN_FOLD_ONE_RESULT(StridedCopyOp)
+KILN_FOLD_ONE_RESULT(GatherElementsOp)
+KILN_FOLD_ONE_RESULT(ScatterElementsOp)
+KILN_FOLD_ONE_RESULT(GatherNdOp)
+KILN_FOLD_ONE_RESULT(ScatterNdOp)
+KILN_FOLD_ONE_RESULT(CumSumOp)
+KILN_FOLD_ONE_RESULT(PadOp)
+#undef KILN_FOLD_ONE_RESULT
+
+LogicalResult PoolOp::fold(FoldAdaptor adaptor,
+                           SmallVectorImpl<OpFoldResult> &results) {
+  return foldTypedOp(*this, adaptor.getOperands(), results);
+}
+
+LogicalResult SplitOp::fold(FoldAdaptor adaptor,
+                            SmallVectorImpl<OpFoldResult> &results) {
+  return foldTypedOp(*this, adaptor.getOperands(), results);
+}
+
+LogicalResult LayerNormOp::fold(FoldAdaptor adaptor,
+                                SmallVectorImpl<OpFoldResult> &results) {
+  return foldTypedOp(*this, adaptor.getOperands(), results);
 }
 
 #define GET_OP_CLASSES

@@ -28,8 +28,8 @@
 #include "compiler/dialect/KilnOps.h.inc"
 
 namespace kiln {
-/// Computes the results of a kiln.tensor_op whose inputs are all constants,
-/// for TensorOp::fold. The dialect links no kernels, so a layer that does
+/// Computes the results of a kiln.tensor_op or a typed graph op whose
+/// inputs are all constants, for their folders. The dialect links no kernels, so a layer that does
 /// attaches this interface to it (registerTensorFolding,
 /// compiler/passes/FoldConstants.cpp); without it tensor_ops do not fold.
 class TensorFoldInterface
@@ -42,6 +42,12 @@ public:
   /// results too large to compute at compile time).
   virtual bool fold(TensorOp op, llvm::ArrayRef<const char *> inputs,
                     std::vector<std::vector<char>> &outputs) const = 0;
+  /// The same for a typed graph op (isTypedGraphOp), run as the kernel call
+  /// kiln-select-kernels would lower it to; `operands` are the bytes of
+  /// each of its operands, in order.
+  virtual bool foldTyped(mlir::Operation *op,
+                         llvm::ArrayRef<const char *> operands,
+                         std::vector<std::vector<char>> &outputs) const = 0;
 };
 
 /// The kinds of a kiln.conv epilogue operation ({kind, code, a, b}), the
@@ -64,6 +70,20 @@ inline constexpr std::string_view kUnaryKinds[] = {
     "reciprocal", "not", "floor", "ceil", "sin", "cos", "softplus",
     "softsign", "elu", "selu", "sign", "round", "celu", "thresholded_relu",
     "identity"};
+/// kiln.reduce's kinds, in the order of KILN_RED_*.
+inline constexpr std::string_view kReduceKinds[] = {
+    "sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum",
+    "log_sum_exp"};
+/// kiln.softmax's kinds, in the order of KILN_SM_*.
+inline constexpr std::string_view kSoftmaxKinds[] = {"softmax", "log_softmax",
+                                                     "hardmax"};
+/// The reductions of kiln.scatter_elements and kiln.scatter_nd, in the
+/// order of KILN_SCATTER_*.
+inline constexpr std::string_view kScatterReductions[] = {"none", "add", "mul",
+                                                          "max", "min"};
+/// kiln.pad's modes, in the order of KILN_PAD_*.
+inline constexpr std::string_view kPadModes[] = {"constant", "reflect",
+                                                 "edge"};
 /// The index of `kind` in `kinds`, or -1.
 template <size_t N>
 constexpr int64_t kindCode(const std::string_view (&kinds)[N],
@@ -89,12 +109,16 @@ inline bool broadcastsPerChannel(mlir::RankedTensorType t,
 }
 
 /// True for the typed graph ops that kiln-select-kernels lowers to
-/// kiln.tensor_op calls (kiln.conv, kiln.gemm, kiln.binary, kiln.unary,
-/// kiln.clip, kiln.batchnorm, kiln.pool, kiln.global_pool); the passes
+/// kiln.tensor_op calls (convolutions, matrix products, elementwise ops,
+/// normalizations, poolings, reductions and data movement); the passes
 /// after it see only calls.
 inline bool isTypedGraphOp(mlir::Operation *op) {
-  return mlir::isa<ConvOp, GemmOp, BinaryOp, UnaryOp, ClipOp, BatchNormOp,
-                   PoolOp, GlobalPoolOp>(op);
+  return mlir::isa<ConvOp, ConvTransposeOp, GemmOp, BatchMatMulOp, BinaryOp,
+                   UnaryOp, ClipOp, BatchNormOp, InstanceNormOp, LayerNormOp,
+                   LrnOp, SoftmaxOp, PoolOp, GlobalPoolOp, ReduceOp,
+                   ArgReduceOp, ConcatOp, SplitOp, GatherOp, WhereOp, CastOp,
+                   StridedCopyOp, GatherElementsOp, ScatterElementsOp,
+                   GatherNdOp, ScatterNdOp, CumSumOp, PadOp>(op);
 }
 
 /// A kiln.constant value: a dense_resource of `type` holding a copy of

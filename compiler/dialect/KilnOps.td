@@ -293,6 +293,7 @@ def Kiln_BinaryOp : Kiln_Op<"binary", [Pure]> {
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// kind as kiln_tensor.h's KILN_BIN_* code.
     int64_t getKindCode();
@@ -318,6 +319,7 @@ def Kiln_UnaryOp : Kiln_Op<"unary", [Pure, SameOperandsAndResultType]> {
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// kind as kiln_tensor.h's KILN_UN_* code.
     int64_t getKindCode();
@@ -344,6 +346,7 @@ def Kiln_ClipOp : Kiln_Op<"clip", [Pure, AttrSizedOperandSegments]> {
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_BatchNormOp : Kiln_Op<"batchnorm", [Pure]> {
@@ -369,6 +372,7 @@ def Kiln_BatchNormOp : Kiln_Op<"batchnorm", [Pure]> {
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_PoolOp : Kiln_Op<"pool", [Pure]> {
@@ -403,6 +407,7 @@ def Kiln_PoolOp : Kiln_Op<"pool", [Pure]> {
     $input attr-dict `:` functional-type($input, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_GlobalPoolOp : Kiln_Op<"global_pool", [Pure]> {
@@ -420,6 +425,7 @@ def Kiln_GlobalPoolOp : Kiln_Op<"global_pool", [Pure]> {
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_ConvOp : Kiln_Op<"conv", [Pure, AttrSizedOperandSegments]> {
@@ -461,6 +467,55 @@ def Kiln_ConvOp : Kiln_Op<"conv", [Pure, AttrSizedOperandSegments]> {
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// Spatial dimensions (the rank less N and C).
+    int64_t getSpatialRank() {
+      return getInput().getType().cast<::mlir::RankedTensorType>().getRank() - 2;
+    }
+    /// Epilogue operations ({kind, code, a, b} each).
+    int64_t getEpilogueLength() {
+      return getEpilogue() ? (int64_t)getEpilogue()->size() / 4 : 0;
+    }
+  }];
+}
+
+def Kiln_ConvTransposeOp : Kiln_Op<"conv_transpose", [Pure, AttrSizedOperandSegments]> {
+  let summary = "an N-D transposed convolution (ONNX ConvTranspose), with the elementwise work after it";
+  let description = [{
+    Input position i and tap k of `input` [N, C, in...] add x * w into
+    output position i * stride - pad_begin + k * dilation of `result` [N,
+    M, out...] (dropped outside it); `filter` is [C, M / group, k...], the
+    optional `bias` [M], all f32. out = stride * (in - 1) +
+    output_padding + dilation * (k - 1) + 1 - pad_begin - pad_end; `pads`
+    holds the begin pads, then the end pads (negative where ONNX's
+    output_shape asks for more than the taps reach). `epilogue`,
+    `epilogue_inputs` and `epilogue_floats` are kiln.conv's.
+    kiln-select-kernels lowers it to a kiln.tensor_op "conv_transpose".
+
+      %y = kiln.conv_transpose %x, %w {dilations = array<i64: 1, 1>,
+             group = 1 : i64, node = "ct", onnx_op = "ConvTranspose",
+             output_padding = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>,
+             strides = array<i64: 2, 2>}
+           : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$filter,
+                       Optional<AnyStaticShapeTensor>:$bias,
+                       Variadic<AnyStaticShapeTensor>:$epilogue_inputs,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$output_padding, I64Attr:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$epilogue,
+                       OptionalAttr<DenseF32ArrayAttr>:$epilogue_floats,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? (`epilogue` `(` $epilogue_inputs^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// Spatial dimensions (the rank less N and C).
     int64_t getSpatialRank() {
@@ -496,6 +551,7 @@ def Kiln_GemmOp : Kiln_Op<"gemm", [Pure]> {
     $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// The product's inner dimension K.
     int64_t getInner() {
@@ -506,6 +562,425 @@ def Kiln_GemmOp : Kiln_Op<"gemm", [Pure]> {
     /// broadcasts; both 0 without C): C[i, j] is element i * s[0] + j * s[1].
     std::array<int64_t, 2> getCStrides();
   }];
+}
+
+def Kiln_BatchMatMulOp : Kiln_Op<"batch_matmul", [Pure]> {
+  let summary = "numpy's matrix product with batch broadcasting (ONNX MatMul)";
+  let description = [{
+    A [..., M, K] times B [..., K, N]: the batch dimensions (all but the
+    last two) broadcast as numpy's do, the result is [batch..., M, N]. A 1-D
+    A is a row [1, K] and a 1-D B a column [K, 1], that dimension dropped
+    from the result. A, B and the result share one element type: f32, f64,
+    i32, i64, ui32 or ui64. (kiln.matmul is the language models' product
+    with a stored weight.) kiln-select-kernels lowers it to a
+    kiln.tensor_op "matmul".
+
+      %y = kiln.batch_matmul %a, %b {node = "mm", onnx_op = "MatMul"}
+           : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$a, AnyStaticShapeTensor:$b,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_SoftmaxOp : Kiln_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax, log-softmax or hardmax along an axis (ONNX Softmax, LogSoftmax, Hardmax)";
+  let description = [{
+    `kind` is "softmax", "log_softmax" or "hardmax" (1 at the first maximum,
+    0 elsewhere), taken along dimension `axis` of an f32 or f64 tensor; with
+    `flatten`, over all dimensions from `axis` on as one (ONNX before opset
+    13 coerces the input to 2-D). kiln-select-kernels lowers it to a
+    kiln.tensor_op "softmax".
+
+      %y = kiln.softmax %x {axis = 1 : i64, kind = "softmax", node = "s",
+             onnx_op = "Softmax"} : tensor<2x5x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$kind,
+                       I64Attr:$axis, UnitAttr:$flatten, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The kind's number (KILN_SM_*), -1 if unknown.
+    int64_t getKindCode();
+  }];
+}
+
+def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure]> {
+  let summary = "layer normalization over the trailing dimensions (ONNX LayerNormalization)";
+  let description = [{
+    Each slice of `input` over the dimensions from `axis` on is normalized,
+    (x - mean) * inv_std_dev with inv_std_dev = 1 / sqrt(variance +
+    epsilon), then times `scale` and plus the optional `bias`, both of the
+    normalized shape (leading 1s allowed) and the input's element type (f32
+    or f64). Results: y (the input's type), and mean and inv_std_dev, f32
+    of the input's shape with the normalized dimensions 1. Statistics are
+    computed in double. kiln-select-kernels lowers it to a kiln.tensor_op
+    "layernorm".
+
+      %y, %mean, %inv = kiln.layer_norm %x, %s, %b {axis = 2 : i64,
+             epsilon = 1.0e-05 : f32, node = "ln",
+             onnx_op = "LayerNormalization"}
+           : (tensor<1x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+             -> (tensor<1x4x8xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>)
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, AnyStaticShapeTensor:$scale,
+                       Optional<AnyStaticShapeTensor>:$bias, I64Attr:$axis,
+                       F32Attr:$epsilon, StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result, AnyStaticShapeTensor:$mean,
+                      AnyStaticShapeTensor:$inv_std_dev);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_InstanceNormOp : Kiln_Op<"instance_norm", [Pure]> {
+  let summary = "instance normalization (ONNX InstanceNormalization)";
+  let description = [{
+    Each channel of each item of `input` [N, C, spatial...] is normalized
+    over its spatial positions, (x - mean) / sqrt(variance + epsilon), then
+    times `scale` [C] plus `bias` [C]; f32 or f64 throughout.
+    kiln-select-kernels lowers it to a kiln.tensor_op "instancenorm".
+
+      %y = kiln.instance_norm %x, %s, %b {epsilon = 1.0e-05 : f32,
+             node = "in", onnx_op = "InstanceNormalization"}
+           : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, AnyStaticShapeTensor:$scale,
+                       AnyStaticShapeTensor:$bias, F32Attr:$epsilon,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_LrnOp : Kiln_Op<"lrn", [Pure, SameOperandsAndResultType]> {
+  let summary = "local response normalization across channels (ONNX LRN)";
+  let description = [{
+    y = x / (bias + alpha / size * sum of x^2 over the channels [c -
+    floor((size - 1) / 2), c + ceil((size - 1) / 2)])^beta, for f32
+    `input` [N, C, spatial...]. kiln-select-kernels lowers it to a
+    kiln.tensor_op "lrn".
+
+      %y = kiln.lrn %x {alpha = 1.0e-04 : f32, beta = 7.5e-01 : f32,
+             bias = 1.0 : f32, node = "l", onnx_op = "LRN", size = 3 : i64}
+           : tensor<1x5x4x4xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$size,
+                       F32Attr:$alpha, F32Attr:$beta, F32Attr:$bias,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_ReduceOp : Kiln_Op<"reduce", [Pure]> {
+  let summary = "a reduction over some axes (ONNX Reduce*)";
+  let description = [{
+    `kind` is one of "sum", "mean", "max", "min", "prod", "l1", "l2",
+    "sum_square", "log_sum", "log_sum_exp" (floats only). `axes` lists the
+    reduced dimensions, ascending; `keepdims` keeps them as 1s in the
+    result, else they are dropped. The result has the input's element type
+    (f32, f64 or an integer). kiln-select-kernels lowers it to a
+    kiln.tensor_op "reduce".
+
+      %y = kiln.reduce %x {axes = array<i64: 1>, keepdims = true,
+             kind = "mean", node = "r", onnx_op = "ReduceMean"}
+           : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$kind,
+                       DenseI64ArrayAttr:$axes, BoolAttr:$keepdims,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The kind's number (KILN_RED_*), -1 if unknown.
+    int64_t getKindCode();
+  }];
+}
+
+def Kiln_ArgReduceOp : Kiln_Op<"arg_reduce", [Pure]> {
+  let summary = "the index of the largest or smallest element along an axis (ONNX ArgMax, ArgMin)";
+  let description = [{
+    `kind` "max" or "min"; ties take the first index, or with
+    `select_last_index` the last. The result is i64, the input's shape with
+    dimension `axis` 1 (`keepdims`) or dropped. kiln-select-kernels lowers
+    it to a kiln.tensor_op "argminmax".
+
+      %i = kiln.arg_reduce %x {axis = 1 : i64, keepdims = false,
+             kind = "max", node = "a", onnx_op = "ArgMax",
+             select_last_index = false} : (tensor<2x5xf32>) -> tensor<2xi64>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$kind,
+                       I64Attr:$axis, BoolAttr:$keepdims,
+                       BoolAttr:$select_last_index, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_ConcatOp : Kiln_Op<"concat", [Pure]> {
+  let summary = "tensors joined along an axis (ONNX Concat)";
+  let description = [{
+    The inputs share an element type, a rank and every dimension but `axis`,
+    along which the result is their sum. kiln-select-kernels lowers it to a
+    kiln.tensor_op "concat".
+
+      %y = kiln.concat %a, %b {axis = 1 : i64, node = "c", onnx_op = "Concat"}
+           : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs, I64Attr:$axis,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_SplitOp : Kiln_Op<"split", [Pure]> {
+  let summary = "a tensor cut into consecutive parts along an axis (ONNX Split)";
+  let description = [{
+    Each result has the input's element type and dimensions but `axis`;
+    their sizes along it add up to the input's. kiln-select-kernels lowers
+    it to a kiln.tensor_op "split".
+
+      %a, %b = kiln.split %x {axis = 1 : i64, node = "s", onnx_op = "Split"}
+               : (tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x1xf32>)
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$axis,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$outputs);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_GatherOp : Kiln_Op<"gather", [Pure]> {
+  let summary = "slices of a tensor chosen by indices along an axis (ONNX Gather)";
+  let description = [{
+    result[i..., j..., k...] = input[i..., indices[j...], k...] with i the
+    dimensions before `axis` and k those after it; `indices` are i32 or i64,
+    a negative one counting from the end. kiln-select-kernels lowers it to
+    a kiln.tensor_op "gather".
+
+      %y = kiln.gather %x, %i {axis = 0 : i64, node = "g", onnx_op = "Gather"}
+           : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$indices, I64Attr:$axis,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_WhereOp : Kiln_Op<"where", [Pure]> {
+  let summary = "elements of x where a condition holds, else of y (ONNX Where)";
+  let description = [{
+    `condition` (i1), `x` and `y` broadcast as numpy does to the result,
+    which has x's and y's element type. kiln-select-kernels lowers it to a
+    kiln.tensor_op "where".
+
+      %r = kiln.where %c, %x, %y {node = "w", onnx_op = "Where"}
+           : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$condition, AnyStaticShapeTensor:$x,
+                       AnyStaticShapeTensor:$y, StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$condition `,` $x `,` $y attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_CastOp : Kiln_Op<"cast", [Pure]> {
+  let summary = "each element converted to another element type (ONNX Cast)";
+  let description = [{
+    The result has the input's shape; both element types are among f32,
+    f64, f16, the integers of 8 to 64 bits of either sign and i1, converted
+    as ONNX's Cast does. kiln-select-kernels lowers it to a kiln.tensor_op
+    "cast".
+
+      %y = kiln.cast %x {node = "c", onnx_op = "Cast"} : (tensor<4xf32>) -> tensor<4xi64>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_StridedCopyOp : Kiln_Op<"strided_copy", [Pure]> {
+  let summary = "a strided view of a tensor, written densely (ONNX Transpose, Slice, Expand, Tile, DepthToSpace, SpaceToDepth)";
+  let description = [{
+    The result's elements, in row-major order, are those of a walk over
+    `shape` (whose product is the result's element count), index i reading
+    input element `offset` + sum over d of i[d] * strides[d] (row-major, in
+    elements). A stride may be 0 (broadcast) or negative (a reversed
+    Slice); every element read lies inside the input. kiln-select-kernels
+    lowers it to a kiln.tensor_op "strided_copy".
+
+      %t = kiln.strided_copy %x {node = "t", offset = 0 : i64,
+             onnx_op = "Transpose", shape = array<i64: 3, 2>,
+             strides = array<i64: 1, 3>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$offset,
+                       DenseI64ArrayAttr:$shape, DenseI64ArrayAttr:$strides,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_GatherElementsOp : Kiln_Op<"gather_elements", [Pure]> {
+  let summary = "elements chosen by an index tensor along an axis (ONNX GatherElements)";
+  let description = [{
+    result[i] = input[i with its `axis` coordinate replaced by indices[i]];
+    `indices` (i32 or i64, negative counting from the end) has the input's
+    rank and no dimension larger than the input's off the axis, and gives
+    the result its shape. kiln-select-kernels lowers it to a
+    kiln.tensor_op "gather_elements".
+
+      %y = kiln.gather_elements %x, %i {axis = 1 : i64, node = "g",
+             onnx_op = "GatherElements"}
+           : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$indices, I64Attr:$axis,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_ScatterElementsOp : Kiln_Op<"scatter_elements", [Pure]> {
+  let summary = "a copy of a tensor with elements replaced along an axis (ONNX ScatterElements)";
+  let description = [{
+    The input, with updates[i] written at i with its `axis` coordinate
+    replaced by indices[i] (i32 or i64; `updates` has the indices' shape),
+    or combined with what is there by `reduction` ("none", "add", "mul",
+    "max", "min"). kiln-select-kernels lowers it to a kiln.tensor_op
+    "scatter_elements".
+
+      %y = kiln.scatter_elements %x, %i, %u {axis = 0 : i64, node = "s",
+             onnx_op = "ScatterElements", reduction = "add"}
+           : (tensor<3x2xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<3x2xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$indices,
+                       AnyStaticShapeTensor:$updates, I64Attr:$axis,
+                       StrAttr:$reduction, StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_GatherNdOp : Kiln_Op<"gather_nd", [Pure]> {
+  let summary = "slices chosen by index tuples (ONNX GatherND)";
+  let description = [{
+    `indices` (i64) [b..., n..., k] holds tuples of k coordinates into the
+    input's dimensions after its first `batch_dims` (which it shares); the
+    result [b..., n..., rest...] holds the slice each tuple picks.
+    kiln-select-kernels lowers it to a kiln.tensor_op "gather_nd".
+
+      %y = kiln.gather_nd %x, %i {batch_dims = 0 : i64, node = "g",
+             onnx_op = "GatherND"}
+           : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$indices, I64Attr:$batch_dims,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_ScatterNdOp : Kiln_Op<"scatter_nd", [Pure]> {
+  let summary = "a copy of a tensor with slices replaced at index tuples (ONNX ScatterND)";
+  let description = [{
+    The input, with each slice of `updates` (i64 `indices` [n..., k],
+    `updates` [n..., the input's dimensions after k]) written at the slice
+    its tuple of k coordinates picks, or combined by `reduction` ("none",
+    "add", "mul", "max", "min"). kiln-select-kernels lowers it to a
+    kiln.tensor_op "scatter_nd".
+
+      %y = kiln.scatter_nd %x, %i, %u {node = "s", onnx_op = "ScatterND",
+             reduction = "none"}
+           : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$indices,
+                       AnyStaticShapeTensor:$updates, StrAttr:$reduction,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_CumSumOp : Kiln_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "running sums along an axis (ONNX CumSum)";
+  let description = [{
+    result[..., j, ...] = the sum of input[..., i, ...] over i <= j along
+    `axis` (i < j when `exclusive`; from the end when `reverse`), for f32,
+    f64 and integer tensors. kiln-select-kernels lowers it to a
+    kiln.tensor_op "cumsum".
+
+      %y = kiln.cumsum %x {axis = 1 : i64, exclusive = false, node = "c",
+             onnx_op = "CumSum", reverse = true} : tensor<2x3xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$axis,
+                       BoolAttr:$exclusive, BoolAttr:$reverse,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_PadOp : Kiln_Op<"pad", [Pure]> {
+  let summary = "a tensor padded or cropped on each side (ONNX Pad)";
+  let description = [{
+    `pads` holds the elements added before each dimension, then after it
+    (negative ones crop): result dimension = input + begin + end. `mode`
+    "constant" fills with the optional one-element `value` (0 without it),
+    "reflect" mirrors the input without repeating its edge, "edge" repeats
+    the edge element. kiln-select-kernels lowers it to a kiln.tensor_op
+    "pad".
+
+      %y = kiln.pad %x {mode = "reflect", node = "p", onnx_op = "Pad",
+             pads = array<i64: 0, 1, 0, 2>} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       Optional<AnyStaticShapeTensor>:$value, StrAttr:$mode,
+                       DenseI64ArrayAttr:$pads, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input (`value` $value^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {

@@ -8,6 +8,7 @@
 // attached, MLIR's folding driver folds and erases calls nobody reads.
 //
 #include "compiler/dialect/KilnDialect.h"
+#include "compiler/passes/KernelCalls.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/support/HostKernels.h"
 
@@ -37,37 +38,64 @@ int64_t resultBytes(Type type) {
   return (int64_t)n;
 }
 
+/// Runs kernel `kernel` on the host into `outputs`, one per result of
+/// `results`; false if it has no host build or the results and scratch take
+/// more than kMaxFoldBytes.
+bool runOnHost(const std::string &kernel, ArrayRef<int64_t> params,
+               ArrayRef<float> floats, int64_t scratchBytes,
+               TypeRange results, ArrayRef<const char *> inputs,
+               std::vector<std::vector<char>> &outputs) {
+  uint64_t total = (uint64_t)std::max<int64_t>(scratchBytes, 0);
+  if (total > kMaxFoldBytes)
+    return false;
+  std::vector<int64_t> sizes;
+  for (Type r : results) {
+    const int64_t n = resultBytes(r);
+    if (n < 0 || (total += (uint64_t)n) > kMaxFoldBytes)
+      return false;
+    sizes.push_back(n);
+  }
+  static char empty[64];
+  outputs.assign(sizes.size(), {});
+  std::vector<void *> out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    outputs[i].assign((size_t)sizes[i], 0);
+    out.push_back(outputs[i].empty() ? empty : outputs[i].data());
+  }
+  std::vector<uint64_t> scratch((size_t)std::max<int64_t>(scratchBytes, 0) / 8 +
+                                1);
+  return runHostKernel(kernel, std::vector<int64_t>(params.begin(), params.end()),
+                       std::vector<float>(floats.begin(), floats.end()),
+                       std::vector<const void *>(inputs.begin(), inputs.end()),
+                       out, scratch.data());
+}
+
 struct HostTensorFolder : TensorFoldInterface {
   using TensorFoldInterface::TensorFoldInterface;
 
   bool fold(TensorOp op, ArrayRef<const char *> inputs,
             std::vector<std::vector<char>> &outputs) const override {
-    uint64_t total = (uint64_t)std::max<int64_t>(op.getScratch(), 0);
-    if (total > kMaxFoldBytes)
-      return false;
-    std::vector<int64_t> sizes;
-    for (Value r : op.getResults()) {
-      const int64_t n = resultBytes(r.getType());
-      if (n < 0 || (total += (uint64_t)n) > kMaxFoldBytes)
-        return false;
-      sizes.push_back(n);
-    }
-    static char empty[64];
-    outputs.assign(sizes.size(), {});
-    std::vector<void *> out;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      outputs[i].assign((size_t)sizes[i], 0);
-      out.push_back(outputs[i].empty() ? empty : outputs[i].data());
-    }
-    std::vector<uint64_t> scratch((size_t)op.getScratch() / 8 + 1);
-    std::vector<float> f;
+    ArrayRef<float> floats;
     if (auto fp = op.getFparams())
-      f.assign(fp->begin(), fp->end());
-    return runHostKernel(op.getKernel().str(),
-                         std::vector<int64_t>(op.getParams().begin(),
-                                              op.getParams().end()),
-                         f, std::vector<const void *>(inputs.begin(), inputs.end()),
-                         out, scratch.data());
+      floats = *fp;
+    return runOnHost(op.getKernel().str(), op.getParams(), floats,
+                     op.getScratch(), op->getResultTypes(), inputs, outputs);
+  }
+
+  bool foldTyped(Operation *op, ArrayRef<const char *> operands,
+                 std::vector<std::vector<char>> &outputs) const override {
+    std::string why;
+    std::optional<KernelCall> call = kernelCallOf(op, why);
+    if (!call)
+      return false; // kiln-select-kernels reports it
+    SmallVector<const char *> inputs(operands.begin(), operands.end());
+    if (!call->slots.empty()) {
+      inputs.clear();
+      for (int64_t s : call->slots)
+        inputs.push_back(s < 0 ? nullptr : operands[s]);
+    }
+    return runOnHost(call->kernel, call->params, call->floats, call->scratch,
+                     op->getResultTypes(), inputs, outputs);
   }
 };
 

@@ -151,7 +151,6 @@ SmallVector<Operation *> affineChain(Value y, RankedTensorType out, int64_t M,
 struct Folded {
   std::vector<float> w, bias;
   RankedTensorType biasType;
-  SmallVector<int64_t> params; // a call's parameters (ConvTranspose)
 };
 
 bool allFinite(const std::vector<float> &v) {
@@ -233,32 +232,30 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       return name;
     };
 
-    // kiln.conv without an epilogue, kiln.gemm, and the calls of
-    // conv_transpose (p = {n, N, C, M, G, ..., epilogue operations}).
+    // kiln.conv and kiln.conv_transpose without an epilogue, and kiln.gemm.
     SmallVector<Operation *> producers;
     module.walk([&](Operation *op) {
       if (auto conv = dyn_cast<ConvOp>(op); conv && !conv.getEpilogue())
         producers.push_back(op);
-      if (isa<GemmOp>(op))
+      if (auto ct = dyn_cast<ConvTransposeOp>(op); ct && !ct.getEpilogue())
         producers.push_back(op);
-      auto t = dyn_cast<TensorOp>(op);
-      if (t && t.getKernel() == "conv_transpose" && t.getParams().back() == 0)
+      if (isa<GemmOp>(op))
         producers.push_back(op);
     });
     for (Operation *op : producers) {
       auto conv = dyn_cast<ConvOp>(op);
+      auto ct = dyn_cast<ConvTransposeOp>(op);
       auto gemm = dyn_cast<GemmOp>(op);
-      auto call = dyn_cast<TensorOp>(op);
       Value y = op->getResult(0);
       auto out = y.getType().cast<RankedTensorType>();
       if (!out.getElementType().isF32() || out.getRank() < 2)
         continue;
       // {X, W, bias} or {A, B, C} (null when omitted).
       SmallVector<Value> ins =
-          conv   ? SmallVector<Value>{conv.getInput(), conv.getFilter(),
+          conv ? SmallVector<Value>{conv.getInput(), conv.getFilter(),
                                     conv.getBias()}
-          : gemm ? SmallVector<Value>{gemm.getA(), gemm.getB(), gemm.getC()}
-                 : call.getKernelInputs();
+          : ct ? SmallVector<Value>{ct.getInput(), ct.getFilter(), ct.getBias()}
+               : SmallVector<Value>{gemm.getA(), gemm.getB(), gemm.getC()};
       Value wv = ins[1], bv = ins[2];
       std::optional<ArrayRef<float>> w = constantFloats(wv);
       std::optional<ArrayRef<float>> bias = constantFloats(bv);
@@ -271,18 +268,14 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       if (chain.empty())
         continue;
       std::optional<Folded> f;
-      if (conv)
-        f = foldConv(op->getContext(),
-                     conv.getInput().getType().cast<ShapedType>().getDimSize(1),
-                     out.getDimSize(1), conv.getGroup(), false, *w, bias, total);
-      else if (gemm)
+      if (gemm)
         f = foldGemm(gemm, *w, bias, total);
-      else {
-        ArrayRef<int64_t> p = call.getParams();
-        f = foldConv(op->getContext(), p[2], p[3], p[4], true, *w, bias, total);
-        if (f)
-          f->params.assign(p.begin(), p.end());
-      }
+      else
+        f = foldConv(op->getContext(),
+                     ins[0].getType().cast<ShapedType>().getDimSize(1),
+                     out.getDimSize(1),
+                     conv ? conv.getGroup() : ct.getGroup(), ct != nullptr,
+                     *w, bias, total);
       if (!f || !allFinite(f->w) || !allFinite(f->bias))
         continue; // a division by zero or an overflow stays at run time
 
@@ -316,11 +309,11 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
             gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
             gemm.getOnnxOpAttr(), gemm.getNodeAttr());
       else
-        folded = builder.create<TensorOp>(
-            loc, op->getResultTypes(), ValueRange{ins[0], newW, newB},
-            call.getKernelAttr(), builder.getDenseI64ArrayAttr(f->params),
-            call.getFparamsAttr(), DenseI64ArrayAttr(), call.getScratchAttr(),
-            call.getOnnxOpAttr(), call.getNodeAttr());
+        folded = builder.create<ConvTransposeOp>(
+            loc, out, ins[0], newW, newB, ValueRange{}, ct.getStridesAttr(),
+            ct.getDilationsAttr(), ct.getPadsAttr(), ct.getOutputPaddingAttr(),
+            ct.getGroupAttr(), DenseI64ArrayAttr(), DenseF32ArrayAttr(),
+            ct.getOnnxOpAttr(), ct.getNodeAttr());
       last->getResult(0).replaceAllUsesWith(folded->getResult(0));
 
       llvm::SetVector<Operation *> constants;

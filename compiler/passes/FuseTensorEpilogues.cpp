@@ -12,7 +12,6 @@
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
 
-#include "kernels/KernelTable.h"
 #include "kernels/tensor/kiln_tensor.h"
 
 #include "mlir/IR/Builders.h"
@@ -177,32 +176,26 @@ struct FuseTensorEpiloguesPass
   void runOnOperation() override {
     SmallVector<Operation *> convs;
     getOperation().walk([&](Operation *op) {
-      auto t = dyn_cast<TensorOp>(op);
-      if (isa<ConvOp>(op) ||
-          (t && t.getKernel() == "conv_transpose" && op->getNumResults() == 1))
+      if (isa<ConvOp, ConvTransposeOp>(op))
         convs.push_back(op);
     });
-    OpBuilder b(getOperation().getContext());
-    for (Operation *conv : convs)
-      fuse(conv, b);
+    for (Operation *conv : convs) {
+      if (auto c = dyn_cast<ConvOp>(conv))
+        fuse(c);
+      else
+        fuse(cast<ConvTransposeOp>(conv));
+    }
   }
 
-  /// Fuses the chain after `conv`: a kiln.conv, or a call of conv_transpose
-  /// (whose epilogue is in its parameters).
-  void fuse(Operation *conv, OpBuilder &b) {
-    auto typed = dyn_cast<ConvOp>(conv);
-    auto call = dyn_cast<TensorOp>(conv);
-    int64_t at = 0;
-    if (call) {
-      ArrayRef<int64_t> p0 = call.getParams();
-      at = kernels::tensorEpilogueAt(call.getKernel().str(), p0.data(),
-                                     p0.size());
-    }
-    auto out = conv->getResult(0).getType().dyn_cast<RankedTensorType>();
-    if (at < 0 || !out || !out.getElementType().isF32())
+  /// Fuses the chain after `conv` (a kiln.conv or kiln.conv_transpose) into
+  /// its epilogue; the convolution moves to where the chain ended.
+  template <typename ConvLike> void fuse(ConvLike conv) {
+    auto out =
+        conv.getResult().getType().template dyn_cast<RankedTensorType>();
+    if (!out || !out.getElementType().isF32())
       return;
     SmallVector<Step> steps;
-    Value cur = conv->getResult(0);
+    Value cur = conv.getResult();
     while (true) {
       SmallVector<Operation *> users(cur.getUsers().begin(),
                                      cur.getUsers().end());
@@ -229,33 +222,20 @@ struct FuseTensorEpiloguesPass
     if (steps.empty())
       return;
 
-    // The fused op's operands that its epilogue indexes (a kiln.conv's
-    // epilogue inputs; a call's kernel inputs, through slots), its floats,
-    // and its epilogue operations.
-    SmallVector<Value> operands;
-    SmallVector<int64_t> slots, ops;
+    // The epilogue's operands, floats and operations so far.
+    SmallVector<Value> operands(conv.getEpilogueInputs().begin(),
+                                conv.getEpilogueInputs().end());
+    SmallVector<int64_t> ops;
     SmallVector<float> floats;
-    if (typed) {
-      operands.assign(typed.getEpilogueInputs().begin(),
-                      typed.getEpilogueInputs().end());
-      if (auto e = typed.getEpilogue())
-        ops.assign(e->begin(), e->end());
-      if (auto f = typed.getEpilogueFloats())
-        floats.assign(f->begin(), f->end());
-    } else {
-      operands.assign(call.getInputs().begin(), call.getInputs().end());
-      slots = call.getKernelSlots();
-      if (auto f = call.getFparams())
-        floats.assign(f->begin(), f->end());
-    }
+    if (auto e = conv.getEpilogue())
+      ops.assign(e->begin(), e->end());
+    if (auto f = conv.getEpilogueFloats())
+      floats.assign(f->begin(), f->end());
     auto input = [&](Value v) -> int64_t {
       if (!v)
         return -1;
       operands.push_back(v);
-      if (typed)
-        return (int64_t)operands.size() - 1;
-      slots.push_back((int64_t)operands.size() - 1);
-      return (int64_t)slots.size() - 1;
+      return (int64_t)operands.size() - 1;
     };
     SmallVector<Location> locs = {conv->getLoc()};
     for (const Step &s : steps) {
@@ -292,40 +272,18 @@ struct FuseTensorEpiloguesPass
     }
 
     Operation *last = steps.back().op;
-    b.setInsertionPoint(last);
-    DenseF32ArrayAttr floatsAttr =
-        floats.empty() ? DenseF32ArrayAttr() : b.getDenseF32ArrayAttr(floats);
-    Operation *fused;
-    if (typed) {
-      fused = b.create<ConvOp>(
-          b.getFusedLoc(locs), out, typed.getInput(), typed.getFilter(),
-          typed.getBias(), operands, typed.getStridesAttr(),
-          typed.getDilationsAttr(), typed.getPadsAttr(), typed.getGroupAttr(),
-          b.getDenseI64ArrayAttr(ops), floatsAttr, typed.getOnnxOpAttr(),
-          typed.getNodeAttr());
-    } else {
-      ArrayRef<int64_t> p = call.getParams();
-      SmallVector<int64_t> params(p.begin(), p.begin() + at);
-      params.push_back(p[at] + (int64_t)steps.size());
-      params.append(p.begin() + at + 1, p.end());
-      params.append(ops.begin(), ops.end());
-      bool absent = false;
-      for (int64_t s : slots)
-        absent |= s < 0;
-      fused = b.create<TensorOp>(
-          b.getFusedLoc(locs), TypeRange{out}, operands, call.getKernelAttr(),
-          b.getDenseI64ArrayAttr(params), floatsAttr,
-          absent ? b.getDenseI64ArrayAttr(slots) : DenseI64ArrayAttr(),
-          call.getScratchAttr(), call.getOnnxOpAttr(), call.getNodeAttr());
-    }
-    for (NamedAttribute a : conv->getAttrs())
-      if (a.getName().getValue().startswith("kiln."))
-        fused->setAttr(a.getName(), a.getValue());
-    last->getResult(0).replaceAllUsesWith(fused->getResult(0));
+    Builder b(conv.getContext());
+    conv.getEpilogueInputsMutable().assign(operands);
+    conv.setEpilogueAttr(b.getDenseI64ArrayAttr(ops));
+    if (!floats.empty())
+      conv.setEpilogueFloatsAttr(b.getDenseF32ArrayAttr(floats));
+    conv->setLoc(b.getFusedLoc(locs));
+    // After the chain's last op, so that every operand it read is defined.
+    conv->moveBefore(last);
+    last->getResult(0).replaceAllUsesWith(conv.getResult());
     for (auto it = steps.rbegin(); it != steps.rend(); ++it)
       if (it->op)
         it->op->erase();
-    conv->erase();
   }
 };
 } // namespace

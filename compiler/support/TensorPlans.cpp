@@ -94,6 +94,23 @@ bool planConv(const ConvGeometry &g, std::vector<int64_t> &params,
   return true;
 }
 
+bool planConvTranspose(const ConvGeometry &g, std::vector<int64_t> &params,
+                       int64_t &scratch) {
+  const CheckedInt MK = CheckedInt(g.M / std::max<int64_t>(g.G, 1)) * product(g.k);
+  const CheckedInt Pin = product(g.in);
+  if (!MK.ok() || !Pin.ok())
+    return false;
+  const int64_t chunk = columnChunk(MK.value() * 4, Pin.value());
+  const CheckedInt bytes = MK * chunk * 4 + kSgemmPackBytes;
+  if (!bytes.ok())
+    return false;
+  params = {(int64_t)g.in.size(), g.N, g.C, g.M, g.G, chunk};
+  for (const auto *v : {&g.in, &g.k, &g.out, &g.stride, &g.dil, &g.padBegin})
+    params.insert(params.end(), v->begin(), v->end());
+  scratch = bytes.value();
+  return true;
+}
+
 std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (int i = (int)shape.size() - 2; i >= 0; --i)
@@ -164,10 +181,120 @@ std::vector<int64_t> planBinary(int64_t code, int32_t ta, int32_t tb,
   return p;
 }
 
+bool planStridedCopy(int64_t elementBytes, int64_t offset,
+                     const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides,
+                     std::vector<int64_t> &params, int64_t &rank) {
+  std::vector<int64_t> s, st;
+  if (product(shape).ok() && product(shape).value() == 0) {
+    s = {0};
+    st = {1};
+    offset = 0;
+  } else {
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1)
+        continue;
+      int64_t span = 0, merged = 0;
+      if (!s.empty() &&
+          !__builtin_mul_overflow(strides[d], shape[d], &span) &&
+          st.back() == span &&
+          !__builtin_mul_overflow(s.back(), shape[d], &merged)) {
+        s.back() = merged;
+        st.back() = strides[d];
+        continue;
+      }
+      s.push_back(shape[d]);
+      st.push_back(strides[d]);
+    }
+  }
+  rank = (int64_t)s.size();
+  if (rank > 16)
+    return false;
+  params = {elementBytes, offset, rank};
+  params.insert(params.end(), s.begin(), s.end());
+  params.insert(params.end(), st.begin(), st.end());
+  return true;
+}
+
 int64_t gemmScratch(int32_t dtype, int64_t K, int64_t N, bool transB) {
   if (dtype != KILN_F32) // the other types run plain loops
     return 0;
   return kSgemmPackBytes + (transB ? K * N * 4 : 0);
+}
+
+std::vector<int64_t> planMatMul(int32_t dtype, std::vector<int64_t> a,
+                                std::vector<int64_t> b) {
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
+  std::vector<int64_t> aBatch(a.begin(), a.end() - 2),
+      bBatch(b.begin(), b.end() - 2);
+  std::vector<int64_t> batch(std::max(aBatch.size(), bBatch.size()), 1);
+  for (size_t i = 0; i < batch.size(); ++i) { // right-aligned, 1 broadcasts
+    const size_t r = batch.size() - 1 - i;
+    if (i < aBatch.size() && aBatch[aBatch.size() - 1 - i] != 1)
+      batch[r] = aBatch[aBatch.size() - 1 - i];
+    if (i < bBatch.size() && bBatch[bBatch.size() - 1 - i] != 1)
+      batch[r] = bBatch[bBatch.size() - 1 - i];
+  }
+  std::vector<int64_t> sa = broadcastStrides(aBatch, batch),
+                       sb = broadcastStrides(bBatch, batch);
+  for (auto &s : sa)
+    s *= M * K;
+  for (auto &s : sb)
+    s *= K * N;
+  std::vector<int64_t> p = {dtype, M, N, K, (int64_t)batch.size()};
+  p.insert(p.end(), batch.begin(), batch.end());
+  p.insert(p.end(), sa.begin(), sa.end());
+  p.insert(p.end(), sb.begin(), sb.end());
+  return p;
+}
+
+int64_t matmulScratchBytes(int32_t dtype) {
+  return dtype == KILN_F32 ? kSgemmPackBytes : 0;
+}
+
+int64_t softmaxScratchBytes(int32_t dtype, int64_t inner) {
+  return inner > 1 ? 2 * inner * (int64_t)kiln_dtype_size(dtype) : 0;
+}
+
+std::vector<int64_t> planReduce(int64_t op, int32_t dtype,
+                                const std::vector<int64_t> &shape,
+                                const std::vector<bool> &reduced,
+                                int64_t outElements, int64_t &scratch) {
+  std::vector<int64_t> merged;
+  std::vector<bool> kind;
+  int64_t inElements = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    inElements *= shape[d];
+    if (shape[d] == 1)
+      continue;
+    if (!kind.empty() && kind.back() == reduced[d]) {
+      merged.back() *= shape[d];
+    } else {
+      merged.push_back(shape[d]);
+      kind.push_back(reduced[d]);
+    }
+  }
+  if (merged.empty()) {
+    merged.push_back(1);
+    kind.push_back(true);
+  }
+  std::vector<int64_t> ostr(merged.size(), 0);
+  for (size_t d = merged.size(), s = 1; d-- > 0;)
+    if (!kind[d]) {
+      ostr[d] = (int64_t)s;
+      s *= merged[d];
+    }
+  std::vector<int64_t> p = {op, dtype, (int64_t)merged.size()};
+  p.insert(p.end(), merged.begin(), merged.end());
+  p.insert(p.end(), ostr.begin(), ostr.end());
+  p.push_back(outElements);
+  p.push_back(inElements);
+  scratch = outElements * 8 * (op == KILN_RED_LOGSUMEXP ? 2 : 1);
+  return p;
 }
 
 } // namespace kiln

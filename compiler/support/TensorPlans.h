@@ -5,8 +5,8 @@
 // shifted rows of a padded copy, depthwise) and how its scratch is cut; a
 // GEMM's scratch depends on whether it transposes B at run time. These are
 // choices of kernel: the ONNX frontend makes them for a call it folds at
-// compile time, kiln-select-kernels for a typed op (kiln.conv, kiln.gemm) it
-// lowers to its call. MLIR-free, so both can use them.
+// compile time, kiln-select-kernels for a typed op (kiln.conv, kiln.gemm,
+// ...) it lowers to its call. MLIR-free, so both can use them.
 //
 #ifndef KILN_SUPPORT_TENSORPLANS_H
 #define KILN_SUPPORT_TENSORPLANS_H
@@ -37,6 +37,13 @@ int64_t columnChunk(int64_t rowBytes, int64_t cols);
 bool planConv(const ConvGeometry &g, std::vector<int64_t> &params,
               int64_t &scratch);
 
+/// kiln_t_conv_transpose's parameters for `g` (W [C, M / G, k...], output
+/// position i * stride - padBegin + k * dilation) up to its epilogue count,
+/// and the scratch bytes: the GEMM's packing, then columns of (M / G) *
+/// prod(k) rows in chunks. False if a size overflows 64 bits.
+bool planConvTranspose(const ConvGeometry &g, std::vector<int64_t> &params,
+                       int64_t &scratch);
+
 /// Dense row-major element strides of `shape`.
 std::vector<int64_t> denseStrides(const std::vector<int64_t> &shape);
 /// Element strides of `shape` read as broadcast (numpy, right-aligned) to
@@ -53,9 +60,43 @@ std::vector<int64_t> planBinary(int64_t code, int32_t ta, int32_t tb,
                                 const std::vector<int64_t> &b,
                                 const std::vector<int64_t> &out);
 
+/// kiln_t_strided_copy's parameters for the view of `shape` (walked
+/// row-major) reading element offset + sum(i_d * strides[d]) of elements of
+/// `elementBytes`: {bytes, offset, rank, shape, strides}, dimensions of 1
+/// dropped and a dimension merged into its outer neighbour when the two walk
+/// the input as one. False if more than 16 dimensions remain (the kernel's
+/// KILN_MOVE_MAX_RANK); `rank` is then how many.
+bool planStridedCopy(int64_t elementBytes, int64_t offset,
+                     const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides,
+                     std::vector<int64_t> &params, int64_t &rank);
+
 /// Scratch bytes of kiln_t_gemm: float GEMMs pack B panels, and transpose
 /// a B of transB (K x N floats) first.
 int64_t gemmScratch(int32_t dtype, int64_t K, int64_t N, bool transB);
+
+/// kiln_t_matmul's parameters for numpy's matmul of A (`a`) and B (`b`),
+/// which the caller has checked: {dtype, M, N, K, batch rank, batch shape,
+/// A's and B's element strides per batch dimension (0 where one
+/// broadcasts)}. A 1-D A is a row [1, K], a 1-D B a column [K, 1].
+std::vector<int64_t> planMatMul(int32_t dtype, std::vector<int64_t> a,
+                                std::vector<int64_t> b);
+/// Scratch bytes of kiln_t_matmul: float products pack B panels.
+int64_t matmulScratchBytes(int32_t dtype);
+
+/// Scratch bytes of kiln_t_softmax over an axis with `inner` elements after
+/// it: a row of running maxima and one of sums when inner > 1.
+int64_t softmaxScratchBytes(int32_t dtype, int64_t inner);
+
+/// kiln_t_reduce's parameters for reducing `shape` over the axes marked in
+/// `reduced` into `outElements` elements: {op, dtype, rank, shape, output
+/// strides (0 on reduced dimensions), output elements, input elements},
+/// dimensions of 1 dropped and neighbours of the same kind merged; and the
+/// scratch bytes (a double accumulator per output, two for LogSumExp).
+std::vector<int64_t> planReduce(int64_t op, int32_t dtype,
+                                const std::vector<int64_t> &shape,
+                                const std::vector<bool> &reduced,
+                                int64_t outElements, int64_t &scratch);
 
 } // namespace kiln
 

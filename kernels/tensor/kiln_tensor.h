@@ -96,6 +96,23 @@ enum {
   KILN_UN_THRESHOLDED_RELU, KILN_UN_IDENTITY
 };
 
+/* Operation codes of kiln_t_reduce and kiln_t_softmax (ReduceOp and
+ * SoftmaxOp kinds in compiler/dialect/KilnDialect.h, in this order). */
+enum {
+  KILN_RED_SUM, KILN_RED_MEAN, KILN_RED_MAX, KILN_RED_MIN, KILN_RED_PROD,
+  KILN_RED_L1, KILN_RED_L2, KILN_RED_SUMSQ, KILN_RED_LOGSUM,
+  KILN_RED_LOGSUMEXP
+};
+enum { KILN_SM_SOFTMAX, KILN_SM_LOGSOFTMAX, KILN_SM_HARDMAX };
+/* kiln_t_pad's modes (kiln.pad's, KilnDialect.h, in this order). */
+enum { KILN_PAD_CONSTANT, KILN_PAD_REFLECT, KILN_PAD_EDGE };
+/* How kiln_t_scatter_elements and kiln_t_scatter_nd combine an update with
+ * the element it lands on (ScatterOp kinds in KilnDialect.h, this order). */
+enum {
+  KILN_SCATTER_NONE, KILN_SCATTER_ADD, KILN_SCATTER_MUL, KILN_SCATTER_MAX,
+  KILN_SCATTER_MIN
+};
+
 /* The floating-point element expressions of kiln_t_binary (u op v),
  * kiln_t_unary (x, alpha, beta) and kiln_t_clip that generated epilogue
  * loops repeat: one text, so one rounding (a product and a sum inside one

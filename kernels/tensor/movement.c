@@ -210,18 +210,16 @@ void kiln_t_gather_nd(const int64_t *p, const float *f, const void *const *in,
 
 /* --- scatter (typed: reductions compute) --------------------------------- */
 
-/* Reduction codes of the scatter kernels (ScatterReduction in
- * ops/Movement.cpp). */
-enum { SCATTER_NONE, SCATTER_ADD, SCATTER_MUL, SCATTER_MAX, SCATTER_MIN };
+/* KILN_SCATTER_* (kiln_tensor.h) say how an update combines. */
 
 #define SCATTER_APPLY(T)                                                       \
   static void scatter_##T(int64_t red, T *y, const T *u, int64_t n) {          \
     switch (red) {                                                             \
-    case SCATTER_NONE: for (int64_t i = 0; i < n; ++i) y[i] = u[i]; break;     \
-    case SCATTER_ADD: for (int64_t i = 0; i < n; ++i) y[i] = (T)(y[i] + u[i]); break; \
-    case SCATTER_MUL: for (int64_t i = 0; i < n; ++i) y[i] = (T)(y[i] * u[i]); break; \
-    case SCATTER_MAX: for (int64_t i = 0; i < n; ++i) y[i] = y[i] > u[i] ? y[i] : u[i]; break; \
-    case SCATTER_MIN: for (int64_t i = 0; i < n; ++i) y[i] = y[i] < u[i] ? y[i] : u[i]; break; \
+    case KILN_SCATTER_NONE: for (int64_t i = 0; i < n; ++i) y[i] = u[i]; break; \
+    case KILN_SCATTER_ADD: for (int64_t i = 0; i < n; ++i) y[i] = (T)(y[i] + u[i]); break; \
+    case KILN_SCATTER_MUL: for (int64_t i = 0; i < n; ++i) y[i] = (T)(y[i] * u[i]); break; \
+    case KILN_SCATTER_MAX: for (int64_t i = 0; i < n; ++i) y[i] = y[i] > u[i] ? y[i] : u[i]; break; \
+    case KILN_SCATTER_MIN: for (int64_t i = 0; i < n; ++i) y[i] = y[i] < u[i] ? y[i] : u[i]; break; \
     }                                                                          \
   }
 #define X(code, T) SCATTER_APPLY(T)

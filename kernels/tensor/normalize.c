@@ -10,9 +10,6 @@
 
 #include <math.h>
 
-/* Operation codes of kiln_t_softmax (ops/Reduce.cpp). */
-enum { SM_SOFTMAX, SM_LOGSOFTMAX, SM_HARDMAX };
-
 /* Contiguous f32 rows of Softmax and LogSoftmax run on 8-float vectors (GNU
  * vector types: one source for every ISA, split to its register width), with
  * an exp of their own: a libm call per element cost more than the rest of a
@@ -77,9 +74,9 @@ static void softmax_rows_f32(int op, int64_t outer, int64_t n, const float *x,
       if (k < SM_LANES) {
         for (int l = (int)k; l < SM_LANES; ++l)
           e[l] = 0.0f;
-        for (int l = 0; op == SM_SOFTMAX && l < k; ++l)
+        for (int l = 0; op == KILN_SM_SOFTMAX && l < k; ++l)
           yr[j + l] = e[l];
-      } else if (op == SM_SOFTMAX) {
+      } else if (op == KILN_SM_SOFTMAX) {
         memcpy(yr + j, &e, sizeof e);
       }
       sv += e;
@@ -87,7 +84,7 @@ static void softmax_rows_f32(int op, int64_t outer, int64_t n, const float *x,
     float sum = 0.0f;
     for (int l = 0; l < SM_LANES; ++l)
       sum += sv[l];
-    if (op == SM_SOFTMAX) {
+    if (op == KILN_SM_SOFTMAX) {
       for (int64_t j = 0; j < n; ++j)
         yr[j] /= sum;
     } else {
@@ -101,7 +98,7 @@ static void softmax_rows_f32(int op, int64_t outer, int64_t n, const float *x,
 #define KILN_SOFTMAX(T, S)                                                     \
   static void softmax_##T(int op, int64_t outer, int64_t n, int64_t inner,     \
                           const T *x, T *y, T *scratch) {                      \
-    if (op == SM_HARDMAX) {                                                    \
+    if (op == KILN_SM_HARDMAX) {                                                    \
       for (int64_t o = 0; o < outer; ++o)                                      \
         for (int64_t k = 0; k < inner; ++k) {                                  \
           const T *c = x + o * n * inner + k;                                  \
@@ -123,7 +120,7 @@ static void softmax_rows_f32(int op, int64_t outer, int64_t n, const float *x,
         for (int64_t j = 1; j < n; ++j)                                        \
           m = xr[j] > m ? xr[j] : m;                                           \
         T s = 0;                                                               \
-        if (op == SM_SOFTMAX) {                                                \
+        if (op == KILN_SM_SOFTMAX) {                                                \
           for (int64_t j = 0; j < n; ++j) {                                    \
             yr[j] = exp##S(xr[j] - m);                                         \
             s += yr[j];                                                        \
@@ -154,11 +151,11 @@ static void softmax_rows_f32(int op, int64_t outer, int64_t n, const float *x,
       for (int64_t j = 0; j < n; ++j)                                          \
         for (int64_t k = 0; k < inner; ++k) {                                  \
           T e = exp##S(xb[j * inner + k] - m[k]);                              \
-          if (op == SM_SOFTMAX)                                                \
+          if (op == KILN_SM_SOFTMAX)                                                \
             yb[j * inner + k] = e;                                             \
           s[k] += e;                                                           \
         }                                                                      \
-      if (op == SM_SOFTMAX) {                                                  \
+      if (op == KILN_SM_SOFTMAX) {                                                  \
         for (int64_t j = 0; j < n; ++j)                                        \
           for (int64_t k = 0; k < inner; ++k)                                  \
             yb[j * inner + k] /= s[k];                                         \
@@ -183,7 +180,7 @@ void kiln_tp_softmax(const int64_t *p, const float *f, const void *const *in,
   const int64_t at = p[3] * p[4]; /* elements per outer index */
   int64_t o0, o1;
   kiln_part_range(p[2], part, parts, 1, &o0, &o1);
-  if (p[1] == KILN_F32 && p[4] == 1 && op != SM_HARDMAX)
+  if (p[1] == KILN_F32 && p[4] == 1 && op != KILN_SM_HARDMAX)
     softmax_rows_f32(op, o1 - o0, p[3], (const float *)in[0] + o0 * at,
                      (float *)out[0] + o0 * at);
   else if (p[1] == KILN_F32)

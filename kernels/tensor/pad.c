@@ -7,18 +7,15 @@
  * by element. Works on bytes, so every element type is handled alike. */
 #include "kiln_tensor.h"
 
-
-enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE };
-
 /* Input index of output index o along a dimension of n input elements with
  * `begin` elements padded before it; -1 when outside in constant mode. */
 static int64_t pad_source(int64_t o, int64_t begin, int64_t n, int mode) {
   int64_t i = o - begin;
   if (i >= 0 && i < n)
     return i;
-  if (mode == PAD_CONSTANT || n == 0)
+  if (mode == KILN_PAD_CONSTANT || n == 0)
     return -1;
-  if (mode == PAD_EDGE || n == 1)
+  if (mode == KILN_PAD_EDGE || n == 1)
     return i < 0 ? 0 : n - 1;
   /* reflect (without repeating the edge): period 2(n-1) */
   const int64_t period = 2 * (n - 1);

@@ -13,12 +13,6 @@
 #include <math.h>
 #include <stdint.h>
 
-/* Operation codes of kiln_t_reduce (ReduceOp in ops/Reduce.cpp). */
-enum {
-  RED_SUM, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_L1, RED_L2, RED_SUMSQ,
-  RED_LOGSUM, RED_LOGSUMEXP
-};
-
 /* One pass over the input combining each element v (of type ACC) into its
  * accumulator s; m is the element's accumulator in `mx` (LogSumExp's max). */
 #define RED_PASS(A, COMBINE)                                                   \
@@ -64,21 +58,21 @@ enum {
     typedef T elem_t;                                                          \
     typedef ACC acc_t;                                                         \
     const int64_t n = shape[rank - 1], so = ostr[rank - 1];                    \
-    ACC init = op == RED_PROD ? (ACC)1                                         \
-               : op == RED_MAX ? (ACC)(LO)                                     \
-               : op == RED_MIN ? (ACC)(HI)                                     \
+    ACC init = op == KILN_RED_PROD ? (ACC)1                                         \
+               : op == KILN_RED_MAX ? (ACC)(LO)                                     \
+               : op == KILN_RED_MIN ? (ACC)(HI)                                     \
                                : (ACC)0;                                       \
     for (int64_t i = 0; i < onum; ++i)                                         \
       acc[i] = init;                                                           \
     if (inum > 0) {                                                            \
       switch (op) {                                                            \
-      case RED_SUM: case RED_MEAN: case RED_LOGSUM: RED_PASS(acc, C_ADD); break; \
-      case RED_MAX: RED_PASS(acc, C_MAX); break;                               \
-      case RED_MIN: RED_PASS(acc, C_MIN); break;                               \
-      case RED_PROD: RED_PASS(acc, C_MUL); break;                              \
-      case RED_L1: RED_PASS(acc, C_ABS); break;                                \
-      case RED_L2: case RED_SUMSQ: RED_PASS(acc, C_SQ); break;                 \
-      case RED_LOGSUMEXP:                                                      \
+      case KILN_RED_SUM: case KILN_RED_MEAN: case KILN_RED_LOGSUM: RED_PASS(acc, C_ADD); break; \
+      case KILN_RED_MAX: RED_PASS(acc, C_MAX); break;                               \
+      case KILN_RED_MIN: RED_PASS(acc, C_MIN); break;                               \
+      case KILN_RED_PROD: RED_PASS(acc, C_MUL); break;                              \
+      case KILN_RED_L1: RED_PASS(acc, C_ABS); break;                                \
+      case KILN_RED_L2: case KILN_RED_SUMSQ: RED_PASS(acc, C_SQ); break;                 \
+      case KILN_RED_LOGSUMEXP:                                                      \
         for (int64_t i = 0; i < onum; ++i)                                     \
           mx[i] = (ACC)(LO);                                                   \
         RED_PASS(mx, C_MAX);                                                   \
@@ -90,10 +84,10 @@ enum {
     for (int64_t i = 0; i < onum; ++i) {                                       \
       ACC a = acc[i];                                                          \
       switch (op) {                                                            \
-      case RED_MEAN: y[i] = (T)(count ? a / count : a); break;                 \
-      case RED_L2: y[i] = (T)sqrt((double)a); break;                           \
-      case RED_LOGSUM: y[i] = (T)log((double)a); break;                        \
-      case RED_LOGSUMEXP: y[i] = (T)(log((double)a) + (double)mx[i]); break;   \
+      case KILN_RED_MEAN: y[i] = (T)(count ? a / count : a); break;                 \
+      case KILN_RED_L2: y[i] = (T)sqrt((double)a); break;                           \
+      case KILN_RED_LOGSUM: y[i] = (T)log((double)a); break;                        \
+      case KILN_RED_LOGSUMEXP: y[i] = (T)(log((double)a) + (double)mx[i]); break;   \
       default: y[i] = (T)a; break;                                             \
       }                                                                        \
     }                                                                          \

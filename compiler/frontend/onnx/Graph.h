@@ -69,6 +69,9 @@ struct Call {
   std::vector<int> outputs;       // tensor ids
   int64_t scratch = 0;            // bytes of scratch the kernel needs
   std::string opType, nodeName;   // the ONNX node it comes from
+  /// What the node's typed op keeps that the kernel parameters do not (the
+  /// reduced axes, keepdims, ...), for the importer.
+  std::map<std::string, std::vector<int64_t>> attrs;
 };
 
 /// An ONNX graph after lowering: tensors, the kernel calls that remain after
@@ -128,8 +131,10 @@ public:
   Tensor &temp(int32_t dtype, std::vector<int64_t> shape);
   /// Output i is the constant `value` (Constant, Shape, ...).
   Tensor &constOutput(size_t i, const Tensor &value);
-  /// Calls kiln_t_<kernel>; runs it now when every input is constant.
-  void call(const std::string &kernel, std::vector<int64_t> p,
+  /// Calls kiln_t_<kernel>; runs it now when every input is constant. The
+  /// call kept for the library (valid until the next call), or null if it
+  /// was folded (or failed).
+  Call *call(const std::string &kernel, std::vector<int64_t> p,
             std::vector<float> f, std::vector<Tensor *> inputs,
             std::vector<Tensor *> outputs, int64_t scratch = 0);
 

@@ -56,6 +56,28 @@ static Value importConv(OpBuilder &b, Location loc, const onnx::Call &c,
                           b.getStringAttr(c.nodeName));
 }
 
+/// A ConvTranspose node's call as kiln.conv_transpose: strides, dilations
+/// and group from the parameters the converter wrote (nn.c's
+/// kiln_t_conv_transpose: {nsp, N, C, M, group, chunk, in, k, out, stride,
+/// dilation, pad_begin, 0}), the pads and output_padding it kept.
+static Value importConvTranspose(OpBuilder &b, Location loc,
+                                 const onnx::Call &c, ArrayRef<int64_t> pads,
+                                 ArrayRef<int64_t> outputPadding,
+                                 ArrayRef<Value> operands,
+                                 RankedTensorType result) {
+  const int64_t n = c.p[0];
+  auto list = [&](int64_t i) {
+    return ArrayRef<int64_t>(c.p).slice(6 + i * n, n);
+  };
+  Value bias = operands.size() > 2 ? operands[2] : Value();
+  return b.create<ConvTransposeOp>(
+      loc, result, operands[0], operands[1], bias, ValueRange{},
+      b.getDenseI64ArrayAttr(list(3)), b.getDenseI64ArrayAttr(list(4)),
+      b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(outputPadding),
+      b.getI64IntegerAttr(c.p[4]), DenseI64ArrayAttr(), DenseF32ArrayAttr(),
+      b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+}
+
 /// A MaxPool or AveragePool node's call as kiln.pool, from the parameters
 /// the converter wrote (nn.c's kiln_t_pool: {dtype, kind, count_include_pad,
 /// storage_order, indices, nsp, NC, in, k, out, stride, dilation,
@@ -239,6 +261,169 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
           b.getF32FloatAttr(c.f[1]),
           b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
       values[c.outputs[0]] = op;
+      continue;
+    }
+    auto list = [&](const char *name) -> ArrayRef<int64_t> {
+      auto it = c.attrs.find(name); // what the converter kept for the op
+      assert(it != c.attrs.end() &&
+             "the converter records the typed op's attributes");
+      return it->second;
+    };
+    auto attr = [&](const char *name) { return list(name).front(); };
+    if (c.kernel == "matmul") {
+      values[c.outputs[0]] = b.create<BatchMatMulOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "softmax") { // p = {kind, dtype, outer, n, inner}
+      values[c.outputs[0]] = b.create<SoftmaxOp>(
+          nodeLoc, results[0], operands[0],
+          b.getStringAttr(kSoftmaxKinds[c.p[0]]),
+          b.getI64IntegerAttr(attr("axis")),
+          attr("flatten") ? b.getUnitAttr() : UnitAttr(),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "layernorm") { // inputs {x, scale, bias?}, f = {epsilon}
+      auto op = b.create<LayerNormOp>(
+          nodeLoc, results[0], results[1], results[2], operands[0],
+          operands[1], operands.size() > 2 ? operands[2] : Value(),
+          b.getI64IntegerAttr(attr("axis")), b.getF32FloatAttr(c.f[0]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      for (size_t i = 0; i < 3; ++i)
+        values[c.outputs[i]] = op->getResult(i);
+      continue;
+    }
+    if (c.kernel == "instancenorm") { // f = {epsilon}
+      values[c.outputs[0]] = b.create<InstanceNormOp>(
+          nodeLoc, results[0], operands[0], operands[1], operands[2],
+          b.getF32FloatAttr(c.f[0]), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "lrn") { // p = {N, C, S, size}, f = {alpha, beta, bias}
+      values[c.outputs[0]] = b.create<LrnOp>(
+          nodeLoc, results[0], operands[0], b.getI64IntegerAttr(c.p[3]),
+          b.getF32FloatAttr(c.f[0]), b.getF32FloatAttr(c.f[1]),
+          b.getF32FloatAttr(c.f[2]), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "reduce") { // p = {kind, ...}
+      values[c.outputs[0]] = b.create<ReduceOp>(
+          nodeLoc, results[0], operands[0],
+          b.getStringAttr(kReduceKinds[c.p[0]]),
+          b.getDenseI64ArrayAttr(list("axes")),
+          b.getBoolAttr(attr("keepdims") != 0), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "argminmax") { // p = {dtype, outer, n, inner, min, last}
+      values[c.outputs[0]] = b.create<ArgReduceOp>(
+          nodeLoc, results[0], operands[0],
+          b.getStringAttr(c.p[4] ? "min" : "max"),
+          b.getI64IntegerAttr(attr("axis")),
+          b.getBoolAttr(attr("keepdims") != 0), b.getBoolAttr(c.p[5] != 0),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "concat") {
+      values[c.outputs[0]] = b.create<ConcatOp>(
+          nodeLoc, results[0], operands, b.getI64IntegerAttr(attr("axis")),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "split") {
+      auto op = b.create<SplitOp>(nodeLoc, results, operands[0],
+                                  b.getI64IntegerAttr(attr("axis")),
+                                  b.getStringAttr(c.opType),
+                                  b.getStringAttr(c.nodeName));
+      for (size_t i = 0; i < c.outputs.size(); ++i)
+        values[c.outputs[i]] = op->getResult(i);
+      continue;
+    }
+    if (c.kernel == "gather") {
+      values[c.outputs[0]] = b.create<GatherOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          b.getI64IntegerAttr(attr("axis")), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "where") {
+      values[c.outputs[0]] = b.create<WhereOp>(
+          nodeLoc, results[0], operands[0], operands[1], operands[2],
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "strided_copy") {
+      values[c.outputs[0]] = b.create<StridedCopyOp>(
+          nodeLoc, results[0], operands[0],
+          b.getI64IntegerAttr(attr("offset")),
+          b.getDenseI64ArrayAttr(list("shape")),
+          b.getDenseI64ArrayAttr(list("strides")), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "gather_elements") { // p = {bytes, index type, ...}
+      values[c.outputs[0]] = b.create<GatherElementsOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          b.getI64IntegerAttr(attr("axis")), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "scatter_elements") { // p = {type, reduction, ...}
+      values[c.outputs[0]] = b.create<ScatterElementsOp>(
+          nodeLoc, results[0], operands[0], operands[1], operands[2],
+          b.getI64IntegerAttr(attr("axis")),
+          b.getStringAttr(kScatterReductions[c.p[1]]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "gather_nd") {
+      values[c.outputs[0]] = b.create<GatherNdOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          b.getI64IntegerAttr(attr("batch_dims")), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "scatter_nd") { // p = {type, reduction, ...}
+      values[c.outputs[0]] = b.create<ScatterNdOp>(
+          nodeLoc, results[0], operands[0], operands[1], operands[2],
+          b.getStringAttr(kScatterReductions[c.p[1]]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "cumsum") { // p = {type, outer, n, inner, excl, reverse}
+      values[c.outputs[0]] = b.create<CumSumOp>(
+          nodeLoc, results[0], operands[0], b.getI64IntegerAttr(attr("axis")),
+          b.getBoolAttr(c.p[4] != 0), b.getBoolAttr(c.p[5] != 0),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "pad") { // p = {bytes, mode, rank, in, out, begin}
+      const int64_t r = c.p[2];
+      ArrayRef<int64_t> p(c.p);
+      SmallVector<int64_t> pads(p.slice(3 + 2 * r, r));
+      for (int64_t d = 0; d < r; ++d) // end = out - in - begin
+        pads.push_back(p[3 + r + d] - p[3 + d] - p[3 + 2 * r + d]);
+      values[c.outputs[0]] = b.create<PadOp>(
+          nodeLoc, results[0], operands[0],
+          operands.size() > 1 ? operands[1] : Value(),
+          b.getStringAttr(kPadModes[c.p[1]]), b.getDenseI64ArrayAttr(pads),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "cast") {
+      values[c.outputs[0]] = b.create<CastOp>(nodeLoc, results[0], operands[0],
+                                              b.getStringAttr(c.opType),
+                                              b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "conv_transpose") {
+      values[c.outputs[0]] = importConvTranspose(
+          b, nodeLoc, c, list("pads"), list("output_padding"), operands,
+          results[0].cast<RankedTensorType>());
       continue;
     }
     if (c.kernel == "conv") {

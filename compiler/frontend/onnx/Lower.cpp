@@ -313,14 +313,14 @@ static uint8_t *hostPointer(std::vector<uint8_t> &data) {
   return data.empty() ? empty : data.data();
 }
 
-void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
+Call *NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
                        std::vector<float> f, std::vector<Tensor *> inputs,
                        std::vector<Tensor *> outputs, int64_t scratch) {
   if (!tooBig.empty() || scratch < 0 ||
       (uint64_t)scratch > graph.maxTensorBytes) {
     if (tooBig.empty())
       tooBig = "needs " + std::to_string(scratch) + " bytes of scratch";
-    return; // the walk fails this node: nothing is allocated for it
+    return nullptr; // the walk fails this node: nothing is allocated for it
   }
   // Constant inputs fold at compile time unless the outputs would take more
   // than kMaxFoldBytes of the compiler's memory: then the call runs in the
@@ -344,7 +344,7 @@ void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
     std::vector<uint64_t> scratchMem((scratch + 7) / 8 + 1);
     if (runHostKernel(kernel, p, f, in, out, scratchMem.data())) {
       ++graph.folded;
-      return;
+      return nullptr;
     }
     for (Tensor *t : outputs) { // no host kernel: keep the call
       t->isConst = false;
@@ -363,6 +363,7 @@ void NodeContext::call(const std::string &kernel, std::vector<int64_t> p,
   c.opType = node.op_type();
   c.nodeName = nodeName;
   graph.calls.push_back(std::move(c));
+  return &graph.calls.back();
 }
 
 // --- the graph walk ------------------------------------------------------------

@@ -448,3 +448,419 @@ func.func @f(%x: tensor<1x2x6x6xi32>) -> tensor<1x2x1x1xi32> {
   %0 = kiln.global_pool %x {kind = "max", node = "g", onnx_op = "GlobalMaxPool"} : (tensor<1x2x6x6xi32>) -> tensor<1x2x1x1xi32>
   return %0 : tensor<1x2x1x1xi32>
 }
+
+// -----
+
+func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<5x4xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @below {{inner dimensions differ: A is}}
+  %0 = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<2x3x4xf32>, tensor<5x4xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<3x4x5xf32>) -> tensor<3x3x5xf32> {
+  // expected-error @below {{batch dimensions of A}}
+  %0 = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<2x3x4xf32>, tensor<3x4x5xf32>) -> tensor<3x3x5xf32>
+  return %0 : tensor<3x3x5xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>, %b: tensor<4x5xf32>) -> tensor<1x5xf32> {
+  // expected-error @below {{result 'tensor<1x5xf32>' must have the shape [5]}}
+  %0 = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<4xf32>, tensor<4x5xf32>) -> tensor<1x5xf32>
+  return %0 : tensor<1x5xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<3x4xi8>, %b: tensor<4x5xi8>) -> tensor<3x5xi8> {
+  // expected-error @below {{must share one element type: f32, f64, i32, i64, ui32 or ui64}}
+  %0 = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<3x4xi8>, tensor<4x5xi8>) -> tensor<3x5xi8>
+  return %0 : tensor<3x5xi8>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @below {{unknown kind 'softplus'}}
+  %0 = kiln.softmax %x {axis = 1 : i64, kind = "softplus", node = "s", onnx_op = "Softmax"} : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @below {{axis 2 is not a dimension of a rank-2 input}}
+  %0 = kiln.softmax %x {axis = 2 : i64, kind = "softmax", node = "s", onnx_op = "Softmax"} : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5xi32>) -> tensor<2x5xi32> {
+  // expected-error @below {{input must be f32 or f64, not 'i32'}}
+  %0 = kiln.softmax %x {axis = 1 : i64, kind = "softmax", node = "s", onnx_op = "Softmax"} : tensor<2x5xi32>
+  return %0 : tensor<2x5xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>, %s: tensor<3xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @below {{scale and bias must be 'f32' of the normalized shape [5, 3]}}
+  %0, %1, %2 = kiln.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32, node = "ln", onnx_op = "LayerNormalization"} : (tensor<2x5x3xf32>, tensor<3xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>, %s: tensor<3xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @below {{mean and inv_std_dev must be 'tensor<2x5x1xf32>'}}
+  %0, %1, %2 = kiln.layer_norm %x, %s {axis = 2 : i64, epsilon = 1.0e-05 : f32, node = "ln", onnx_op = "LayerNormalization"} : (tensor<2x5x3xf32>, tensor<3xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>, %s: tensor<3xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @below {{scale and bias must be 'tensor<5xf32>'}}
+  %0 = kiln.instance_norm %x, %s, %s {epsilon = 1.0e-05 : f32, node = "in", onnx_op = "InstanceNormalization"} : (tensor<2x5x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @below {{needs rank 3 or more (N, C, spatial...)}}
+  %0 = kiln.lrn %x {alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32, node = "l", onnx_op = "LRN", size = 3 : i64} : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @below {{size must be positive, not 0}}
+  %0 = kiln.lrn %x {alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32, node = "l", onnx_op = "LRN", size = 0 : i64} : tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{axes [1, 1] must be ascending dimensions of a rank-3 input}}
+  %0 = kiln.reduce %x {axes = array<i64: 1, 1>, keepdims = false, kind = "sum", node = "r", onnx_op = "ReduceSum"} : (tensor<2x5x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{result must be 'tensor<2x1x3xf32>', not 'tensor<2x3xf32>'}}
+  %0 = kiln.reduce %x {axes = array<i64: 1>, keepdims = true, kind = "sum", node = "r", onnx_op = "ReduceSum"} : (tensor<2x5x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xi32>) -> tensor<2x3xi32> {
+  // expected-error @below {{element type 'i32' is not one log_sum_exp reduces}}
+  %0 = kiln.reduce %x {axes = array<i64: 1>, keepdims = false, kind = "log_sum_exp", node = "r", onnx_op = "ReduceLogSumExp"} : (tensor<2x5x3xi32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{unknown kind 'median'}}
+  %0 = kiln.reduce %x {axes = array<i64: 1>, keepdims = false, kind = "median", node = "r", onnx_op = "ReduceSum"} : (tensor<2x5x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>) -> tensor<2x3xi64> {
+  // expected-error @below {{kind must be "max" or "min", not 'mean'}}
+  %0 = kiln.arg_reduce %x {axis = 1 : i64, keepdims = false, kind = "mean", node = "a", onnx_op = "ArgMax", select_last_index = false} : (tensor<2x5x3xf32>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x5x3xf32>) -> tensor<2x3xi32> {
+  // expected-error @below {{result must be 'tensor<2x3xi64>', not 'tensor<2x3xi32>'}}
+  %0 = kiln.arg_reduce %x {axis = 1 : i64, keepdims = false, kind = "max", node = "a", onnx_op = "ArgMax", select_last_index = false} : (tensor<2x5x3xf32>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x0x3xf32>) -> tensor<2x3xi64> {
+  // expected-error @below {{axis 1 is empty}}
+  %0 = kiln.arg_reduce %x {axis = 1 : i64, keepdims = false, kind = "max", node = "a", onnx_op = "ArgMax", select_last_index = false} : (tensor<2x0x3xf32>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
+  // expected-error @below {{spatial dimension 0: the result has 7, but input 3, kernel 3, stride 2, dilation 1, output_padding 1 and pads 0 + 0 give 8}}
+  %0 = kiln.conv_transpose %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: 1, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return %0 : tensor<1x2x7x7xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x3x3xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
+  // expected-error @below {{group 1 does not fit input 'tensor<1x4x3x3xf32>' and filter 'tensor<2x2x3x3xf32>'}}
+  %0 = kiln.conv_transpose %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return %0 : tensor<1x2x7x7xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
+  // expected-error @below {{strides and dilations must be positive and output_padding not negative}}
+  %0 = kiln.conv_transpose %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: -1, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  return %0 : tensor<1x2x7x7xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>, %s: tensor<3xf32>) -> tensor<1x2x7x7xf32> {
+  // expected-error @below {{epilogue operation 0 [2, 2, 0, 0]: needs an f32 epilogue input of the kind's shape}}
+  %0 = kiln.conv_transpose %x, %w epilogue(%s) {dilations = array<i64: 1, 1>, epilogue = array<i64: 2, 2, 0, 0>, group = 1 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>, tensor<3xf32>) -> tensor<1x2x7x7xf32>
+  return %0 : tensor<1x2x7x7xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x1xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{input 1 'tensor<3x1xf32>' does not match 'tensor<2x4xf32>' off axis 1}}
+  %0 = kiln.concat %a, %b {axis = 1 : i64, node = "c", onnx_op = "Concat"} : (tensor<2x3xf32>, tensor<3x1xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) -> tensor<2x5xf32> {
+  // expected-error @below {{the inputs' sizes along axis 1 add up to 4, not 5}}
+  %0 = kiln.concat %a, %b {axis = 1 : i64, node = "c", onnx_op = "Concat"} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{axis 2 is not a dimension of a rank-2 input}}
+  %0 = kiln.concat %a {axis = 2 : i64, node = "c", onnx_op = "Concat"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x1xf32> {
+  // expected-error @below {{the results' sizes along axis 1 add up to 3, not 4}}
+  %0, %1 = kiln.split %x {axis = 1 : i64, node = "s", onnx_op = "Split"} : (tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x2xf32>)
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x4xf32>) -> tensor<2x1xf32> {
+  // expected-error @below {{result 1 'tensor<2x3xi32>' does not match 'tensor<2x4xf32>' off axis 1}}
+  %0, %1 = kiln.split %x {axis = 1 : i64, node = "s", onnx_op = "Split"} : (tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xi32>)
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<5x3xf32>, %i: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{indices must be i32 or i64, not 'f32'}}
+  %0 = kiln.gather %x, %i {axis = 0 : i64, node = "g", onnx_op = "Gather"} : (tensor<5x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<5x3xf32> {
+  // expected-error @below {{result must be 'tensor<5x2xf32>', not 'tensor<5x3xf32>'}}
+  %0 = kiln.gather %x, %i {axis = 1 : i64, node = "g", onnx_op = "Gather"} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @f(%c: tensor<2x1xi1>, %x: tensor<2x3xf32>, %y: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{do not broadcast to the result}}
+  %0 = kiln.where %c, %x, %y {node = "w", onnx_op = "Where"} : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%c: tensor<2x1xi8>, %x: tensor<2x3xf32>, %y: tensor<f32>) -> tensor<2x3xf32> {
+  // expected-error @below {{condition must be i1, not 'i8'}}
+  %0 = kiln.where %c, %x, %y {node = "w", onnx_op = "Where"} : (tensor<2x1xi8>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<2x2xi64> {
+  // expected-error @below {{result 'tensor<2x2xi64>' must have the input's shape}}
+  %0 = kiln.cast %x {node = "k", onnx_op = "Cast"} : (tensor<4xf32>) -> tensor<2x2xi64>
+  return %0 : tensor<2x2xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  // expected-error @below {{casts between f32, f64, f16, integers and i1, not 'f32' to 'bf16'}}
+  %0 = kiln.cast %x {node = "k", onnx_op = "Cast"} : (tensor<4xf32>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @below {{reads elements 1 to 6 of an input of 6}}
+  %0 = kiln.strided_copy %x {node = "t", offset = 1 : i64, onnx_op = "Transpose", shape = array<i64: 3, 2>, strides = array<i64: 1, 3>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @below {{reads elements -1 to 3 of an input of 6}}
+  %0 = kiln.strided_copy %x {node = "t", offset = 1 : i64, onnx_op = "Slice", shape = array<i64: 3, 2>, strides = array<i64: -1, 2>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @below {{shape [3, 3] walks 9 elements; the result has 6}}
+  %0 = kiln.strided_copy %x {node = "t", offset = 0 : i64, onnx_op = "Expand", shape = array<i64: 3, 3>, strides = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @below {{reads elements past 64 bits of an input of 6}}
+  %0 = kiln.strided_copy %x {node = "t", offset = 0 : i64, onnx_op = "Expand", shape = array<i64: 3, 2>, strides = array<i64: 4611686018427387904, 1>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  // expected-error @below {{indices 'tensor<3x2xi64>' do not fit input 'tensor<2x3xf32>' off axis 1}}
+  %0 = kiln.gather_elements %x, %i {axis = 1 : i64, node = "g", onnx_op = "GatherElements"} : (tensor<2x3xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<2x3xf32> {
+  // expected-error @below {{result must be 'tensor<2x2xf32>'}}
+  %0 = kiln.gather_elements %x, %i {axis = 1 : i64, node = "g", onnx_op = "GatherElements"} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xi1>, %i: tensor<2x2xi64>, %u: tensor<2x2xi1>) -> tensor<2x3xi1> {
+  // expected-error @below {{reduction add does not compute on 'i1'}}
+  %0 = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, node = "s", onnx_op = "ScatterElements", reduction = "add"} : (tensor<2x3xi1>, tensor<2x2xi64>, tensor<2x2xi1>) -> tensor<2x3xi1>
+  return %0 : tensor<2x3xi1>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{unknown reduction 'sum'}}
+  %0 = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, node = "s", onnx_op = "ScatterElements", reduction = "sum"} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x1xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{updates must be 'tensor<2x2xf32>'}}
+  %0 = kiln.scatter_elements %x, %i, %u {axis = 1 : i64, node = "s", onnx_op = "ScatterElements", reduction = "none"} : (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<4x3xi64>) -> tensor<4xf32> {
+  // expected-error @below {{indices 'tensor<4x3xi64>' do not hold tuples of 1 to 2 coordinates}}
+  %0 = kiln.gather_nd %x, %i {batch_dims = 0 : i64, node = "g", onnx_op = "GatherND"} : (tensor<2x3xf32>, tensor<4x3xi64>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<4x1xi32>) -> tensor<4x3xf32> {
+  // expected-error @below {{indices must be i64, not 'i32'}}
+  %0 = kiln.gather_nd %x, %i {batch_dims = 0 : i64, node = "g", onnx_op = "GatherND"} : (tensor<2x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<3x1xi64>) -> tensor<3xf32> {
+  // expected-error @below {{input 'tensor<2x3xf32>' and indices 'tensor<3x1xi64>' differ in their batch dimensions}}
+  %0 = kiln.gather_nd %x, %i {batch_dims = 1 : i64, node = "g", onnx_op = "GatherND"} : (tensor<2x3xf32>, tensor<3x1xi64>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<4x1xi64>, %u: tensor<4x2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{updates must be 'tensor<4x3xf32>'}}
+  %0 = kiln.scatter_nd %x, %i, %u {node = "s", onnx_op = "ScatterND", reduction = "none"} : (tensor<2x3xf32>, tensor<4x1xi64>, tensor<4x2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xi1>) -> tensor<2x3xi1> {
+  // expected-error @below {{element type 'i1' is not a number type}}
+  %0 = kiln.cumsum %x {axis = 0 : i64, exclusive = false, node = "c", onnx_op = "CumSum", reverse = false} : tensor<2x3xi1>
+  return %0 : tensor<2x3xi1>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{dimension 1: the result has 4, not 3 + 0 + 2}}
+  %0 = kiln.pad %x {mode = "constant", node = "p", onnx_op = "Pad", pads = array<i64: 1, 0, 0, 2>} : (tensor<2x3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{unknown mode 'wrap'}}
+  %0 = kiln.pad %x {mode = "wrap", node = "p", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x0xf32>) -> tensor<2x2xf32> {
+  // expected-error @below {{cannot pad an empty dimension in reflect mode}}
+  %0 = kiln.pad %x {mode = "reflect", node = "p", onnx_op = "Pad", pads = array<i64: 0, 1, 0, 1>} : (tensor<2x0xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %v: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{value must be one element of 'f32'}}
+  %0 = kiln.pad %x value %v {mode = "constant", node = "p", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 0>} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

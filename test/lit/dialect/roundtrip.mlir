@@ -107,3 +107,88 @@ func.func @pool(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x1x1xf32>, tensor<1x2x3x3
   %g = kiln.global_pool %p {kind = "average", node = "g", onnx_op = "GlobalAveragePool"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
   return %g, %i : tensor<1x2x1x1xf32>, tensor<1x2x3x3xi64>
 }
+
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: kiln.batch_matmul %{{.*}}, %{{.*}} {node = "m", onnx_op = "MatMul"} : (tensor<2x1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<2x5x3x6xf32>
+// CHECK: kiln.batch_matmul %{{.*}}, %{{.*}} {node = "v", onnx_op = "MatMul"} : (tensor<4xi64>, tensor<3x4x2xi64>) -> tensor<3x2xi64>
+func.func @batch_matmul(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>, %v: tensor<4xi64>, %w: tensor<3x4x2xi64>) -> (tensor<2x5x3x6xf32>, tensor<3x2xi64>) {
+  %y = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<2x1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<2x5x3x6xf32>
+  %z = kiln.batch_matmul %v, %w {node = "v", onnx_op = "MatMul"} : (tensor<4xi64>, tensor<3x4x2xi64>) -> tensor<3x2xi64>
+  return %y, %z : tensor<2x5x3x6xf32>, tensor<3x2xi64>
+}
+
+// CHECK-LABEL: func.func @normalize
+// CHECK: kiln.softmax %{{.*}} {axis = 1 : i64, flatten, kind = "log_softmax", node = "s", onnx_op = "LogSoftmax"} : tensor<2x5x3xf32>
+// CHECK: kiln.layer_norm %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 9.99999974E-6 : f32, node = "ln", onnx_op = "LayerNormalization"} : (tensor<2x5x3xf32>, tensor<1x5x3xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+// CHECK: kiln.instance_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32, node = "in", onnx_op = "InstanceNormalization"} : (tensor<2x5x3xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5x3xf32>
+// CHECK: kiln.lrn %{{.*}} {alpha = 9.99999974E-5 : f32, beta = 7.500000e-01 : f32, bias = 1.000000e+00 : f32, node = "l", onnx_op = "LRN", size = 3 : i64} : tensor<2x5x3xf32>
+func.func @normalize(%x: tensor<2x5x3xf32>, %s: tensor<1x5x3xf32>, %c: tensor<5xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>) {
+  %a = kiln.softmax %x {axis = 1 : i64, flatten, kind = "log_softmax", node = "s", onnx_op = "LogSoftmax"} : tensor<2x5x3xf32>
+  %y, %m, %i = kiln.layer_norm %a, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32, node = "ln", onnx_op = "LayerNormalization"} : (tensor<2x5x3xf32>, tensor<1x5x3xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  %n = kiln.instance_norm %y, %c, %c {epsilon = 0.001 : f32, node = "in", onnx_op = "InstanceNormalization"} : (tensor<2x5x3xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5x3xf32>
+  %l = kiln.lrn %n {alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32, node = "l", onnx_op = "LRN", size = 3 : i64} : tensor<2x5x3xf32>
+  return %l, %m : tensor<2x5x3xf32>, tensor<2x1x1xf32>
+}
+
+// CHECK-LABEL: func.func @reduce
+// CHECK: kiln.reduce %{{.*}} {axes = array<i64: 0, 2>, keepdims = false, kind = "log_sum_exp", node = "r", onnx_op = "ReduceLogSumExp"} : (tensor<2x5x3xf64>) -> tensor<5xf64>
+// CHECK: kiln.arg_reduce %{{.*}} {axis = 1 : i64, keepdims = true, kind = "min", node = "a", onnx_op = "ArgMin", select_last_index = true} : (tensor<2x5x3xf64>) -> tensor<2x1x3xi64>
+func.func @reduce(%x: tensor<2x5x3xf64>) -> (tensor<5xf64>, tensor<2x1x3xi64>) {
+  %r = kiln.reduce %x {axes = array<i64: 0, 2>, keepdims = false, kind = "log_sum_exp", node = "r", onnx_op = "ReduceLogSumExp"} : (tensor<2x5x3xf64>) -> tensor<5xf64>
+  %a = kiln.arg_reduce %x {axis = 1 : i64, keepdims = true, kind = "min", node = "a", onnx_op = "ArgMin", select_last_index = true} : (tensor<2x5x3xf64>) -> tensor<2x1x3xi64>
+  return %r, %a : tensor<5xf64>, tensor<2x1x3xi64>
+}
+
+// CHECK-LABEL: func.func @conv_transpose
+// CHECK: kiln.conv_transpose %{{.*}}, %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: 1, 0>, pads = array<i64: 0, 1, 0, -1>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x7xf32>
+func.func @conv_transpose(%x: tensor<1x4x3x3xf32>, %w: tensor<4x1x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x8x7xf32> {
+  // Rows: 2 * 2 + 1 + 2 + 1 - 0 - 0 = 8; columns: 2 * 2 + 0 + 2 + 1 - 1 + 1 = 7.
+  %y = kiln.conv_transpose %x, %w, %b {dilations = array<i64: 1, 1>, group = 2 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: 1, 0>, pads = array<i64: 0, 1, 0, -1>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x7xf32>
+  return %y : tensor<1x2x8x7xf32>
+}
+
+// CHECK-LABEL: func.func @movement
+// CHECK: kiln.concat %{{.*}}, %{{.*}} {axis = 1 : i64, node = "c", onnx_op = "Concat"} : (tensor<2x3xf16>, tensor<2x1xf16>) -> tensor<2x4xf16>
+// CHECK: kiln.split %{{.*}} {axis = 1 : i64, node = "s", onnx_op = "Split"} : (tensor<2x4xf16>) -> (tensor<2x1xf16>, tensor<2x3xf16>)
+// CHECK: kiln.gather %{{.*}}, %{{.*}} {axis = 1 : i64, node = "g", onnx_op = "Gather"} : (tensor<2x3xf16>, tensor<5x1xi32>) -> tensor<2x5x1xf16>
+// CHECK: kiln.where %{{.*}}, %{{.*}}, %{{.*}} {node = "w", onnx_op = "Where"} : (tensor<2x1xi1>, tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+// CHECK: kiln.cast %{{.*}} {node = "k", onnx_op = "Cast"} : (tensor<2x3xf16>) -> tensor<2x3xui8>
+func.func @movement(%a: tensor<2x3xf16>, %b: tensor<2x1xf16>, %i: tensor<5x1xi32>, %c: tensor<2x1xi1>, %h: tensor<f16>) -> (tensor<2x1xf16>, tensor<2x5x1xf16>, tensor<2x3xui8>) {
+  %j = kiln.concat %a, %b {axis = 1 : i64, node = "c", onnx_op = "Concat"} : (tensor<2x3xf16>, tensor<2x1xf16>) -> tensor<2x4xf16>
+  %s:2 = kiln.split %j {axis = 1 : i64, node = "s", onnx_op = "Split"} : (tensor<2x4xf16>) -> (tensor<2x1xf16>, tensor<2x3xf16>)
+  %g = kiln.gather %s#1, %i {axis = 1 : i64, node = "g", onnx_op = "Gather"} : (tensor<2x3xf16>, tensor<5x1xi32>) -> tensor<2x5x1xf16>
+  %w = kiln.where %c, %a, %h {node = "w", onnx_op = "Where"} : (tensor<2x1xi1>, tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+  %k = kiln.cast %w {node = "k", onnx_op = "Cast"} : (tensor<2x3xf16>) -> tensor<2x3xui8>
+  return %s#0, %g, %k : tensor<2x1xf16>, tensor<2x5x1xf16>, tensor<2x3xui8>
+}
+
+// CHECK-LABEL: func.func @strided_copy
+// CHECK: kiln.strided_copy %{{.*}} {node = "r", offset = 5 : i64, onnx_op = "Slice", shape = array<i64: 2, 3>, strides = array<i64: -3, -1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @strided_copy(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = kiln.strided_copy %x {node = "r", offset = 5 : i64, onnx_op = "Slice", shape = array<i64: 2, 3>, strides = array<i64: -3, -1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @indexed
+// CHECK: kiln.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64, node = "ge", onnx_op = "GatherElements"} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+// CHECK: kiln.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, node = "se", onnx_op = "ScatterElements", reduction = "max"} : (tensor<2x3xf32>, tensor<2x2xi32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+// CHECK: kiln.gather_nd %{{.*}}, %{{.*}} {batch_dims = 0 : i64, node = "gn", onnx_op = "GatherND"} : (tensor<2x3xf32>, tensor<4x1xi64>) -> tensor<4x3xf32>
+// CHECK: kiln.scatter_nd %{{.*}}, %{{.*}}, %{{.*}} {node = "sn", onnx_op = "ScatterND", reduction = "none"} : (tensor<2x3xf32>, tensor<4x1xi64>, tensor<4x3xf32>) -> tensor<2x3xf32>
+// CHECK: kiln.cumsum %{{.*}} {axis = 0 : i64, exclusive = true, node = "cs", onnx_op = "CumSum", reverse = false} : tensor<2x3xf32>
+func.func @indexed(%x: tensor<2x3xf32>, %i: tensor<2x2xi32>, %n: tensor<4x1xi64>) -> (tensor<2x2xf32>, tensor<4x3xf32>, tensor<2x3xf32>) {
+  %g = kiln.gather_elements %x, %i {axis = 1 : i64, node = "ge", onnx_op = "GatherElements"} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+  %s = kiln.scatter_elements %x, %i, %g {axis = 1 : i64, node = "se", onnx_op = "ScatterElements", reduction = "max"} : (tensor<2x3xf32>, tensor<2x2xi32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  %h = kiln.gather_nd %s, %n {batch_dims = 0 : i64, node = "gn", onnx_op = "GatherND"} : (tensor<2x3xf32>, tensor<4x1xi64>) -> tensor<4x3xf32>
+  %t = kiln.scatter_nd %x, %n, %h {node = "sn", onnx_op = "ScatterND", reduction = "none"} : (tensor<2x3xf32>, tensor<4x1xi64>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %c = kiln.cumsum %t {axis = 0 : i64, exclusive = true, node = "cs", onnx_op = "CumSum", reverse = false} : tensor<2x3xf32>
+  return %g, %h, %c : tensor<2x2xf32>, tensor<4x3xf32>, tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @pad
+// CHECK: kiln.pad %{{.*}} value %{{.*}} {mode = "constant", node = "p", onnx_op = "Pad", pads = array<i64: 1, -1, 0, 2>} : (tensor<2x3xi8>, tensor<i8>) -> tensor<3x4xi8>
+// CHECK: kiln.pad %{{.*}} {mode = "edge", node = "e", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 1>} : (tensor<2x3xi8>) -> tensor<2x4xi8>
+func.func @pad(%x: tensor<2x3xi8>, %v: tensor<i8>) -> (tensor<3x4xi8>, tensor<2x4xi8>) {
+  %p = kiln.pad %x value %v {mode = "constant", node = "p", onnx_op = "Pad", pads = array<i64: 1, -1, 0, 2>} : (tensor<2x3xi8>, tensor<i8>) -> tensor<3x4xi8>
+  %e = kiln.pad %x {mode = "edge", node = "e", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 1>} : (tensor<2x3xi8>) -> tensor<2x4xi8>
+  return %p, %e : tensor<3x4xi8>, tensor<2x4xi8>
+}

@@ -132,3 +132,156 @@ func.func @pool(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x1x1xf32>, tensor<1x2x3x3
   %g = kiln.global_pool %p {kind = "max", node = "g", onnx_op = "GlobalMaxPool"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
   return %g, %i, %a : tensor<1x2x1x1xf32>, tensor<1x2x3x3xi64>, tensor<1x2x6x6xf32>
 }
+
+// -----
+
+// kiln.batch_matmul becomes kiln.tensor_op "matmul": p = {type, M, N, K,
+// batch rank, batch shape, A's and B's strides per batch dimension (0 where
+// one broadcasts)}; float products pack B panels in 16 KiB of scratch. A 1-D
+// A is one row.
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: kiln.tensor_op "matmul"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24>, scratch = 16384 : i64}
+// CHECK: kiln.tensor_op "matmul"(%arg2, %arg3) {node = "v", onnx_op = "MatMul", params = array<i64: 7, 1, 2, 4, 1, 3, 0, 8>}
+func.func @batch_matmul(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>, %v: tensor<4xi64>, %w: tensor<3x4x2xi64>) -> (tensor<2x5x3x6xf32>, tensor<3x2xi64>) {
+  %y = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<2x1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<2x5x3x6xf32>
+  %z = kiln.batch_matmul %v, %w {node = "v", onnx_op = "MatMul"} : (tensor<4xi64>, tensor<3x4x2xi64>) -> tensor<3x2xi64>
+  return %y, %z : tensor<2x5x3x6xf32>, tensor<3x2xi64>
+}
+
+// -----
+
+// The normalizations. kiln.softmax: p = {kind, type, outer, n, inner}, with
+// `flatten` n spanning every dimension from the axis, else the axis alone
+// and a row of `inner` maxima and sums in the scratch. kiln.layer_norm: p =
+// {type, outer, n}, f = {epsilon}, a missing bias slot -1, its mean and
+// inv_std_dev results kept. kiln.instance_norm: p = {type, N, C, spatial},
+// f = {epsilon}. kiln.lrn: p = {N, C, spatial, size}, f = {alpha, beta,
+// bias}.
+// CHECK-LABEL: func.func @normalize
+// CHECK: kiln.tensor_op "softmax"(%arg0) {node = "f", onnx_op = "LogSoftmax", params = array<i64: 1, 1, 2, 15, 1>}
+// CHECK: kiln.tensor_op "softmax"(%{{[0-9]+}}) {node = "s", onnx_op = "Softmax", params = array<i64: 0, 1, 2, 5, 3>, scratch = 24 : i64}
+// CHECK: %{{[0-9]+}}:3 = kiln.tensor_op "layernorm"(%{{[0-9]+}}, %arg1) {fparams = array<f32: 9.99999974E-6>, node = "ln", onnx_op = "LayerNormalization", params = array<i64: 1, 2, 15>, slots = array<i64: 0, 1, -1>}
+// CHECK: kiln.tensor_op "instancenorm"(%{{[0-9]+}}#0, %arg2, %arg2) {fparams = array<f32: 1.000000e-03>, node = "in", onnx_op = "InstanceNormalization", params = array<i64: 1, 2, 5, 3>}
+// CHECK: kiln.tensor_op "lrn"(%{{[0-9]+}}) {fparams = array<f32: 9.99999974E-5, 7.500000e-01, 1.000000e+00>, node = "l", onnx_op = "LRN", params = array<i64: 2, 5, 3, 3>}
+// CHECK-NOT: kiln.softmax
+func.func @normalize(%x: tensor<2x5x3xf32>, %s: tensor<1x5x3xf32>, %c: tensor<5xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>) {
+  %f = kiln.softmax %x {axis = 1 : i64, flatten, kind = "log_softmax", node = "f", onnx_op = "LogSoftmax"} : tensor<2x5x3xf32>
+  %a = kiln.softmax %f {axis = 1 : i64, kind = "softmax", node = "s", onnx_op = "Softmax"} : tensor<2x5x3xf32>
+  %y, %m, %i = kiln.layer_norm %a, %s {axis = 1 : i64, epsilon = 1.0e-05 : f32, node = "ln", onnx_op = "LayerNormalization"} : (tensor<2x5x3xf32>, tensor<1x5x3xf32>) -> (tensor<2x5x3xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  %n = kiln.instance_norm %y, %c, %c {epsilon = 0.001 : f32, node = "in", onnx_op = "InstanceNormalization"} : (tensor<2x5x3xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5x3xf32>
+  %l = kiln.lrn %n {alpha = 1.0e-04 : f32, beta = 0.75 : f32, bias = 1.0 : f32, node = "l", onnx_op = "LRN", size = 3 : i64} : tensor<2x5x3xf32>
+  return %l, %m : tensor<2x5x3xf32>, tensor<2x1x1xf32>
+}
+
+// -----
+
+// kiln.reduce becomes kiln.tensor_op "reduce": p = {kind, type, rank,
+// shape, output strides (0 where reduced), output elements, input
+// elements}, the dimensions of 1 dropped and neighbours of one kind merged;
+// a double accumulator per output in the scratch (two for LogSumExp).
+// kiln.arg_reduce becomes "argminmax": p = {type, outer, n, inner, min,
+// select_last_index}.
+// CHECK-LABEL: func.func @reduce
+// CHECK: kiln.tensor_op "reduce"(%arg0) {node = "r", onnx_op = "ReduceLogSumExp", params = array<i64: 9, 11, 3, 2, 5, 3, 0, 1, 0, 5, 30>, scratch = 80 : i64}
+// CHECK: kiln.tensor_op "reduce"(%arg1) {node = "s", onnx_op = "ReduceSum", params = array<i64: 0, 6, 2, 2, 12, 1, 0, 2, 24>, scratch = 16 : i64}
+// CHECK: kiln.tensor_op "argminmax"(%arg0) {node = "a", onnx_op = "ArgMin", params = array<i64: 11, 2, 5, 3, 1, 1>}
+func.func @reduce(%x: tensor<2x5x3xf64>, %i: tensor<2x1x3x4xi32>) -> (tensor<5xf64>, tensor<2x1x1x1xi32>, tensor<2x1x3xi64>) {
+  %r = kiln.reduce %x {axes = array<i64: 0, 2>, keepdims = false, kind = "log_sum_exp", node = "r", onnx_op = "ReduceLogSumExp"} : (tensor<2x5x3xf64>) -> tensor<5xf64>
+  %s = kiln.reduce %i {axes = array<i64: 1, 2, 3>, keepdims = true, kind = "sum", node = "s", onnx_op = "ReduceSum"} : (tensor<2x1x3x4xi32>) -> tensor<2x1x1x1xi32>
+  %a = kiln.arg_reduce %x {axis = 1 : i64, keepdims = true, kind = "min", node = "a", onnx_op = "ArgMin", select_last_index = true} : (tensor<2x5x3xf64>) -> tensor<2x1x3xi64>
+  return %r, %s, %a : tensor<5xf64>, tensor<2x1x1x1xi32>, tensor<2x1x3xi64>
+}
+
+// -----
+
+// kiln.conv_transpose becomes kiln.tensor_op "conv_transpose": {nsp, N, C,
+// M, group, chunk, in, k, out, stride, dilation, pad_begin, epilogue count,
+// epilogue operations}, the epilogue's operand indices moved past X, W and
+// the (absent: slot -1) bias; the scratch holds the GEMM's packing and
+// (M / group) * prod(k) x chunk floats of columns.
+// CHECK-LABEL: func.func @conv_transpose
+// CHECK: kiln.tensor_op "conv_transpose"(%arg0, %arg1, %arg2) {fparams = array<f32: 0.000000e+00, 0.000000e+00>, node = "ct", onnx_op = "ConvTranspose", params = array<i64: 2, 1, 4, 2, 1, 9, 3, 3, 3, 3, 8, 8, 2, 2, 1, 1, 0, 0, 2, 2, 2, 3, 0, 5, 0, 0, 0>, scratch = 17032 : i64, slots = array<i64: 0, 1, -1, 2>}
+func.func @conv_transpose(%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>, %s: tensor<2x1x1xf32>) -> tensor<1x2x8x8xf32> {
+  %y = kiln.conv_transpose %x, %w epilogue(%s) {dilations = array<i64: 1, 1>, epilogue = array<i64: 2, 2, 0, 0, 5, 0, 0, 0>, epilogue_floats = array<f32: 0.0, 0.0>, group = 1 : i64, node = "ct", onnx_op = "ConvTranspose", output_padding = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x8x8xf32>
+  return %y : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Data movement. concat: p = {inputs, outer, each input's bytes per outer
+// index}; split: {results, outer, each result's bytes per outer index};
+// gather: {element bytes, index type, outer, axis size, inner elements,
+// indices}; where: {element bytes, rank, shape, the strides of the
+// condition, x and y (0 where one broadcasts)}; cast: {from, to, count}.
+// CHECK-LABEL: func.func @movement
+// CHECK: kiln.tensor_op "concat"(%arg0, %arg1) {node = "c", onnx_op = "Concat", params = array<i64: 2, 2, 6, 2>}
+// CHECK: kiln.tensor_op "split"(%{{[0-9]+}}) {node = "s", onnx_op = "Split", params = array<i64: 2, 2, 2, 6>}
+// CHECK: kiln.tensor_op "gather"(%{{[0-9]+}}#1, %arg2) {node = "g", onnx_op = "Gather", params = array<i64: 2, 6, 2, 3, 1, 5>}
+// CHECK: kiln.tensor_op "where"(%arg3, %arg0, %arg4) {node = "w", onnx_op = "Where", params = array<i64: 2, 2, 2, 3, 1, 0, 3, 1, 0, 0>}
+// CHECK: kiln.tensor_op "cast"(%{{[0-9]+}}) {node = "k", onnx_op = "Cast", params = array<i64: 10, 2, 6>}
+func.func @movement(%a: tensor<2x3xf16>, %b: tensor<2x1xf16>, %i: tensor<5x1xi32>, %c: tensor<2x1xi1>, %h: tensor<f16>) -> (tensor<2x1xf16>, tensor<2x5x1xf16>, tensor<2x3xui8>) {
+  %j = kiln.concat %a, %b {axis = 1 : i64, node = "c", onnx_op = "Concat"} : (tensor<2x3xf16>, tensor<2x1xf16>) -> tensor<2x4xf16>
+  %s:2 = kiln.split %j {axis = 1 : i64, node = "s", onnx_op = "Split"} : (tensor<2x4xf16>) -> (tensor<2x1xf16>, tensor<2x3xf16>)
+  %g = kiln.gather %s#1, %i {axis = 1 : i64, node = "g", onnx_op = "Gather"} : (tensor<2x3xf16>, tensor<5x1xi32>) -> tensor<2x5x1xf16>
+  %w = kiln.where %c, %a, %h {node = "w", onnx_op = "Where"} : (tensor<2x1xi1>, tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+  %k = kiln.cast %w {node = "k", onnx_op = "Cast"} : (tensor<2x3xf16>) -> tensor<2x3xui8>
+  return %s#0, %g, %k : tensor<2x1xf16>, tensor<2x5x1xf16>, tensor<2x3xui8>
+}
+
+// -----
+
+// kiln.strided_copy becomes kiln.tensor_op "strided_copy": p = {element
+// bytes, offset, rank, shape, strides}, dimensions of 1 dropped and a
+// dimension merged into its outer neighbour when the two walk the input as
+// one (the transpose keeps both; the broadcast [2, 1, 3] of a row merges
+// nothing but drops its 1; a plain copy is one run of 6).
+// CHECK-LABEL: func.func @strided
+// CHECK: kiln.tensor_op "strided_copy"(%arg0) {node = "t", onnx_op = "Transpose", params = array<i64: 4, 0, 2, 3, 2, 1, 3>}
+// CHECK: kiln.tensor_op "strided_copy"(%arg1) {node = "e", onnx_op = "Expand", params = array<i64: 8, 0, 2, 2, 3, 0, 1>}
+// CHECK: kiln.tensor_op "strided_copy"(%arg0) {node = "c", onnx_op = "Slice", params = array<i64: 4, 0, 1, 6, 1>}
+func.func @strided(%x: tensor<2x3xf32>, %r: tensor<3xi64>) -> (tensor<3x2xf32>, tensor<2x1x3xi64>, tensor<6xf32>) {
+  %t = kiln.strided_copy %x {node = "t", offset = 0 : i64, onnx_op = "Transpose", shape = array<i64: 3, 2>, strides = array<i64: 1, 3>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %e = kiln.strided_copy %r {node = "e", offset = 0 : i64, onnx_op = "Expand", shape = array<i64: 2, 1, 3>, strides = array<i64: 0, 0, 1>} : (tensor<3xi64>) -> tensor<2x1x3xi64>
+  %c = kiln.strided_copy %x {node = "c", offset = 0 : i64, onnx_op = "Slice", shape = array<i64: 2, 3>, strides = array<i64: 3, 1>} : (tensor<2x3xf32>) -> tensor<6xf32>
+  return %t, %e, %c : tensor<3x2xf32>, tensor<2x1x3xi64>, tensor<6xf32>
+}
+
+// -----
+
+// The indexed copies. gather_elements: p = {element bytes, index type,
+// rank, axis, axis size, the indices' shape, the input's strides};
+// scatter_elements: {type, reduction (KILN_SCATTER_*: 3 max), index type,
+// rank, axis, axis size, elements, the indices' shape, the input's strides};
+// gather_nd: {bytes, index type, batch, tuples per batch, k, slice
+// elements, elements per batch, the k dimensions, their strides};
+// scatter_nd: {type, reduction, index type, elements, tuples, k, slice
+// elements, the k dimensions, their strides}; cumsum: {type, outer, axis
+// size, inner, exclusive, reverse}.
+// CHECK-LABEL: func.func @indexed
+// CHECK: kiln.tensor_op "gather_elements"(%arg0, %arg1) {node = "ge", onnx_op = "GatherElements", params = array<i64: 4, 6, 2, 1, 3, 2, 2, 3, 1>}
+// CHECK: kiln.tensor_op "scatter_elements"(%arg0, %arg1, %{{[0-9]+}}) {node = "se", onnx_op = "ScatterElements", params = array<i64: 1, 3, 6, 2, 1, 3, 6, 2, 2, 3, 1>}
+// CHECK: kiln.tensor_op "gather_nd"(%{{[0-9]+}}, %arg2) {node = "gn", onnx_op = "GatherND", params = array<i64: 4, 7, 1, 4, 1, 3, 6, 2, 3>}
+// CHECK: kiln.tensor_op "scatter_nd"(%arg0, %arg2, %{{[0-9]+}}) {node = "sn", onnx_op = "ScatterND", params = array<i64: 1, 0, 7, 6, 4, 1, 3, 2, 3>}
+// CHECK: kiln.tensor_op "cumsum"(%{{[0-9]+}}) {node = "cs", onnx_op = "CumSum", params = array<i64: 1, 1, 2, 3, 1, 0>}
+func.func @indexed(%x: tensor<2x3xf32>, %i: tensor<2x2xi32>, %n: tensor<4x1xi64>) -> (tensor<2x2xf32>, tensor<4x3xf32>, tensor<2x3xf32>) {
+  %g = kiln.gather_elements %x, %i {axis = 1 : i64, node = "ge", onnx_op = "GatherElements"} : (tensor<2x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+  %s = kiln.scatter_elements %x, %i, %g {axis = 1 : i64, node = "se", onnx_op = "ScatterElements", reduction = "max"} : (tensor<2x3xf32>, tensor<2x2xi32>, tensor<2x2xf32>) -> tensor<2x3xf32>
+  %h = kiln.gather_nd %s, %n {batch_dims = 0 : i64, node = "gn", onnx_op = "GatherND"} : (tensor<2x3xf32>, tensor<4x1xi64>) -> tensor<4x3xf32>
+  %t = kiln.scatter_nd %x, %n, %h {node = "sn", onnx_op = "ScatterND", reduction = "none"} : (tensor<2x3xf32>, tensor<4x1xi64>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %c = kiln.cumsum %t {axis = 0 : i64, exclusive = true, node = "cs", onnx_op = "CumSum", reverse = false} : tensor<2x3xf32>
+  return %g, %h, %c : tensor<2x2xf32>, tensor<4x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// kiln.pad becomes kiln.tensor_op "pad": p = {element bytes, mode (0
+// constant, 2 edge), rank, input shape, output shape, begin pads}; without
+// a value its slot is -1.
+// CHECK-LABEL: func.func @pad
+// CHECK: kiln.tensor_op "pad"(%arg0, %arg1) {node = "p", onnx_op = "Pad", params = array<i64: 1, 0, 2, 2, 3, 3, 4, 1, -1>}
+// CHECK: kiln.tensor_op "pad"(%arg0) {node = "e", onnx_op = "Pad", params = array<i64: 1, 2, 2, 2, 3, 2, 4, 0, 0>, slots = array<i64: 0, -1>}
+func.func @pad(%x: tensor<2x3xi8>, %v: tensor<i8>) -> (tensor<3x4xi8>, tensor<2x4xi8>) {
+  %p = kiln.pad %x value %v {mode = "constant", node = "p", onnx_op = "Pad", pads = array<i64: 1, -1, 0, 2>} : (tensor<2x3xi8>, tensor<i8>) -> tensor<3x4xi8>
+  %e = kiln.pad %x {mode = "edge", node = "e", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 1>} : (tensor<2x3xi8>) -> tensor<2x4xi8>
+  return %p, %e : tensor<3x4xi8>, tensor<2x4xi8>
+}

@@ -8,14 +8,13 @@
 // Split's sizes, Tile's repeats, ...) must be a compile-time constant.
 //
 #include "compiler/frontend/onnx/ops/Common.h"
+#include "kernels/tensor/kiln_tensor.h"
 
 #include <cmath>
 #include <set>
 
 namespace kiln::onnx {
 namespace {
-// Reduction codes of kiln_t_scatter_* (movement.c).
-enum ScatterReduction { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN };
 
 const std::vector<int32_t> kNumeric = {F32, F64, U8, I8, U16, I16,
                                        I32, I64, U32, U64};
@@ -79,18 +78,18 @@ bool maxRank(NodeContext &c, Tensor *x) {
 bool readReduction(NodeContext &c, Tensor *x, int64_t &red) {
   std::string r = c.getString("reduction", "none");
   if (r == "none")
-    red = RED_NONE;
+    red = KILN_SCATTER_NONE;
   else if (r == "add")
-    red = RED_ADD;
+    red = KILN_SCATTER_ADD;
   else if (r == "mul")
-    red = RED_MUL;
+    red = KILN_SCATTER_MUL;
   else if (r == "max")
-    red = RED_MAX;
+    red = KILN_SCATTER_MAX;
   else if (r == "min")
-    red = RED_MIN;
+    red = KILN_SCATTER_MIN;
   else
     return c.unsupportedAttr("reduction", r);
-  if (red != RED_NONE && (x->dtype == F16 || x->dtype == BOOL))
+  if (red != KILN_SCATTER_NONE && (x->dtype == F16 || x->dtype == BOOL))
     return c.fail("reduction=" + r + " is not supported for element type " +
                   dtypeName(x->dtype));
   return true;
@@ -100,34 +99,16 @@ bool readReduction(NodeContext &c, Tensor *x, int64_t &red) {
 bool emitStridedCopy(NodeContext &c, Tensor *x, Tensor &out,
                      const std::vector<int64_t> &shape,
                      const std::vector<int64_t> &strides, int64_t offset) {
-  std::vector<int64_t> s, st;
-  if (product(shape) == 0) {
-    s = {0};
-    st = {1};
-    offset = 0;
-  } else {
-    // Drop unit dimensions, then merge a dimension into its outer neighbour
-    // when the two walk the input as one (fewer, longer inner loops).
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 1)
-        continue;
-      if (!s.empty() && st.back() == strides[d] * shape[d]) {
-        s.back() *= shape[d];
-        st.back() = strides[d];
-        continue;
-      }
-      s.push_back(shape[d]);
-      st.push_back(strides[d]);
-    }
-  }
-  if (s.size() > 16) // KILN_MOVE_MAX_RANK of movement.c
-    return c.fail("the copy needs " + std::to_string(s.size()) +
+  if (!c.sizeError().empty())
+    return true; // the graph walk reports the output's size
+  std::vector<int64_t> p;
+  int64_t rank = 0;
+  if (!planStridedCopy((int64_t)dtypeSize(x->dtype), offset, shape, strides,
+                       p, rank))
+    return c.fail("the copy needs " + std::to_string(rank) +
                   " dimensions after merging; Kiln's maximum is 16");
-  std::vector<int64_t> p = {(int64_t)dtypeSize(x->dtype), offset,
-                            (int64_t)s.size()};
-  p.insert(p.end(), s.begin(), s.end());
-  p.insert(p.end(), st.begin(), st.end());
-  c.call("strided_copy", p, {}, {x}, {&out});
+  if (Call *k = c.call("strided_copy", p, {}, {x}, {&out}))
+    k->attrs = {{"offset", {offset}}, {"shape", shape}, {"strides", strides}};
   return true;
 }
 
@@ -456,7 +437,8 @@ RegisterConverter concatOp({"Concat"}, [](NodeContext &c) {
     ins.push_back(t);
   }
   Tensor &out = c.output(0, x0->dtype, shape);
-  c.call("concat", p, {}, ins, {&out});
+  if (Call *k = c.call("concat", p, {}, ins, {&out}))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 
@@ -513,7 +495,8 @@ RegisterConverter splitOp({"Split"}, [](NodeContext &c) {
     outs.push_back(&c.output(i, x->dtype, shape));
     p.push_back(sizes[i] * inner);
   }
-  c.call("split", p, {}, {x}, outs);
+  if (Call *k = c.call("split", p, {}, {x}, outs))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 
@@ -538,11 +521,12 @@ RegisterConverter gatherOp({"Gather"}, [](NodeContext &c) {
   if (shape.size() > KILN_MAX_RANK_CXX)
     return c.fail("output rank exceeds Kiln's maximum of 8");
   Tensor &out = c.output(0, x->dtype, shape);
-  c.call("gather",
-         {(int64_t)dtypeSize(x->dtype), idx->dtype,
-          product(x->shape, 0, axis), dim, product(x->shape, axis + 1),
-          idx->numel()},
-         {}, {x, idx}, {&out});
+  if (Call *k = c.call("gather",
+                       {(int64_t)dtypeSize(x->dtype), idx->dtype,
+                        product(x->shape, 0, axis), dim,
+                        product(x->shape, axis + 1), idx->numel()},
+                       {}, {x, idx}, {&out}))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 
@@ -567,7 +551,8 @@ RegisterConverter gatherElementsOp({"GatherElements"}, [](NodeContext &c) {
   p.insert(p.end(), idx->shape.begin(), idx->shape.end());
   auto st = denseStrides(x->shape);
   p.insert(p.end(), st.begin(), st.end());
-  c.call("gather_elements", p, {}, {x, idx}, {&out});
+  if (Call *k = c.call("gather_elements", p, {}, {x, idx}, {&out}))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 
@@ -576,7 +561,7 @@ RegisterConverter scatterElementsOp({"ScatterElements", "Scatter"},
   if (!needData(c) || !indexType(c, 1) || !needData(c, 2))
     return false;
   Tensor *x = c.input(0), *idx = c.input(1), *upd = c.input(2);
-  int64_t red = RED_NONE;
+  int64_t red = KILN_SCATTER_NONE;
   if (!readReduction(c, x, red) || !maxRank(c, x))
     return false;
   int64_t axis = c.getInt("axis", 0);
@@ -595,7 +580,8 @@ RegisterConverter scatterElementsOp({"ScatterElements", "Scatter"},
   p.insert(p.end(), idx->shape.begin(), idx->shape.end());
   auto st = denseStrides(x->shape);
   p.insert(p.end(), st.begin(), st.end());
-  c.call("scatter_elements", p, {}, {x, idx, upd}, {&out});
+  if (Call *k = c.call("scatter_elements", p, {}, {x, idx, upd}, {&out}))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 
@@ -634,7 +620,8 @@ RegisterConverter gatherNDOp({"GatherND"}, [](NodeContext &c) {
                             product(x->shape, b)};
   p.insert(p.end(), dims.begin(), dims.end());
   p.insert(p.end(), st.begin(), st.end());
-  c.call("gather_nd", p, {}, {x, idx}, {&out});
+  if (Call *k = c.call("gather_nd", p, {}, {x, idx}, {&out}))
+    k->attrs = {{"batch_dims", {b}}};
   return true;
 });
 
@@ -642,7 +629,7 @@ RegisterConverter scatterNDOp({"ScatterND"}, [](NodeContext &c) {
   if (!needData(c) || !c.expectType(1, {I64}) || !needData(c, 2))
     return false;
   Tensor *x = c.input(0), *idx = c.input(1), *upd = c.input(2);
-  int64_t red = RED_NONE;
+  int64_t red = KILN_SCATTER_NONE;
   if (!readReduction(c, x, red))
     return false;
   int64_t r = x->rank(), q = idx->rank();
@@ -780,11 +767,13 @@ RegisterConverter cumsumOp({"CumSum"}, [](NodeContext &c) {
     return c.fail("axis " + std::to_string(axis) + " is out of range for rank " +
                   std::to_string(x->rank()));
   Tensor &out = c.output(0, x->dtype, x->shape);
-  c.call("cumsum",
-         {x->dtype, product(x->shape, 0, axis), x->shape[axis],
-          product(x->shape, axis + 1), c.getInt("exclusive", 0) ? 1 : 0,
-          c.getInt("reverse", 0) ? 1 : 0},
-         {}, {x}, {&out});
+  if (Call *k = c.call("cumsum",
+                       {x->dtype, product(x->shape, 0, axis), x->shape[axis],
+                        product(x->shape, axis + 1),
+                        c.getInt("exclusive", 0) ? 1 : 0,
+                        c.getInt("reverse", 0) ? 1 : 0},
+                       {}, {x}, {&out}))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 

@@ -11,8 +11,6 @@
 namespace kiln::onnx {
 namespace {
 
-constexpr int64_t kPackBytes = kSgemmPackBytes;
-
 std::string listString(const std::vector<int64_t> &v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i)
@@ -158,17 +156,8 @@ RegisterConverter matmulOp({"MatMul"}, [](NodeContext &c) {
   if (b->rank() > 1)
     shape.push_back(N);
   Tensor &out = c.output(0, a->dtype, shape);
-  std::vector<int64_t> sa = broadcastStrides(aBatch, batch),
-                       sb = broadcastStrides(bBatch, batch);
-  for (auto &s : sa)
-    s *= M * K;
-  for (auto &s : sb)
-    s *= K * N;
-  std::vector<int64_t> p = {a->dtype, M, N, K, (int64_t)batch.size()};
-  append(p, batch);
-  append(p, sa);
-  append(p, sb);
-  c.call("matmul", p, {}, {a, b}, {&out}, a->dtype == F32 ? kPackBytes : 0);
+  c.call("matmul", planMatMul(a->dtype, a->shape, b->shape), {}, {a, b},
+         {&out}, matmulScratchBytes(a->dtype));
   return true;
 });
 
@@ -324,7 +313,7 @@ RegisterConverter convTransposeOp({"ConvTranspose"}, [](NodeContext &c) {
   if (outShape.size() == n + 2)
     outShape.erase(outShape.begin(), outShape.begin() + 2);
   bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
-  std::vector<int64_t> out(n), padBegin(n);
+  std::vector<int64_t> out(n), padBegin(n), padEnd(n);
   for (size_t d = 0; d < n; ++d) {
     // The extent the kernel covers before any padding is taken away.
     const CheckedInt full = CheckedInt(stride[d]) * (CheckedInt(in[d]) - 1) +
@@ -342,13 +331,15 @@ RegisterConverter convTransposeOp({"ConvTranspose"}, [](NodeContext &c) {
       o = full - (autoPad == "NOTSET" ? CheckedInt(pads[d]) + pads[n + d]
                                       : CheckedInt(0));
     }
-    if (!o.ok() || !begin.ok())
+    const CheckedInt end = full - o - begin;
+    if (!o.ok() || !begin.ok() || !end.ok())
       return c.fail("the geometry (strides " + listString(stride) +
                     ", dilations " + listString(dil) + ", pads " +
                     listString(pads) + ", output_padding " +
                     listString(outPad) + ") overflows 64-bit sizes");
     out[d] = o.value();
     padBegin[d] = begin.value();
+    padEnd[d] = end.value();
     if (out[d] < 1)
       return c.fail("the output would be empty along spatial dimension " +
                     std::to_string(d));
@@ -356,14 +347,19 @@ RegisterConverter convTransposeOp({"ConvTranspose"}, [](NodeContext &c) {
   std::vector<int64_t> shape = {N, M};
   append(shape, out);
   Tensor &y = c.output(0, F32, shape);
-  int64_t MK = (M / G) * product(k), Pin = product(in);
-  int64_t chunk = columnChunk(MK * 4, Pin);
-  std::vector<int64_t> p = {(int64_t)n, N, C, M, G, chunk};
-  for (auto *v : {&in, &k, &out, &stride, &dil, &padBegin})
-    append(p, *v);
+  if (!c.sizeError().empty())
+    return true; // the graph walk reports the output's size
+  ConvGeometry geometry{N, C, M, G, in, k, out, stride, dil, padBegin};
+  std::vector<int64_t> p;
+  int64_t scratch = 0;
+  if (!planConvTranspose(geometry, p, scratch))
+    return c.fail("the convolution's scratch overflows 64-bit sizes");
   p.push_back(0); // no epilogue (kiln-fuse-tensor-epilogues adds one)
-  c.call("conv_transpose", p, {}, {x, w, bias}, {&y},
-         kPackBytes + MK * chunk * 4);
+  if (Call *k = c.call("conv_transpose", p, {}, {x, w, bias}, {&y}, scratch)) {
+    std::vector<int64_t> pads = padBegin;
+    append(pads, padEnd);
+    k->attrs = {{"pads", pads}, {"output_padding", outPad}};
+  }
   return true;
 });
 

@@ -3,27 +3,21 @@
 // Kernels: reduce.c (kiln_t_reduce, kiln_t_argminmax) and normalize.c
 // (kiln_t_softmax, kiln_t_layernorm).
 #include "compiler/frontend/onnx/ops/Common.h"
+#include "kernels/tensor/kiln_tensor.h"
 
 namespace kiln::onnx {
 namespace {
-// Codes of kiln_t_reduce (reduce.c).
-enum ReduceOp {
-  RED_SUM, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_L1, RED_L2, RED_SUMSQ,
-  RED_LOGSUM, RED_LOGSUMEXP
-};
-// Codes of kiln_t_softmax (normalize.c).
-enum SoftmaxOp { SM_SOFTMAX, SM_LOGSOFTMAX, SM_HARDMAX };
 
 const std::vector<int32_t> kNumeric = {F32, F64, U8, I8, U16, I16,
                                        I32, I64, U32, U64};
 const std::vector<int32_t> kFloats = {F32, F64};
 
-const std::map<std::string, ReduceOp> kReduce = {
-    {"ReduceSum", RED_SUM},       {"ReduceMean", RED_MEAN},
-    {"ReduceMax", RED_MAX},       {"ReduceMin", RED_MIN},
-    {"ReduceProd", RED_PROD},     {"ReduceL1", RED_L1},
-    {"ReduceL2", RED_L2},         {"ReduceSumSquare", RED_SUMSQ},
-    {"ReduceLogSum", RED_LOGSUM}, {"ReduceLogSumExp", RED_LOGSUMEXP},
+const std::map<std::string, int> kReduce = {
+    {"ReduceSum", KILN_RED_SUM},       {"ReduceMean", KILN_RED_MEAN},
+    {"ReduceMax", KILN_RED_MAX},       {"ReduceMin", KILN_RED_MIN},
+    {"ReduceProd", KILN_RED_PROD},     {"ReduceL1", KILN_RED_L1},
+    {"ReduceL2", KILN_RED_L2},         {"ReduceSumSquare", KILN_RED_SUMSQ},
+    {"ReduceLogSum", KILN_RED_LOGSUM}, {"ReduceLogSumExp", KILN_RED_LOGSUMEXP},
 };
 
 bool checkRank(NodeContext &c, const Tensor *x) {
@@ -34,8 +28,8 @@ bool checkRank(NodeContext &c, const Tensor *x) {
 }
 
 bool lowerReduce(NodeContext &c) {
-  ReduceOp op = kReduce.at(c.opType());
-  if (!c.expectType(0, op == RED_LOGSUMEXP ? kFloats : kNumeric))
+  const int op = kReduce.at(c.opType());
+  if (!c.expectType(0, op == KILN_RED_LOGSUMEXP ? kFloats : kNumeric))
     return false;
   Tensor *x = c.input(0);
   if (!checkRank(c, x))
@@ -43,12 +37,12 @@ bool lowerReduce(NodeContext &c) {
   const int64_t rank = x->rank();
   // Axes moved from an attribute to an optional input: ReduceSum at opset
   // 13, the others at 18. noop_with_empty_axes came with the input.
-  bool axesInput = c.opset() >= (op == RED_SUM ? 13 : 18);
+  bool axesInput = c.opset() >= (op == KILN_RED_SUM ? 13 : 18);
   std::vector<int64_t> axes;
   if (axesInput) {
     if (c.has("axes"))
       return c.fail("axes is an input from opset " +
-                    std::to_string(op == RED_SUM ? 13 : 18) +
+                    std::to_string(op == KILN_RED_SUM ? 13 : 18) +
                     ", not an attribute");
     if (c.input(1) && !c.constInts(1, axes))
       return false;
@@ -79,37 +73,16 @@ bool lowerReduce(NodeContext &c) {
       outShape.push_back(1);
   Tensor &out = c.output(0, x->dtype, outShape);
 
-  // Merge adjacent dimensions of the same kind; dimensions of 1 vanish.
-  std::vector<int64_t> shape;
-  std::vector<bool> kind;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (x->shape[d] == 1)
-      continue;
-    if (!kind.empty() && kind.back() == reduced[d])
-      shape.back() *= x->shape[d];
-    else {
-      shape.push_back(x->shape[d]);
-      kind.push_back(reduced[d]);
-    }
+  int64_t scratch = 0;
+  std::vector<int64_t> p =
+      planReduce(op, x->dtype, x->shape, reduced, out.numel(), scratch);
+  if (Call *k = c.call("reduce", p, {}, {x}, {&out}, scratch)) {
+    std::vector<int64_t> list;
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d])
+        list.push_back(d);
+    k->attrs = {{"axes", list}, {"keepdims", {keepdims}}};
   }
-  if (shape.empty()) {
-    shape.push_back(1);
-    kind.push_back(true);
-  }
-  std::vector<int64_t> ostr(shape.size(), 0);
-  int64_t s = 1;
-  for (size_t d = shape.size(); d-- > 0;)
-    if (!kind[d]) {
-      ostr[d] = s;
-      s *= shape[d];
-    }
-  std::vector<int64_t> p = {op, x->dtype, (int64_t)shape.size()};
-  p.insert(p.end(), shape.begin(), shape.end());
-  p.insert(p.end(), ostr.begin(), ostr.end());
-  p.push_back(out.numel());
-  p.push_back(x->numel());
-  c.call("reduce", p, {}, {x}, {&out},
-         out.numel() * 8 * (op == RED_LOGSUMEXP ? 2 : 1));
   return true;
 }
 
@@ -139,10 +112,12 @@ RegisterConverter argOps({"ArgMax", "ArgMin"}, [](NodeContext &c) {
   else
     shape.erase(shape.begin() + axis);
   Tensor &out = c.output(0, I64, shape);
-  c.call("argminmax",
-         {x->dtype, product(x->shape, 0, axis), x->shape[axis],
-          product(x->shape, axis + 1), c.opType() == "ArgMin", last != 0},
-         {}, {x}, {&out});
+  if (Call *k = c.call("argminmax",
+                       {x->dtype, product(x->shape, 0, axis), x->shape[axis],
+                        product(x->shape, axis + 1), c.opType() == "ArgMin",
+                        last != 0},
+                       {}, {x}, {&out}))
+    k->attrs = {{"axis", {axis}}, {"keepdims", {keepdims}}};
   return true;
 });
 
@@ -165,14 +140,15 @@ RegisterConverter softmaxOps({"Softmax", "LogSoftmax", "Hardmax"},
   int64_t outer = product(x->shape, 0, a);
   int64_t n = perAxis ? x->shape[a] : product(x->shape, a);
   int64_t inner = perAxis ? product(x->shape, a + 1) : 1;
-  int op = c.opType() == "Softmax"      ? SM_SOFTMAX
-           : c.opType() == "LogSoftmax" ? SM_LOGSOFTMAX
-                                        : SM_HARDMAX;
+  int op = c.opType() == "Softmax"      ? KILN_SM_SOFTMAX
+           : c.opType() == "LogSoftmax" ? KILN_SM_LOGSOFTMAX
+                                        : KILN_SM_HARDMAX;
   Tensor &out = c.output(0, x->dtype, x->shape);
   if (out.numel() == 0)
     return true;
-  c.call("softmax", {op, x->dtype, outer, n, inner}, {}, {x}, {&out},
-         inner > 1 ? 2 * inner * (int64_t)dtypeSize(x->dtype) : 0);
+  if (Call *k = c.call("softmax", {op, x->dtype, outer, n, inner}, {}, {x},
+                       {&out}, softmaxScratchBytes(x->dtype, inner)))
+    k->attrs = {{"axis", {a}}, {"flatten", {!perAxis}}};
   return true;
 });
 
@@ -217,8 +193,10 @@ RegisterConverter layerNormOp({"LayerNormalization"}, [](NodeContext &c) {
                                    : c.temp(F32, statShape);
   if (x->numel() == 0)
     return true;
-  c.call("layernorm", {x->dtype, product(x->shape, 0, a), n},
-         {c.getFloat("epsilon", 1e-5f)}, {x, scale, bias}, {&y, &mean, &inv});
+  if (Call *k = c.call("layernorm", {x->dtype, product(x->shape, 0, a), n},
+                       {c.getFloat("epsilon", 1e-5f)}, {x, scale, bias},
+                       {&y, &mean, &inv}))
+    k->attrs = {{"axis", {a}}};
   return true;
 });
 } // namespace

@@ -362,8 +362,6 @@ RegisterConverter resizeOp({"Resize"}, lowerResize);
 
 // --- Pad -------------------------------------------------------------------
 
-enum PadMode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE };
-
 RegisterConverter padOp({"Pad"}, [](NodeContext &c) {
   if (!c.expectType(0, kAll))
     return false;
@@ -373,13 +371,13 @@ RegisterConverter padOp({"Pad"}, [](NodeContext &c) {
     return c.fail("rank " + std::to_string(rank) +
                   " exceeds Kiln's maximum of 8");
   std::string modeName = c.getString("mode", "constant");
-  PadMode mode;
+  int64_t mode;
   if (modeName == "constant")
-    mode = PAD_CONSTANT;
+    mode = KILN_PAD_CONSTANT;
   else if (modeName == "reflect")
-    mode = PAD_REFLECT;
+    mode = KILN_PAD_REFLECT;
   else if (modeName == "edge")
-    mode = PAD_EDGE;
+    mode = KILN_PAD_EDGE;
   else
     return c.unsupportedAttr("mode", modeName);
 
@@ -426,7 +424,7 @@ RegisterConverter padOp({"Pad"}, [](NodeContext &c) {
     if (outShape[d] < 0)
       return c.fail("pads crop more than the " + std::to_string(x->shape[d]) +
                     " elements of axis " + std::to_string(d));
-    if (mode != PAD_CONSTANT && x->shape[d] == 0 && outShape[d] > 0)
+    if (mode != KILN_PAD_CONSTANT && x->shape[d] == 0 && outShape[d] > 0)
       return c.fail("cannot pad an empty axis in " + modeName + " mode");
   }
   Tensor &out = c.output(0, x->dtype, outShape);
