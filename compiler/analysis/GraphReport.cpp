@@ -51,7 +51,7 @@ bool callFlops(TensorOp op, double &flops, std::string &error) {
     flops = 2.0 * positions * taps;
     return true;
   }
-  if (k == "matmul" || k == "gemm") {
+  if (k == "matmul" || k == "gemm" || k == "halide_sgemm") {
     // p = {dtype, M, N, K, ...}: each output element is a K-long dot product.
     if (p.size() < 4)
       return bad("expected {dtype, M, N, K, ...} parameters");

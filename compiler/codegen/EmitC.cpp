@@ -54,11 +54,16 @@ std::string makefileFragment(const LibrarySources &src,
     s += " $(" + U + "_DIR)/" + u;
   s += "\n" + U + "_OBJS := $(patsubst $(" + U + "_DIR)/%,$(" + U +
        "_BUILD_DIR)/%.o,$(" + U + "_SRCS))\n";
+  // Halide pipelines come compiled (kiln-halide-gen): archived as they are.
+  s += U + "_PREBUILT :=";
+  for (const HalideObject &h : src.halide)
+    s += " $(" + U + "_DIR)/" + h.file();
+  s += "\n";
   s += U + "_LIB := $(" + U + "_BUILD_DIR)/lib" + N + ".a\n";
   s += "KILN_LIBS += $(" + U + "_LIB)\n\n";
   s += ".PHONY: kiln-" + N + "\nkiln-" + N + ": $(" + U + "_LIB)\n\n";
-  s += "$(" + U + "_LIB): $(" + U + "_OBJS)\n\trm -f $@\n\t$(" + U +
-       "_AR) rcs $@ $^\n\n";
+  s += "$(" + U + "_LIB): $(" + U + "_OBJS) $(" + U +
+       "_PREBUILT)\n\trm -f $@\n\t$(" + U + "_AR) rcs $@ $^\n\n";
   // .incbin finds the weight blob through -I like a header.
   s += "$(" + U + "_OBJS): $(" + U + "_BUILD_DIR)/%.o: $(" + U + "_DIR)/% $(" +
        U + "_DIR)/" + src.header + " $(" + U + "_DIR)/kiln/kiln.h";
@@ -86,7 +91,12 @@ bool kiln::writeCSources(mlir::ModuleOp module, const WeightStore &store,
   if (!tmp.create(opts.outDir, error) ||
       !writeLibrarySources(sources, tmp.path, error))
     return false;
+  for (const HalideObject &h : sources.halide)
+    if (!buildHalideObject(h, tmp.path, error))
+      return false;
   std::vector<std::string> names = {"kiln", sources.blobFile};
+  for (const HalideObject &h : sources.halide)
+    names.push_back(h.file());
   for (const auto &[name, text] : sources.texts)
     if (!llvm::StringRef(name).startswith("kiln/"))
       names.push_back(name);

@@ -894,6 +894,11 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
     if (opts.progress)
       opts.progress->advance(i + 1, sources.units.size());
   }
+  for (const HalideObject &h : sources.halide) {
+    if (!buildHalideObject(h, tmp.path, error))
+      return false;
+    objects.push_back(h.file());
+  }
   if (opts.progress)
     opts.progress->phase("archiving");
   if (!toolchain.archive(tmp.path, "lib" + opts.name + ".a", objects, error))

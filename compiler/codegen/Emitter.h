@@ -2,6 +2,7 @@
 #ifndef KILN_CODEGEN_EMITTER_H
 #define KILN_CODEGEN_EMITTER_H
 
+#include "compiler/codegen/HalideObjects.h"
 #include "compiler/weights/WeightStore.h"
 #include "compiler/targets/Target.h"
 #include "kiln/kiln.h"
@@ -45,6 +46,7 @@ struct LibrarySources {
   bool external = false;            // blob read at run time (NAME_set_weights)
   std::vector<std::string> units;   // sources compiled into the archive, in order
   std::vector<std::string> cflags;  // flags for each unit besides -I<dir>
+  std::vector<HalideObject> halide; // pipeline objects linked beside the units
 };
 
 /// Where the KV cache of each attention layer lives. Full-attention layers

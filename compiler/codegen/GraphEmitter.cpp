@@ -170,6 +170,11 @@ bool generateGraphSources(ModuleOp module,
   // the C the compiler sees grows by data, not code, with the graph, and a
   // graph of 200,000 nodes compiles about as fast as one of 2,000.
   std::string steps, pTable = "0", fTable = "0.0f", rTable, epilogues;
+  // Calls given to Halide (kiln-select-kernels' halide option): one
+  // pipeline object per shape, and a step function that calls it.
+  std::vector<HalideObject> halide;
+  std::map<std::string, std::string> halideSteps; // symbol -> its step function
+  std::string halideDecls;
   llvm::raw_string_ostream ss(steps), ps(pTable), fs_(fTable), rs(rTable);
   int64_t nP = 1, nF = 1, nR = 0, nSteps = 0, nEpilogues = 0;
   size_t maxIn = 1, maxOut = 1;
@@ -213,8 +218,30 @@ bool generateGraphSources(ModuleOp module,
       parts = std::max<int64_t>(1, a.getInt());
     if (auto bytes = t->getAttrOfType<IntegerAttr>("kiln.scratch_bytes"))
       stride = bytes.getInt() / parts; // kiln-plan-memory: one per share
+    std::string fn = "kiln_t_" + t.getKernel().str();
+    if (t.getKernel() == "halide_sgemm") {
+      // p = {dtype, M, N, K, ...} (kiln_t_matmul's): the pipeline's shape.
+      const std::string shape = std::to_string(params[1]) + "," +
+                                std::to_string(params[2]) + "," +
+                                std::to_string(params[3]);
+      std::string symbol = N + "_halide_sgemm_" + std::to_string(params[1]) +
+                           "x" + std::to_string(params[2]) + "x" +
+                           std::to_string(params[3]);
+      fn = symbol + "_step";
+      if (halideSteps.emplace(symbol, fn).second) {
+        halide.push_back({symbol, "sgemm", shape, opts.target});
+        halideDecls += "int " + symbol +
+                       "(struct halide_buffer_t *, struct halide_buffer_t *,\n"
+                       "    struct halide_buffer_t *);\n"
+                       "static void " + fn +
+                       "(const int64_t *p, const float *f,\n"
+                       "    const void *const *in, void *const *out, void *scratch) {\n"
+                       "  (void)f, (void)scratch;\n"
+                       "  kiln_halide_sgemm(" + symbol + ", p, in, out);\n}\n";
+      }
+    }
     ss << "  /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()
-       << ") */ {kiln_t_" << t.getKernel() << ", "
+       << ") */ {" << fn << ", "
        << (parts > 1 ? "kiln_tp_" + t.getKernel().str() : std::string("0"))
        << ", " << pAt << "u, " << fAt << "u, " << rAt << "u, " << nInputs
        << "u, " << t.getNumResults() << "u, " << scratch << ", " << stride
@@ -235,6 +262,14 @@ bool generateGraphSources(ModuleOp module,
       << "  kiln_tensor_part_kernel part;\n"
       << "  uint32_t pi, fi, ri, n_in, n_out;\n  int64_t scratch, stride;\n} "
       << N << "_step;\n"
+      << (halideDecls.empty()
+              ? std::string()
+              : "/* Halide pipelines (runtime/src/kiln_halide.c). */\n"
+                "struct halide_buffer_t;\n"
+                "void kiln_halide_sgemm(int (*fn)(struct halide_buffer_t *,\n"
+                "    struct halide_buffer_t *, struct halide_buffer_t *),\n"
+                "    const int64_t *p, const void *const *in, void *const *out);\n" +
+                    halideDecls + "\n")
       << "static const int64_t " << N << "_p[] = {" << pTable << "};\n"
       << "static const float " << N << "_f[] = {" << fTable << "};\n"
       << "static const uint64_t " << N << "_refs[] = {"
@@ -470,6 +505,12 @@ bool generateGraphSources(ModuleOp module,
     out.texts.push_back({f.name, std::string(f.text, f.size)});
     if (StringRef(f.name).endswith(".c"))
       out.units.push_back(f.name);
+  }
+  if (!halide.empty()) {
+    for (const char *f : {"kiln_halide.c", "HalideRuntime.h"})
+      out.texts.push_back({f, embeddedSource(f)});
+    out.units.push_back("kiln_halide.c");
+    out.halide = std::move(halide);
   }
   out.blob = std::move(blob.bytes);
   out.external = opts.externalWeights;

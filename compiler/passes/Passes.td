@@ -184,7 +184,20 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
     the shares on the thread pool. The target is the module's
     `kiln.target` (kiln-set-target, or kilnc, writes it). Fails on an op the
     target has no kernel for, naming the op and the weight type.
+
+    Option `halide` says which calls run Halide pipelines (kernels/halide)
+    compiled for their shape instead of the C kernels: `default` (the
+    ISA's choice: `sgemm` on hvx, where Halide's GEMM loop takes fewer
+    packets, none elsewhere), `none`, or `sgemm` (x86, neon, hvx: the
+    ISAs Halide 14 generates for). An f32 `matmul` call becomes
+    `kiln.tensor_op "halide_sgemm"` with the same parameters and no
+    scratch; it runs on one thread.
   }];
+  let options = [
+    Option<"halide", "halide", "std::string", /*default=*/"\"default\"",
+           "calls that run Halide pipelines: default, none or sgemm "
+           "(as kilnc --halide)">,
+  ];
 }
 
 def SetTarget : Pass<"kiln-set-target", "mlir::ModuleOp"> {

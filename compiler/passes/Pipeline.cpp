@@ -104,7 +104,9 @@ bool kiln::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
       } else if (name == "kiln-fuse-tensor-epilogues") {
         pm.addPass(createFuseTensorEpilogues());
       } else if (name == "kiln-select-kernels") {
-        pm.addPass(createSelectKernels());
+        SelectKernelsOptions sko;
+        sko.halide = o.halide;
+        pm.addPass(createSelectKernels(sko));
       } else if (name == "kiln-plan-memory") {
         PlanMemoryOptions pmo;
         pmo.inPlaceReuse = !isDisabled(o, "kiln-in-place");
@@ -131,6 +133,8 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
       *this, "disable", llvm::cl::desc("as kilnc --disable-pass")};
   Option<std::string> stopAfter{*this, "stop-after",
                                 llvm::cl::desc("as kilnc --stop-after")};
+  Option<std::string> halide{*this, "halide", llvm::cl::desc("as kilnc --halide"),
+                             llvm::cl::init("default")};
 };
 } // namespace
 
@@ -147,6 +151,7 @@ void kiln::registerPipeline() {
                                    cl.quantizeOverrides.end());
         o.disabled.assign(cl.disabled.begin(), cl.disabled.end());
         o.stopAfter = cl.stopAfter;
+        o.halide = cl.halide;
         std::string error;
         if (!buildPipeline(pm, o, error))
           llvm::report_fatal_error(llvm::Twine("--kiln-pipeline: ") + error,

@@ -46,6 +46,7 @@ struct PipelineOptions {
   std::vector<std::string> quantizeOverrides;
   std::vector<std::string> disabled; // optional steps switched off
   std::string stopAfter;             // a pass name, "import" or "" (all)
+  std::string halide = "default";    // kiln-select-kernels' halide option
 };
 
 /// Checks `o.disabled` and `o.stopAfter` against the steps, with the messages
@@ -55,8 +56,8 @@ bool checkPipelineOptions(const PipelineOptions &o, std::string &error);
 bool buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
                    std::string &error);
 /// Registers --kiln-pipeline for kiln-opt, with the options above as
-/// quantize=, quantize-exclude=, quantize-override=, disable= and
-/// stop-after=.
+/// quantize=, quantize-exclude=, quantize-override=, disable=,
+/// stop-after= and halide=.
 void registerPipeline();
 } // namespace kiln
 

@@ -151,6 +151,55 @@ int64_t tensorParts(TensorOp t, int64_t threads) {
 }
 
 
+/// Which graph calls run Halide pipelines (kernels/halide) on this target.
+struct HalideChoice {
+  bool sgemm = false;
+};
+
+/// Reads the pass's `halide` option for the target's CPU level: "default"
+/// is the ISA's measured choice (docs/kernels.md, "Graph kernels:
+/// hand-written and Halide"): on HVX Halide's GEMM loop takes fewer packets
+/// than the C kernel's; on NEON and x86 the two tie or the C kernel is
+/// ahead, so they keep it. False with `error` for an unknown value or an ISA
+/// Halide 14 does not generate for.
+bool chooseHalide(StringRef option, const kernels::CpuLevel &level,
+                  HalideChoice &choice, std::string &error) {
+  const StringRef isa = level.isa;
+  const bool supported = isa == "x86" || isa == "neon" || isa == "hvx";
+  if (option == "default") {
+    choice.sgemm = isa == "hvx";
+    return true;
+  }
+  if (option == "none")
+    return true;
+  if (option == "sgemm") {
+    if (!supported) {
+      error = "halide=sgemm: Halide 14 generates no code for --target=" +
+              isa.str() + " (x86, neon and hvx only)";
+      return false;
+    }
+    choice.sgemm = true;
+    return true;
+  }
+  error = "halide=" + option.str() + ": unknown value (default, none or sgemm)";
+  return false;
+}
+
+/// True if matmul call `t` ({dtype, M, N, K, R, ...}) can run Halide's GEMM:
+/// f32, and each matrix under 2^31 elements (the pipelines' 32-bit indices).
+bool fitsHalideSgemm(TensorOp t) {
+  if (t.getKernel() != "matmul" ||
+      !t.getResult(0).getType().cast<RankedTensorType>().getElementType().isF32())
+    return false;
+  ArrayRef<int64_t> p = t.getParams();
+  if (p.size() < 5)
+    return false;
+  auto under = [](int64_t a, int64_t b) {
+    return a > 0 && b > 0 && a <= 0x7fffffff / b;
+  };
+  return under(p[1], p[3]) && under(p[3], p[2]) && under(p[1], p[2]);
+}
+
 /// Replaces `op` by kiln.tensor_op `call` of its operands, with the same
 /// results.
 void replaceByCall(Operation *op, const KernelCall &call) {
@@ -210,10 +259,22 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       }
       replaceByCall(op, *call);
     }
+    HalideChoice halideChoice;
+    if (!chooseHalide(halide, *level, halideChoice, error)) {
+      module.emitError() << "kiln-select-kernels: " << error;
+      return signalPassFailure();
+    }
     Builder b(module.getContext());
     const int64_t threads = moduleLayout(module).threads;
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
       if (auto t = dyn_cast<TensorOp>(op)) { // graph ops name their kernel
+        // A Halide pipeline is compiled for the call's shape and needs no
+        // scratch; it runs on one thread (its object is one function).
+        if (halideChoice.sgemm && fitsHalideSgemm(t)) {
+          t.setKernel("halide_sgemm");
+          t.setScratch(0);
+          return WalkResult::advance();
+        }
         if (int64_t parts = tensorParts(t, threads); parts > 1)
           op->setAttr("kiln.parts", b.getI64IntegerAttr(parts));
         return WalkResult::advance();

@@ -3,7 +3,8 @@
 // kiln-halide-gen compiles the GEMM and the depthwise convolution of
 // kernels/halide for x86, NEON and Hexagon (shapes with whole tiles and with
 // tails); test/kernels/halide_check.c, built with the target's own compiler
-// flags and link command, runs them against a double-precision reference
+// flags and link command and the runtime's kiln_halide.c (the buffer
+// descriptors libraries use), runs them against a double-precision reference
 // (under qemu for NEON and Hexagon). The cycle and packet comparison with the
 // hand-written kernels in docs/kernels.md is only worth what these results
 // are.
@@ -55,7 +56,10 @@ TEST_P(HalidePipelines, MatchReferenceOnTarget) {
 
   ASSERT_TRUE(copyCheckSource(dir, "halide_check.c"));
   ASSERT_TRUE(writeCheckIo(dir, target->hosted()));
-  std::vector<std::string> units = {"halide_check.c"};
+  // The runtime's Halide glue (buffer descriptors, hooks), as libraries
+  // compile it.
+  ASSERT_TRUE(writeFile(dir + "/kiln_halide.c", embeddedSource("kiln_halide.c")));
+  std::vector<std::string> units = {"halide_check.c", "kiln_halide.c"};
   if (!target->hosted()) {
     units.push_back("kiln_freestanding.c");
     ASSERT_TRUE(writeFile(dir + "/kiln_freestanding.c",

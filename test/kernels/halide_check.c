@@ -76,28 +76,10 @@ static float next_value(void) { /* -1 .. 1, multiples of 2^-12 */
   return (float)((int)(seed >> 20) - 2048) / 2048.0f;
 }
 
-/* A dense buffer of f32 with extents e[0] (contiguous) .. e[n-1]. */
-static void buffer(halide_buffer_t *b, halide_dimension_t *d, float *data,
-                   const int *e, int n) {
-  int stride = 1;
-  for (int i = 0; i < n; ++i) {
-    d[i].min = 0;
-    d[i].extent = e[i];
-    d[i].stride = stride;
-    d[i].flags = 0;
-    stride *= e[i];
-  }
-  b->device = 0;
-  b->device_interface = NULL;
-  b->host = (uint8_t *)data;
-  b->flags = 0;
-  b->type.code = halide_type_float;
-  b->type.bits = 32;
-  b->type.lanes = 1;
-  b->dimensions = n;
-  b->dim = d;
-  b->padding = NULL;
-}
+/* The runtime's descriptor of dense f32 data (runtime/src/kiln_halide.c,
+ * compiled into this program), which the libraries' steps use too. */
+void kiln_halide_dense_f32(halide_buffer_t *b, halide_dimension_t *d,
+                           void *data, const int32_t *e, int n);
 
 static double fabs_d(double v) { return v < 0 ? -v : v; }
 
@@ -155,10 +137,10 @@ static int check_sgemm(const char *name,
     }
   halide_buffer_t A, B, C;
   halide_dimension_t dA[2], dB[2], dC[2];
-  const int eA[2] = {k, m}, eB[2] = {n, k}, eC[2] = {n, m};
-  buffer(&A, dA, in0, eA, 2);
-  buffer(&B, dB, in1, eB, 2);
-  buffer(&C, dC, out0, eC, 2);
+  const int32_t eA[2] = {k, m}, eB[2] = {n, k}, eC[2] = {n, m};
+  kiln_halide_dense_f32(&A, dA, in0, eA, 2);
+  kiln_halide_dense_f32(&B, dB, in1, eB, 2);
+  kiln_halide_dense_f32(&C, dC, out0, eC, 2);
   return compare(name, m * n, fn(&A, &B, &C));
 }
 
@@ -189,10 +171,10 @@ static int check_dw(const char *name,
       }
   halide_buffer_t I, W, O;
   halide_dimension_t dI[3], dW[3], dO[3];
-  const int eI[3] = {iw, ih, c}, eW[3] = {kern, kern, c}, eO[3] = {ow, oh, c};
-  buffer(&I, dI, in0, eI, 3);
-  buffer(&W, dW, in1, eW, 3);
-  buffer(&O, dO, out0, eO, 3);
+  const int32_t eI[3] = {iw, ih, c}, eW[3] = {kern, kern, c}, eO[3] = {ow, oh, c};
+  kiln_halide_dense_f32(&I, dI, in0, eI, 3);
+  kiln_halide_dense_f32(&W, dW, in1, eW, 3);
+  kiln_halide_dense_f32(&O, dO, out0, eO, 3);
   return compare(name, c * oh * ow, fn(&I, &W, &O));
 }
 

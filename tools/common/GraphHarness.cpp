@@ -306,6 +306,14 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
         return;
       }
     }
+    for (const HalideObject &h : m.sources.halide) {
+      std::string out;
+      if (!buildHalideObject(h, dir, out)) {
+        m.built = false;
+        m.buildError = out.substr(0, 2000);
+        return;
+      }
+    }
   });
   bool any = false;
   for (const HarnessModel &m : models)
@@ -340,6 +348,10 @@ bool buildHarness(std::vector<HarnessModel> &models, const Target &target,
         if (std::find(sharedUnits.begin(), sharedUnits.end(), u) ==
             sharedUnits.end())
           inputs.push_back(llvm::sys::path::stem(u).str() + ".o");
+  for (const HarnessModel &m : models)
+    if (m.built)
+      for (const HalideObject &h : m.sources.halide)
+        inputs.push_back(h.file());
   if (target.hosted())
     inputs.push_back("-lm");
   else // kernels no model calls may need math the target does not have

@@ -118,6 +118,7 @@ int bench::graphBench(const GraphBenchOptions &o) {
   opts.targetOptions.cpu = o.cpu;
   opts.emit.name = "bench";
   opts.layout.threads = o.threads;
+  opts.pipeline.halide = o.halide;
   mlir::MLIRContext ctx;
   LoadedModel model;
   if (!loadModel(ctx, o.modelPath, model, error, shapes))

@@ -13,6 +13,7 @@ struct GraphBenchOptions {
   int64_t runs = 5, iterations = 20, threads = 1;
   bool json = false;
   std::string vsOnnxruntime; // the peer's driver, or empty
+  std::string halide = "default"; // --halide
 };
 
 /// Compiles the graph for the host, links tools/kiln-bench/graph_driver.c

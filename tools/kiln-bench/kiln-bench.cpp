@@ -136,6 +136,9 @@ static cl::opt<int64_t> iterations(
     cl::desc("ONNX: timed graph runs per process after its first "
              "(default 20)"),
     cl::init(20), cl::cat(cat));
+static cl::opt<std::string> halide(
+    "halide", cl::desc("ONNX: as kilnc --halide"), cl::init("default"),
+    cl::cat(cat));
 static cl::opt<std::string> vsOnnxruntime(
     "vs-onnxruntime",
     cl::desc("ONNX: also run onnxruntime through DRIVER "
@@ -259,9 +262,11 @@ int main(int argc, char **argv) {
     g.threads = threads;
     g.json = jsonOut;
     g.vsOnnxruntime = vsOnnxruntime;
+    g.halide = halide;
     return bench::graphBench(g);
   }
-  if (std::string bad = given({std::addressof(inputShape), &iterations, &vsOnnxruntime});
+  if (std::string bad = given({std::addressof(inputShape), &iterations, &vsOnnxruntime,
+                               &halide});
       !bad.empty())
     return fail(bad + ": options of ONNX graphs, not of " + modelPath);
   if (decodeTokens < 1)

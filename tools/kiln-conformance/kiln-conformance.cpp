@@ -41,6 +41,8 @@ static cl::opt<std::string> target("target",
                                    cl::init("generic"), cl::cat(cat));
 static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU/feature level"),
                                 cl::init(""), cl::cat(cat));
+static cl::opt<std::string> halide("halide", cl::desc("As kilnc --halide"),
+                                   cl::init("default"), cl::cat(cat));
 static cl::opt<int64_t> vectorBits(
     "vector-bits", cl::desc("SVE/RVV vector length to run at under qemu"),
     cl::init(0), cl::cat(cat));
@@ -159,6 +161,7 @@ int main(int argc, char **argv) {
     opts.target = target;
     opts.targetOptions = topts;
     opts.emit.name = "k" + std::to_string(i);
+    opts.pipeline.halide = halide;
     bool loadedOk;
     while (!(loadedOk = loadModel(ctx, t.dir.dir + "/model.onnx", loaded, err,
                                   shapes, t.frozen))) {

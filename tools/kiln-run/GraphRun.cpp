@@ -76,6 +76,7 @@ int runGraphModel(const GraphRunOptions &o) {
   opts.targetOptions.sveBits = o.sveBits;
   opts.emit.name = "model";
   opts.pipeline.disabled = o.disabledPasses;
+  opts.pipeline.halide = o.halide;
   opts.layout.threads = o.threads;
   auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)

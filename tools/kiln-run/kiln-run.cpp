@@ -112,6 +112,8 @@ static cl::list<std::string> disablePass(
     "disable-pass", cl::CommaSeparated,
     cl::desc("As kilnc --disable-pass"),
     cl::cat(cat));
+static cl::opt<std::string> halide("halide", cl::desc("As kilnc --halide"),
+                                   cl::init("default"), cl::cat(cat));
 static cl::opt<std::string> quantize("kiln-quantize",
                                      cl::desc("As kilnc --kiln-quantize"),
                                      cl::cat(cat));
@@ -268,12 +270,14 @@ int main(int argc, char **argv) {
     g.inputShapes.assign(inputShape.begin(), inputShape.end());
     g.frozenInputs.assign(freezeInput.begin(), freezeInput.end());
     g.disabledPasses.assign(disablePass.begin(), disablePass.end());
+    g.halide = halide;
     std::string optionError;
     if (!parseThreadsOption(threadsArg, g.threads, optionError))
       return fail(optionError);
     return runGraphModel(g);
   }
-  for (const char *opt : {"input", "output-dir", "input-shape", "freeze-input"})
+  for (const char *opt : {"input", "output-dir", "input-shape", "freeze-input",
+                          "halide"})
     if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
       return fail(std::string("--") + opt + " applies to ONNX models");
 

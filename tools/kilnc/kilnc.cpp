@@ -148,6 +148,13 @@ static const std::string disablePassHelp =
 static cl::list<std::string> disablePass("disable-pass", cl::CommaSeparated,
                                          cl::desc(disablePassHelp),
                                          cl::cat(cat));
+static cl::opt<std::string> halide(
+    "halide", cl::init("default"),
+    cl::desc("ONNX: calls that run Halide pipelines compiled for their shape "
+             "(kiln-halide-gen, beside kilnc) instead of the C kernels: "
+             "default (sgemm on hvx, none elsewhere), none, or sgemm (f32 "
+             "MatMul; x86, neon, hvx)"),
+    cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
@@ -294,6 +301,7 @@ int main(int argc, char **argv) {
   opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
   opts.pipeline.quantizeExclude = quantizeExclude;
   opts.pipeline.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
+  opts.pipeline.halide = halide;
   if (emit != "lib" && emit != "c" && emit != "mlir")
     return fail("--emit=" + emit + ": expected lib, c or mlir");
   if (tokenizerMode != "none" && tokenizerMode != "embed")
@@ -368,6 +376,11 @@ int main(int argc, char **argv) {
   if (!loadModel(ctx, modelPath, model, error, shapes, frozen,
                  opts.layout.maxTensorBytes))
     return progress.finish(), fail(error);
+  if (halide.getNumOccurrences() && !isGraphModule(*model.module))
+    return progress.finish(),
+           fail("--halide applies to ONNX models; " +
+                sys::path::filename(modelPath).str() +
+                " is a language model (its kernels are the ISA's own)");
   Tokenizer tokenizer;
   if (tokenizerMode == "embed") {
     if (!model.file)
