@@ -1532,6 +1532,74 @@ LogicalResult PadOp::verify() {
   return success();
 }
 
+LogicalResult ResizeAxisOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  const int64_t axis = getAxis(), taps = getTaps();
+  if (failed(verifyAxis(*this, axis, x.getRank())))
+    return failure();
+  if (!sameOffAxis(x, y, axis))
+    return emitOpError("input ")
+           << x << " and result " << y
+           << " must differ only along axis " << axis;
+  if (taps != 1 && taps != 2 && taps != 4)
+    return emitOpError("taps must be 1, 2 or 4, not ") << taps;
+  Type e = x.getElementType();
+  if (taps == 1 ? !isDataElementType(e) : !isFloatType(e))
+    return emitOpError("element type ")
+           << e << " cannot be " << (taps == 1 ? "copied" : "interpolated")
+           << (taps == 1 ? "" : " (f32 or f64 only)");
+  const int64_t in = x.getDimSize(axis), out = y.getDimSize(axis);
+  ArrayRef<int64_t> idx = getIndices();
+  if ((int64_t)idx.size() != out * taps || getWeights().size() != idx.size())
+    return emitOpError("indices and weights must hold ")
+           << out << " x " << taps << " entries (result positions x taps), not "
+           << idx.size() << " and " << getWeights().size();
+  for (int64_t j = 0; j < out; ++j) {
+    ArrayRef<int64_t> row = idx.slice(j * taps, taps);
+    const bool outside = row[0] == -1;
+    for (int64_t i : row)
+      if (outside ? i != -1 : (i < 0 || i >= in))
+        return emitOpError("position ")
+               << j << " reads " << listString(row)
+               << ": each index must lie in [0, " << in
+               << "), or all be -1 (extrapolated)";
+  }
+  return success();
+}
+
+LogicalResult TriluOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  if (x.getRank() < 2)
+    return emitOpError("input ") << x << " must have rank 2 or more";
+  if (!isDataElementType(x.getElementType()))
+    return emitOpError("element type ")
+           << x.getElementType() << " is not one the kernels copy";
+  return success();
+}
+
+LogicalResult OneHotOp::verify() {
+  auto idx = getIndices().getType().cast<RankedTensorType>();
+  auto v = getValues().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (!isNumericType(idx.getElementType()))
+    return emitOpError("indices of type ")
+           << idx.getElementType() << " are not numbers";
+  if (v.getNumElements() != 2 || !isDataElementType(v.getElementType()))
+    return emitOpError("values must hold two elements (off, on), not ") << v;
+  const int64_t depth = getDepth(), axis = getAxis();
+  if (depth < 1)
+    return emitOpError("depth must be positive, not ") << depth;
+  if (failed(verifyAxis(*this, axis, idx.getRank() + 1)))
+    return failure();
+  SmallVector<int64_t> want(idx.getShape());
+  want.insert(want.begin() + axis, depth);
+  auto type = RankedTensorType::get(want, v.getElementType());
+  if (y != type)
+    return emitOpError("result must be ") << type;
+  return success();
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getResult().getType())
     return getInput();
@@ -1647,6 +1715,9 @@ KILN_FOLD_ONE_RESULT(GatherNdOp)
 KILN_FOLD_ONE_RESULT(ScatterNdOp)
 KILN_FOLD_ONE_RESULT(CumSumOp)
 KILN_FOLD_ONE_RESULT(PadOp)
+KILN_FOLD_ONE_RESULT(ResizeAxisOp)
+KILN_FOLD_ONE_RESULT(TriluOp)
+KILN_FOLD_ONE_RESULT(OneHotOp)
 #undef KILN_FOLD_ONE_RESULT
 
 LogicalResult PoolOp::fold(FoldAdaptor adaptor,

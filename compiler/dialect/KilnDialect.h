@@ -110,7 +110,7 @@ inline bool broadcastsPerChannel(mlir::RankedTensorType t,
 
 /// True for the typed graph ops that kiln-select-kernels lowers to
 /// kiln.tensor_op calls (convolutions, matrix products, elementwise ops,
-/// normalizations, poolings, reductions and data movement); the passes
+/// normalizations, poolings, reductions, resizing and data movement); the passes
 /// after it see only calls.
 inline bool isTypedGraphOp(mlir::Operation *op) {
   return mlir::isa<ConvOp, ConvTransposeOp, GemmOp, BatchMatMulOp, BinaryOp,
@@ -118,7 +118,8 @@ inline bool isTypedGraphOp(mlir::Operation *op) {
                    LrnOp, SoftmaxOp, PoolOp, GlobalPoolOp, ReduceOp,
                    ArgReduceOp, ConcatOp, SplitOp, GatherOp, WhereOp, CastOp,
                    StridedCopyOp, GatherElementsOp, ScatterElementsOp,
-                   GatherNdOp, ScatterNdOp, CumSumOp, PadOp>(op);
+                   GatherNdOp, ScatterNdOp, CumSumOp, PadOp, ResizeAxisOp,
+                   TriluOp, OneHotOp>(op);
 }
 
 /// A kiln.constant value: a dense_resource of `type` holding a copy of

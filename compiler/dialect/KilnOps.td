@@ -983,6 +983,78 @@ def Kiln_PadOp : Kiln_Op<"pad", [Pure]> {
   let hasFolder = 1;
 }
 
+def Kiln_ResizeAxisOp : Kiln_Op<"resize_axis", [Pure]> {
+  let summary = "one axis of a separable resize (ONNX Resize)";
+  let description = [{
+    Resize is separable: the importer writes one op per resized axis,
+    innermost first, with the input positions (`indices`) and `weights` of
+    each output position along `axis` resolved at compile time (coordinate
+    transformation, rounding, edge clamping, cubic coefficients,
+    exclude_outside). Output position j of `axis` is the sum over t <
+    `taps` of weights[j * taps + t] times the input at position
+    indices[j * taps + t]; a position whose taps are all -1 lies outside
+    tf_crop_and_resize's crop box and holds `extrapolation_value`. `taps`
+    is 1 (nearest: a copy, any element type), 2 (linear) or 4 (cubic, f32
+    or f64). The other dimensions are unchanged. kiln-select-kernels lowers
+    it to a kiln.tensor_op "resize_axis".
+
+      %y = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32,
+             indices = array<i64: 0, 0, 1, 1>, node = "r", onnx_op = "Resize",
+             taps = 1 : i64, weights = array<f32: 1.0, 1.0, 1.0, 1.0>}
+             : (tensor<3x2xf32>) -> tensor<3x4xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$axis,
+                       I64Attr:$taps, DenseI64ArrayAttr:$indices,
+                       DenseF32ArrayAttr:$weights, F32Attr:$extrapolation_value,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_TriluOp : Kiln_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+  let summary = "the upper or lower triangle of the last two dimensions (ONNX Trilu)";
+  let description = [{
+    Keeps the elements of each matrix (the last two dimensions) on and above
+    diagonal `k` (`upper`), or on and below it, and zeroes the others; k > 0
+    is above the main diagonal. kiln-select-kernels lowers it to a
+    kiln.tensor_op "trilu".
+
+      %y = kiln.trilu %x {k = 1 : i64, node = "t", onnx_op = "Trilu",
+             upper = true} : tensor<2x3x4xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, I64Attr:$k,
+                       BoolAttr:$upper, StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Kiln_OneHotOp : Kiln_Op<"one_hot", [Pure]> {
+  let summary = "one-hot encoding of indices (ONNX OneHot)";
+  let description = [{
+    The result has the indices' shape with a dimension of `depth` inserted
+    at `axis`; the element at index i of that dimension is values[1] (on)
+    where the index equals i (a negative index counts from depth), else
+    values[0] (off). `values` holds two elements of the result's type.
+    kiln-select-kernels lowers it to a kiln.tensor_op "one_hot".
+
+      %y = kiln.one_hot %i, %v {axis = 1 : i64, depth = 5 : i64, node = "o",
+             onnx_op = "OneHot"} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x5xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$indices,
+                       AnyStaticShapeTensor:$values, I64Attr:$axis,
+                       I64Attr:$depth, StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $indices `,` $values attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Kiln_TensorOp : Kiln_Op<"tensor_op", [Pure]> {
   let summary = "a call of one tensor kernel (kiln_t_<kernel>)";
   let description = [{

@@ -5,6 +5,9 @@
 #include "compiler/support/TensorPlans.h"
 #include "kernels/tensor/kiln_tensor.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
+#include <algorithm>
 #include <iterator>
 #include <type_traits>
 
@@ -482,6 +485,39 @@ std::optional<KernelCall> movementCall(Operation *op, std::string &why) {
       call.slots = {0, -1};
     return call;
   }
+  if (auto r = dyn_cast<ResizeAxisOp>(op)) {
+    // {dtype, outer, in, out, inner, taps, indices}, {extrapolation, weights}
+    const int64_t a = r.getAxis();
+    auto y = r.getResult().getType().cast<ShapedType>();
+    KernelCall call("resize_axis",
+                    {tensorDtype(x.getElementType()),
+                     elements(x.getShape().take_front(a)), x.getDimSize(a),
+                     y.getDimSize(a), elements(x.getShape().drop_front(a + 1)),
+                     (int64_t)r.getTaps()});
+    call.params.append(r.getIndices().begin(), r.getIndices().end());
+    call.floats.push_back(r.getExtrapolationValue().convertToFloat());
+    call.floats.append(r.getWeights().begin(), r.getWeights().end());
+    return call;
+  }
+  if (auto t = dyn_cast<TriluOp>(op)) {
+    // {bytes, matrices, rows, cols, k, upper}; a diagonal past the matrix
+    // keeps all or nothing, so k is clamped to keep row + k in range.
+    const int64_t r = x.getRank(), rows = x.getDimSize(r - 2),
+                  cols = x.getDimSize(r - 1);
+    return KernelCall("trilu", {bytes, elements(x.getShape().drop_back(2)),
+                                rows, cols,
+                                std::clamp<int64_t>(t.getK(), -rows, cols),
+                                t.getUpper()});
+  }
+  if (auto oh = dyn_cast<OneHotOp>(op)) {
+    // {value bytes, index type, outer, depth, inner}
+    const int64_t a = oh.getAxis();
+    return KernelCall("one_hot",
+                      {elementBytes(getElementTypeOrSelf(oh.getValues())),
+                       tensorDtype(x.getElementType()),
+                       elements(x.getShape().take_front(a)), (int64_t)oh.getDepth(),
+                       elements(x.getShape().drop_front(a))});
+  }
   auto conversion = cast<CastOp>(op); // {from, to, count}
   return KernelCall("cast", {tensorDtype(x.getElementType()),
                              elementDtype(conversion.getResult()),
@@ -505,7 +541,7 @@ std::optional<KernelCall> kiln::kernelCallOf(Operation *op, std::string &why) {
     return normalizeOrReduceCall(op);
   if (isa<ConcatOp, SplitOp, GatherOp, WhereOp, CastOp, StridedCopyOp,
           GatherElementsOp, ScatterElementsOp, GatherNdOp, ScatterNdOp,
-          CumSumOp, PadOp>(op))
+          CumSumOp, PadOp, ResizeAxisOp, TriluOp, OneHotOp>(op))
     return movementCall(op, why);
   why = "is not a typed graph op";
   return std::nullopt;

@@ -414,6 +414,30 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
           b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
       continue;
     }
+    if (c.kernel == "resize_axis") { // p = {dtype, .., taps, indices}
+      ArrayRef<int64_t> p(c.p);
+      ArrayRef<float> f(c.f);
+      values[c.outputs[0]] = b.create<ResizeAxisOp>(
+          nodeLoc, results[0], operands[0], b.getI64IntegerAttr(attr("axis")),
+          b.getI64IntegerAttr(c.p[5]), b.getDenseI64ArrayAttr(p.drop_front(6)),
+          b.getDenseF32ArrayAttr(f.drop_front(1)), b.getF32FloatAttr(c.f[0]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "trilu") { // p = {bytes, matrices, rows, cols, k, upper}
+      values[c.outputs[0]] = b.create<TriluOp>(
+          nodeLoc, results[0], operands[0], b.getI64IntegerAttr(c.p[4]),
+          b.getBoolAttr(c.p[5] != 0), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
+      continue;
+    }
+    if (c.kernel == "one_hot") { // p = {bytes, index type, outer, depth, inner}
+      values[c.outputs[0]] = b.create<OneHotOp>(
+          nodeLoc, results[0], operands[0], operands[1],
+          b.getI64IntegerAttr(attr("axis")), b.getI64IntegerAttr(c.p[3]),
+          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+      continue;
+    }
     if (c.kernel == "cast") {
       values[c.outputs[0]] = b.create<CastOp>(nodeLoc, results[0], operands[0],
                                               b.getStringAttr(c.opType),

@@ -864,3 +864,91 @@ func.func @f(%x: tensor<2x3xf32>, %v: tensor<2xf32>) -> tensor<2x3xf32> {
   %0 = kiln.pad %x value %v {mode = "constant", node = "p", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 0>} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<4x3xf32> {
+  // expected-error @below {{must differ only along axis 1}}
+  %0 = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: 0, 0, 1>, node = "r", onnx_op = "Resize", taps = 1 : i64, weights = array<f32: 1.0, 1.0, 1.0>} : (tensor<3x2xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<3x3xf32> {
+  // expected-error @below {{taps must be 1, 2 or 4, not 3}}
+  %0 = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: 0, 0, 0, 1, 1, 1, 1, 1, 1>, node = "r", onnx_op = "Resize", taps = 3 : i64, weights = array<f32: 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0>} : (tensor<3x2xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xi32>) -> tensor<3x3xi32> {
+  // expected-error @below {{element type 'i32' cannot be interpolated (f32 or f64 only)}}
+  %0 = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: 0, 1, 0, 1, 0, 1>, node = "r", onnx_op = "Resize", taps = 2 : i64, weights = array<f32: 1.0, 0.0, 1.0, 0.0, 1.0, 0.0>} : (tensor<3x2xi32>) -> tensor<3x3xi32>
+  return %0 : tensor<3x3xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<3x3xf32> {
+  // expected-error @below {{indices and weights must hold 3 x 1 entries (result positions x taps), not 3 and 2}}
+  %0 = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: 0, 0, 1>, node = "r", onnx_op = "Resize", taps = 1 : i64, weights = array<f32: 1.0, 1.0>} : (tensor<3x2xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<3x3xf32> {
+  // expected-error @below {{position 1 reads [2]: each index must lie in [0, 2), or all be -1 (extrapolated)}}
+  %0 = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: 0, 2, 1>, node = "r", onnx_op = "Resize", taps = 1 : i64, weights = array<f32: 1.0, 1.0, 1.0>} : (tensor<3x2xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<3x3xf32> {
+  // expected-error @below {{position 0 reads [-1, 1]: each index must lie in [0, 2), or all be -1 (extrapolated)}}
+  %0 = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: -1, 1, 0, 1, 0, 1>, node = "r", onnx_op = "Resize", taps = 2 : i64, weights = array<f32: 1.0, 0.0, 1.0, 0.0, 1.0, 0.0>} : (tensor<3x2xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{input 'tensor<4xf32>' must have rank 2 or more}}
+  %0 = kiln.trilu %x {k = 0 : i64, node = "t", onnx_op = "Trilu", upper = true} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%i: tensor<3xi64>, %v: tensor<3xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{values must hold two elements (off, on), not 'tensor<3xf32>'}}
+  %0 = kiln.one_hot %i, %v {axis = 1 : i64, depth = 4 : i64, node = "o", onnx_op = "OneHot"} : (tensor<3xi64>, tensor<3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @f(%i: tensor<3xi64>, %v: tensor<2xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{depth must be positive, not -4}}
+  %0 = kiln.one_hot %i, %v {axis = 1 : i64, depth = -4 : i64, node = "o", onnx_op = "OneHot"} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @f(%i: tensor<3xi64>, %v: tensor<2xf32>) -> tensor<4x3xf32> {
+  // expected-error @below {{result must be 'tensor<3x4xf32>'}}
+  %0 = kiln.one_hot %i, %v {axis = 1 : i64, depth = 4 : i64, node = "o", onnx_op = "OneHot"} : (tensor<3xi64>, tensor<2xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @f(%i: tensor<3xi64>, %v: tensor<2xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{axis 2 is not a dimension of a rank-2 input}}
+  %0 = kiln.one_hot %i, %v {axis = 2 : i64, depth = 4 : i64, node = "o", onnx_op = "OneHot"} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}

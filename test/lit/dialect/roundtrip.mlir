@@ -192,3 +192,14 @@ func.func @pad(%x: tensor<2x3xi8>, %v: tensor<i8>) -> (tensor<3x4xi8>, tensor<2x
   %e = kiln.pad %x {mode = "edge", node = "e", onnx_op = "Pad", pads = array<i64: 0, 0, 0, 1>} : (tensor<2x3xi8>) -> tensor<2x4xi8>
   return %p, %e : tensor<3x4xi8>, tensor<2x4xi8>
 }
+
+// CHECK-LABEL: func.func @resize_trilu_one_hot
+// CHECK: kiln.resize_axis %{{.*}} {axis = 1 : i64, extrapolation_value = 5.000000e-01 : f32, indices = array<i64: 0, 1, -1, -1, 1, 1>, node = "r", onnx_op = "Resize", taps = 2 : i64, weights = array<f32: 7.500000e-01, 2.500000e-01, 0.000000e+00, 0.000000e+00, 1.000000e+00, 0.000000e+00>} : (tensor<3x2xf32>) -> tensor<3x3xf32>
+// CHECK: kiln.trilu %{{.*}} {k = -1 : i64, node = "t", onnx_op = "Trilu", upper = true} : tensor<2x3x4xi8>
+// CHECK: kiln.one_hot %{{.*}}, %{{.*}} {axis = 0 : i64, depth = 4 : i64, node = "o", onnx_op = "OneHot"} : (tensor<3xi32>, tensor<2xi1>) -> tensor<4x3xi1>
+func.func @resize_trilu_one_hot(%x: tensor<3x2xf32>, %m: tensor<2x3x4xi8>, %i: tensor<3xi32>, %v: tensor<2xi1>) -> (tensor<3x3xf32>, tensor<2x3x4xi8>, tensor<4x3xi1>) {
+  %r = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.5 : f32, indices = array<i64: 0, 1, -1, -1, 1, 1>, node = "r", onnx_op = "Resize", taps = 2 : i64, weights = array<f32: 0.75, 0.25, 0.0, 0.0, 1.0, 0.0>} : (tensor<3x2xf32>) -> tensor<3x3xf32>
+  %t = kiln.trilu %m {k = -1 : i64, node = "t", onnx_op = "Trilu", upper = true} : tensor<2x3x4xi8>
+  %o = kiln.one_hot %i, %v {axis = 0 : i64, depth = 4 : i64, node = "o", onnx_op = "OneHot"} : (tensor<3xi32>, tensor<2xi1>) -> tensor<4x3xi1>
+  return %r, %t, %o : tensor<3x3xf32>, tensor<2x3x4xi8>, tensor<4x3xi1>
+}

@@ -68,6 +68,26 @@ func.func @runtime(%arg0: tensor<3xf32>) -> tensor<3xf32> {
   return %z : tensor<3xf32>
 }
 
+// Resize (linear, halfway between neighbours), Trilu and OneHot fold too.
+// CHECK-LABEL: func.func @resize_trilu_one_hot
+// CHECK-DAG: %[[R:.*]] = kiln.constant "rz" dense_resource<rz> : tensor<2x2xf32>
+// CHECK-DAG: %[[T:.*]] = kiln.constant "tu" dense_resource<tu> : tensor<2x3xf32>
+// CHECK-DAG: %[[O:.*]] = kiln.constant "oh" dense_resource<oh> : tensor<2x3xf32>
+// CHECK: return %[[R]], %[[T]], %[[O]]
+// CALLS-LABEL: func.func @resize_trilu_one_hot
+// CALLS: kiln.tensor_op "resize_axis"
+// CALLS: kiln.tensor_op "trilu"
+// CALLS: kiln.tensor_op "one_hot"
+func.func @resize_trilu_one_hot() -> (tensor<2x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %x = kiln.constant "x3" dense_resource<x> : tensor<2x3xf32>
+  %r = kiln.resize_axis %x {axis = 1 : i64, extrapolation_value = 0.0 : f32, indices = array<i64: 0, 1, 1, 2>, node = "rz", onnx_op = "Resize", taps = 2 : i64, weights = array<f32: 0.5, 0.5, 0.5, 0.5>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  %t = kiln.trilu %x {k = 1 : i64, node = "tu", onnx_op = "Trilu", upper = true} : tensor<2x3xf32>
+  %i = kiln.constant "i" dense_resource<i> : tensor<2xi64>
+  %s = kiln.constant "s2" dense_resource<s> : tensor<2xf32>
+  %o = kiln.one_hot %i, %s {axis = 1 : i64, depth = 3 : i64, node = "oh", onnx_op = "OneHot"} : (tensor<2xi64>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %r, %t, %o : tensor<2x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
 // x * w summed per row: 9 21; 2 * x * w: 8 10 20 22; Clip(1 2 3 4, max 2.5):
 // 1 2 2.5 2.5; LayerNorm of rows 1 3 and 2 6 (scale 1 2, epsilon 0): -1 2
 // in both, means 2 4, inverse deviations 1 0.5; Hardmax(1 3 2): 0 1 0.
@@ -78,6 +98,12 @@ func.func @runtime(%arg0: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-DAG: y.1: "0x400000000000004000008040"
 // CHECK-DAG: y.2: "0x400000000000803F0000003F"
 // CHECK-DAG: hm: "0x40000000000000000000803F00000000"
+// Rows 1 2 3 and 4 5 6 resized to 1.5 2.5 and 4.5 5.5; above the diagonal:
+// 0 2 3, 0 0 6; indices 0 and -1 (2) of depth 3, off 1 and on 2: 2 1 1,
+// 1 1 2.
+// CHECK-DAG: rz: "0x400000000000C03F00002040000090400000B040"
+// CHECK-DAG: tu: "0x4000000000000000000000400000404000000000000000000000C040"
+// CHECK-DAG: oh: "0x40000000000000400000803F0000803F0000803F0000803F00000040"
 {-#
   dialect_resources: {
     builtin: {
@@ -87,7 +113,8 @@ func.func @runtime(%arg0: tensor<3xf32>) -> tensor<3xf32> {
       hi: "0x0400000000002040",
       ln: "0x040000000000803F00004040000000400000C040",
       s: "0x040000000000803F00000040",
-      h: "0x040000000000803F0000404000000040"
+      h: "0x040000000000803F0000404000000040",
+      i: "0x080000000000000000000000FFFFFFFFFFFFFFFF"
     }
   }
 #-}

@@ -797,10 +797,12 @@ RegisterConverter oneHotOp({"OneHot"}, [](NodeContext &c) {
   shape.push_back(depth);
   shape.insert(shape.end(), idx->shape.begin() + axis, idx->shape.end());
   Tensor &out = c.output(0, vals->dtype, shape);
-  c.call("one_hot",
-         {(int64_t)dtypeSize(vals->dtype), idx->dtype,
-          product(idx->shape, 0, axis), depth, product(idx->shape, axis)},
-         {}, {idx, vals}, {&out});
+  if (Call *k = c.call("one_hot",
+                       {(int64_t)dtypeSize(vals->dtype), idx->dtype,
+                        product(idx->shape, 0, axis), depth,
+                        product(idx->shape, axis)},
+                       {}, {idx, vals}, {&out}))
+    k->attrs = {{"axis", {axis}}};
   return true;
 });
 // EyeLike depends only on its input's shape: the output is a constant.

@@ -352,7 +352,8 @@ bool lowerResize(NodeContext &c) {
     p.insert(p.end(), t.idx.begin(), t.idx.end());
     std::vector<float> f = {ext};
     f.insert(f.end(), t.w.begin(), t.w.end());
-    c.call("resize_axis", p, f, {cur}, {&next});
+    if (Call *k = c.call("resize_axis", p, f, {cur}, {&next}))
+      k->attrs = {{"axis", {d}}};
     cur = &next;
   }
   return true;
