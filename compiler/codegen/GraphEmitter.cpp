@@ -470,7 +470,8 @@ bool generateGraphSources(ModuleOp module,
   os << parts;
   os << "kiln_status " << N << "_run(kiln_ctx *ctx, const void *const *inputs,\n"
      << "    void *const *outputs) {\n"
-     << "  if (!ctx || (!inputs && " << fnType.getNumInputs() << ") || !outputs)\n"
+     << "  if (!ctx || " << (fnType.getNumInputs() ? "!inputs || " : "")
+     << "!outputs)\n"
      << "    return KILN_ERR_INVALID_ARGUMENT;\n"
      << "  if (ctx->magic != 0x4b494c4eu) return KILN_ERR_NOT_INITIALIZED;\n"
      << "  if (!ctx->weights) return KILN_ERR_WEIGHTS_MISSING;\n"
