@@ -20,6 +20,18 @@ using namespace kiln;
 #define GET_ATTRDEF_CLASSES
 #include "compiler/dialect/KilnAttrs.cpp.inc"
 
+ConstantNames::ConstantNames(ModuleOp module) {
+  module.walk([&](ConstantOp c) { names.insert(c.getSource().str()); });
+}
+
+std::string ConstantNames::unique(std::string name) {
+  const std::string base = name;
+  for (int k = 2; names.count(name); ++k)
+    name = base + "#" + std::to_string(k);
+  names.insert(name);
+  return name;
+}
+
 TargetAttr kiln::moduleTarget(ModuleOp module) {
   return module->getAttrOfType<TargetAttr>("kiln.target");
 }

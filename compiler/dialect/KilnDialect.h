@@ -3,6 +3,8 @@
 #define KILN_DIALECT_KILNDIALECT_H
 
 #include <array>
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -128,6 +130,18 @@ mlir::DenseResourceElementsAttr constantValue(mlir::MLIRContext *ctx,
                                               llvm::StringRef name,
                                               mlir::RankedTensorType type,
                                               llvm::ArrayRef<char> bytes);
+
+/// Source names for new kiln.constant ops that no constant of a module has
+/// (the library's weight table and messages name constants by them).
+class ConstantNames {
+public:
+  explicit ConstantNames(mlir::ModuleOp module);
+  /// `name`, or `name#2`, `name#3`, ... if it is taken; then taken.
+  std::string unique(std::string name);
+
+private:
+  std::set<std::string> names;
+};
 
 /// The module's `kiln.target` attribute, or null.
 TargetAttr moduleTarget(mlir::ModuleOp module);

@@ -220,17 +220,7 @@ std::optional<Folded> foldGemm(GemmOp gemm, ArrayRef<float> w,
 struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::set<std::string> names;
-    module.walk([&](ConstantOp c) { names.insert(c.getSource().str()); });
-    // A source name not yet in the module: the library's weight table and
-    // messages name constants by it.
-    auto uniqueName = [&](std::string name) {
-      std::string base = name;
-      for (int k = 2; names.count(name); ++k)
-        name = base + "#" + std::to_string(k);
-      names.insert(name);
-      return name;
-    };
+    ConstantNames names(module);
 
     // kiln.conv and kiln.conv_transpose without an epilogue, and kiln.gemm.
     SmallVector<Operation *> producers;
@@ -286,11 +276,11 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
       };
       Operation *last = chain.back();
       Value newW = builder.create<ConstantOp>(
-          wc.getLoc(), uniqueName(wc.getSource().str() + ".folded"),
+          wc.getLoc(), names.unique(wc.getSource().str() + ".folded"),
           wc.getResult().getType().cast<RankedTensorType>(), asChars(f->w));
       Value newB = builder.create<ConstantOp>(
           last->getLoc(),
-          uniqueName(last->getAttrOfType<StringAttr>("node").str() + ".bias"),
+          names.unique(last->getAttrOfType<StringAttr>("node").str() + ".bias"),
           f->biasType, asChars(f->bias));
       SmallVector<Location> locs = {op->getLoc()};
       for (Operation *step : chain)

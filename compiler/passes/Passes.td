@@ -56,6 +56,19 @@ def FoldConstants : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
   }];
 }
 
+def PackWeights : Pass<"kiln-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Store constant weights in the layout their kernel reads";
+  let description = [{
+    A weight the kernel would rearrange on every run is rearranged once, at
+    compile time: a kiln.gemm with `trans_b` whose B is an f32
+    kiln.constant ([N, K]) gets a new constant holding B transposed ([K,
+    N]) and loses `trans_b`, so the library does not transpose B into
+    scratch at each call (kiln_t_gemm does that for a transposed B). The
+    old constant is erased when nothing else reads it. The product is the
+    same, bit for bit.
+  }];
+}
+
 def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
   let summary = "Fold per-channel scales and shifts into the preceding convolution's or Gemm's weights";
   let description = [{

@@ -15,6 +15,7 @@ const std::vector<PipelineStep> &kiln::pipelineSteps() {
       {"kiln-quantize", true, true},
       {"kiln-fuse-horizontal", true, true},
       {"kiln-fuse-elementwise", true, true},
+      {"kiln-pack-weights", true, true},
       {"kiln-fold-conv-affine", true, true},
       {"kiln-fuse-tensor-epilogues", true, true},
       {"kiln-select-kernels", false, true},
@@ -99,6 +100,8 @@ bool kiln::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
         pm.addPass(createFuseHorizontal());
       } else if (name == "kiln-fuse-elementwise") {
         pm.addPass(createFuseElementwise());
+      } else if (name == "kiln-pack-weights") {
+        pm.addPass(createPackWeights());
       } else if (name == "kiln-fold-conv-affine") {
         pm.addPass(createFoldConvAffine());
       } else if (name == "kiln-fuse-tensor-epilogues") {

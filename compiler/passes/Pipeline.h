@@ -28,7 +28,8 @@ struct PipelineStep {
   bool isPass; // false: a behaviour of another pass (kiln-in-place)
 };
 /// The steps in order: kiln-fold-constants, kiln-quantize,
-/// kiln-fuse-horizontal, kiln-fuse-elementwise, kiln-fold-conv-affine,
+/// kiln-fuse-horizontal, kiln-fuse-elementwise, kiln-pack-weights,
+/// kiln-fold-conv-affine,
 /// kiln-fuse-tensor-epilogues, kiln-select-kernels, kiln-plan-memory, and
 /// kiln-in-place.
 const std::vector<PipelineStep> &pipelineSteps();

@@ -193,20 +193,7 @@ RegisterConverter gemmOp({"Gemm"}, [](NodeContext &c) {
     csn = s[1];
   }
   Tensor &out = c.output(0, a->dtype, {M, N});
-  if (transB && a->dtype == F32) {
-    if (b->isConst) { // constant weights: transpose them now, once
-      Tensor &bt = c.temp(F32, {K, N});
-      bt.isConst = true;
-      bt.data.resize(bt.bytes());
-      const float *src = (const float *)b->data.data();
-      float *dst = (float *)bt.data.data();
-      for (int64_t j = 0; j < N; ++j)
-        for (int64_t k = 0; k < K; ++k)
-          dst[k * N + j] = src[j * K + k];
-      b = &bt;
-      transB = 0;
-    }
-  }
+  // A constant B with transB is transposed by kiln-pack-weights, in the IR.
   c.call("gemm", {a->dtype, M, N, K, transA, transB, cc ? 1 : 0, csm, csn},
          {alpha, beta}, {a, b, cc}, {&out},
          gemmScratch(a->dtype, K, N, transB));
