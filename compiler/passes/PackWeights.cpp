@@ -23,6 +23,26 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
+/// A new constant holding B ([N, K], f32) transposed, placed before `at`;
+/// null if B's bytes are not there.
+Value transposeConstant(ConstantOp c, RankedTensorType type, Operation *at,
+                        ConstantNames &names) {
+  std::optional<ArrayRef<char>> bytes = c.bytes();
+  const int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+  if (!bytes || (int64_t)bytes->size() != n * k * 4)
+    return Value();
+  const float *b = (const float *)bytes->data();
+  std::vector<float> t((size_t)(n * k));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < k; ++i)
+      t[(size_t)(i * n + j)] = b[j * k + i];
+  OpBuilder builder(at);
+  return builder.create<ConstantOp>(
+      c.getLoc(), names.unique(c.getSource().str() + ".t"),
+      RankedTensorType::get({k, n}, type.getElementType()),
+      ArrayRef<char>((const char *)t.data(), t.size() * sizeof(float)));
+}
+
 struct PackWeights : kiln::impl::PackWeightsBase<PackWeights> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -39,26 +59,11 @@ struct PackWeights : kiln::impl::PackWeightsBase<PackWeights> {
       auto type = gemm.getB().getType().cast<RankedTensorType>();
       if (!c || !type.getElementType().isF32() || type.getRank() != 2)
         continue;
-      if (Value done = transposed.lookup(c)) {
-        gemm.getBMutable().assign(done);
-        gemm.setTransB(false);
+      Value &packed = transposed[c];
+      if (!packed)
+        packed = transposeConstant(c, type, gemm, names);
+      if (!packed)
         continue;
-      }
-      std::optional<ArrayRef<char>> bytes = c.bytes();
-      const int64_t n = type.getDimSize(0), k = type.getDimSize(1);
-      if (!bytes || (int64_t)bytes->size() != n * k * 4)
-        continue;
-      const float *b = (const float *)bytes->data();
-      std::vector<float> t((size_t)(n * k));
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < k; ++i)
-          t[(size_t)(i * n + j)] = b[j * k + i];
-      OpBuilder builder(gemm);
-      Value packed = builder.create<ConstantOp>(
-          c.getLoc(), names.unique(c.getSource().str() + ".t"),
-          RankedTensorType::get({k, n}, type.getElementType()),
-          ArrayRef<char>((const char *)t.data(), t.size() * sizeof(float)));
-      transposed[c] = packed;
       gemm.getBMutable().assign(packed);
       gemm.setTransB(false);
     }
