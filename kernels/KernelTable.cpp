@@ -231,11 +231,17 @@ bool kiln::kernels::tensorKernelHasParts(const std::string &kernel) {
 
 int64_t kiln::kernels::tensorEpilogueAt(const std::string &kernel,
                                         const int64_t *p, size_t n) {
-  if ((kernel != "conv" && kernel != "conv_transpose") || n == 0 || p[0] < 1 ||
-      p[0] > 6)
-    return -1;
-  const int64_t at = (kernel == "conv" ? 7 : 6) + 6 * p[0];
-  if ((int64_t)n < at + 1 || p[at] < 0 || (int64_t)n != at + 1 + 4 * p[at])
+  int64_t at = -1;
+  if ((kernel == "conv" || kernel == "conv_transpose") && n > 0 && p[0] >= 1 &&
+      p[0] <= 6)
+    at = (kernel == "conv" ? 7 : 6) + 6 * p[0];
+  else if ((kernel == "matmul" || kernel == "halide_sgemm") && n > 4 &&
+           p[4] >= 0 && p[4] <= 8)
+    at = 5 + 3 * p[4];
+  else if (kernel == "gemm")
+    at = 9;
+  if (at < 0 || (int64_t)n < at + 1 || p[at] < 0 ||
+      (int64_t)n != at + 1 + 4 * p[at])
     return -1;
   return at;
 }

@@ -69,10 +69,12 @@ bool hasPortableKernel(const std::string &weight);
 /// Graph (tensor) kernels that split their work into shares (kiln_tp_NAME,
 /// KILN_TENSOR_PARTS in tensor/kiln_tensor_kernels.def).
 bool tensorKernelHasParts(const std::string &kernel);
-/// Where the epilogue (kiln_tensor.h) of a conv or conv_transpose call begins
-/// in its n integer parameters p: the index of its operation count E, after
-/// {nsp, N, C, M, group, chunk[, direct]} and six per-axis lists, with
-/// exactly E operations after it; -1 for any other kernel or layout.
+/// Where the epilogue (kiln_tensor.h) of a conv, conv_transpose, gemm,
+/// matmul or halide_sgemm call begins in its n integer parameters p: the
+/// index of its operation count E (after {nsp, N, C, M, group, chunk[,
+/// direct]} and six per-axis lists; gemm's nine; matmul's {dtype, M, N, K,
+/// R} and three lists of R), with exactly E operations after it; -1 for any
+/// other kernel or layout.
 int64_t tensorEpilogueAt(const std::string &kernel, const int64_t *p,
                          size_t n);
 } // namespace kiln::kernels

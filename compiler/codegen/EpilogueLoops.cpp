@@ -1,8 +1,8 @@
-//===- EpilogueLoops.cpp - a convolution's epilogue as generated loops ----===//
+//===- EpilogueLoops.cpp - a tensor kernel's epilogue as generated loops -===//
 //
 // A run is a stretch of epilogue operations that each have a loop-body form
-// below: binary arithmetic with a scalar, per-channel, same-shape or saved
-// operand; the unary operations the kernel vectorizes; clip; save. A save
+// below: binary arithmetic with a scalar, per-channel, per-column,
+// same-shape or saved operand; the unary operations the kernel vectorizes; clip; save. A save
 // joins a run only with the operation that reads it back, and a saved read
 // only with its save, since the interpreter keeps its saved copy apart from
 // the loop's. Everything else (BatchNormalization, Sigmoid and the other
@@ -52,7 +52,7 @@ bool inLoop(const int64_t *op) {
   case KILN_EP_SAVE: case KILN_EP_CLIP:
     return true;
   case KILN_EP_SCALAR: case KILN_EP_CHANNEL: case KILN_EP_FULL:
-  case KILN_EP_SAVED:
+  case KILN_EP_SAVED: case KILN_EP_COLUMN:
     return binaryMacro(op[1]) != nullptr;
   case KILN_EP_UNARY:
     return unaryInLoop(op[1]);
@@ -62,8 +62,8 @@ bool inLoop(const int64_t *op) {
 }
 
 /// The loop of operations ops[0, count): its operands read once before the
-/// loop (a scalar, the channel's value, a same-shape operand's row, the
-/// unary's alpha and beta), then per element the interpreter's expressions
+/// loop (a scalar, the channel's value, a same-shape operand's row, a
+/// per-column operand from the block's column, the unary's alpha and beta), then per element the interpreter's expressions
 /// in its order on the running value v (and the saved copy s).
 void writeLoop(raw_ostream &os, StringRef fn, const int64_t *ops,
                int64_t count) {
@@ -79,7 +79,8 @@ void writeLoop(raw_ostream &os, StringRef fn, const int64_t *ops,
     case KILN_EP_SCALAR:
     case KILN_EP_CHANNEL:
     case KILN_EP_FULL:
-    case KILN_EP_SAVED: {
+    case KILN_EP_SAVED:
+    case KILN_EP_COLUMN: {
       std::string other = "s";
       if (op[0] == KILN_EP_SCALAR)
         ps << "  const float c" << k << " = *(const float *)in[" << op[2]
@@ -87,12 +88,13 @@ void writeLoop(raw_ostream &os, StringRef fn, const int64_t *ops,
       else if (op[0] == KILN_EP_CHANNEL)
         ps << "  const float c" << k << " = ((const float *)in[" << op[2]
            << "])[channel];\n";
-      else if (op[0] == KILN_EP_FULL)
+      else if (op[0] == KILN_EP_FULL || op[0] == KILN_EP_COLUMN)
         ps << "  const float *x" << k << " = (const float *)in[" << op[2]
-           << "] + offset;\n";
+           << "] + " << (op[0] == KILN_EP_FULL ? "offset" : "channel")
+           << ";\n";
       if (op[0] == KILN_EP_SCALAR || op[0] == KILN_EP_CHANNEL)
         other = "c" + k;
-      else if (op[0] == KILN_EP_FULL)
+      else if (op[0] == KILN_EP_FULL || op[0] == KILN_EP_COLUMN)
         other = "x" + k + "[i]";
       bs << "    { const float u = " << (op[3] ? other : "v")
          << ", w = " << (op[3] ? "v" : other) << "; v = "

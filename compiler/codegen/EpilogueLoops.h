@@ -1,4 +1,4 @@
-//===- EpilogueLoops.h - a convolution's epilogue as generated loops ------===//
+//===- EpilogueLoops.h - a tensor kernel's epilogue as generated loops ---===//
 //
 // The epilogue interpreter (kiln_epilogue_f32) makes one pass over a block
 // per operation: a nine-operation chain (an affine, HardSwish spelled out,

@@ -595,17 +595,21 @@ static LogicalResult verifyPoolKind(Operation *op, StringRef kind, Type e) {
   return success();
 }
 
-/// The epilogue of a kiln.conv or kiln.conv_transpose of result `y` with M
-/// output channels: each operation's kind, operand shapes and float index.
+/// The epilogue of result `y` of a convolution with M output channels
+/// (columns -1) or of a matrix product with N columns (M -1): each
+/// operation's kind, operand shapes and float index.
 static LogicalResult
 verifyEpilogue(Operation *op, std::optional<ArrayRef<int64_t>> epilogue,
                OperandRange inputs, std::optional<ArrayRef<float>> floats,
-               RankedTensorType y, int64_t M) {
+               RankedTensorType y, int64_t M, int64_t columns) {
   if (!epilogue) {
     if (!inputs.empty() || floats)
       return op->emitOpError("has epilogue inputs or floats but no epilogue");
     return success();
   }
+  if (!y.getElementType().isF32())
+    return op->emitOpError("has an epilogue but a ")
+           << y.getElementType() << " result (epilogues run on f32)";
   ArrayRef<int64_t> ep = *epilogue;
   const int64_t nIn = inputs.size();
   const int64_t nF = floats ? floats->size() : 0;
@@ -627,18 +631,27 @@ verifyEpilogue(Operation *op, std::optional<ArrayRef<int64_t>> epilogue,
       return op->emitOpError("epilogue operation ")
              << s / 4 << " " << listString(ep.slice(s, 4)) << ": " << what;
     };
+    const bool convKind = kind == (int64_t)EpilogueKind::Channel ||
+                          kind == (int64_t)EpilogueKind::BatchNorm;
+    if (convKind && columns >= 0)
+      return bad("is a convolution's kind");
+    if (kind == (int64_t)EpilogueKind::Column && columns < 0)
+      return bad("is a matrix product's kind");
     switch ((EpilogueKind)kind) {
     case EpilogueKind::Save:
       saved = true;
       break;
     case EpilogueKind::Scalar:
     case EpilogueKind::Channel:
-    case EpilogueKind::Full: {
+    case EpilogueKind::Full:
+    case EpilogueKind::Column: {
       RankedTensorType t = operand(a, false);
       const auto k = (EpilogueKind)kind;
       const bool fits = t && (k == EpilogueKind::Scalar ? t.getNumElements() == 1
                               : k == EpilogueKind::Channel
                                   ? broadcastsPerChannel(t, y)
+                              : k == EpilogueKind::Column
+                                  ? broadcastsPerColumn(t, y, columns)
                                   : t == y);
       if (!fits)
         return bad("needs an f32 epilogue input of the kind's shape");
@@ -745,7 +758,7 @@ LogicalResult ConvOp::verify() {
              << (out < 0 ? std::string("none") : std::to_string(out));
   }
   return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
-                        getEpilogueFloats(), y, M);
+                        getEpilogueFloats(), y, M, -1);
 }
 
 LogicalResult ConvTransposeOp::verify() {
@@ -794,7 +807,7 @@ LogicalResult ConvTransposeOp::verify() {
              << (wraps ? std::string("none") : std::to_string(out));
   }
   return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
-                        getEpilogueFloats(), y, M);
+                        getEpilogueFloats(), y, M, -1);
 }
 
 
@@ -837,7 +850,8 @@ LogicalResult GemmOp::verify() {
       return emitOpError("C ") << c << " does not broadcast to [" << M << ", "
                                << N << "]";
   }
-  return success();
+  return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
+                        getEpilogueFloats(), y, -1, N);
 }
 
 std::array<int64_t, 2> GemmOp::getCStrides() {
@@ -1065,7 +1079,10 @@ LogicalResult BatchMatMulOp::verify() {
   if (y.getShape() != ArrayRef<int64_t>(want))
     return emitOpError("result ") << y << " must have the shape "
                                   << listString(want);
-  return success();
+  // The kernel's columns: a 1-D B is one column, dropped from the result.
+  return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
+                        getEpilogueFloats(), y, -1,
+                        b.getRank() > 1 ? bs.back() : 1);
 }
 
 /// True if `axis` names a dimension of a tensor of `rank`; else reports it.

@@ -52,11 +52,14 @@ public:
                          std::vector<std::vector<char>> &outputs) const = 0;
 };
 
-/// The kinds of a kiln.conv epilogue operation ({kind, code, a, b}), the
-/// numbers of kiln_tensor.h's KILN_EP_* (the dialect links no kernels; the
-/// passes that read both check that they agree).
+/// The kinds of an epilogue operation ({kind, code, a, b}) of kiln.conv,
+/// kiln.conv_transpose, kiln.gemm and kiln.batch_matmul, the numbers of
+/// kiln_tensor.h's KILN_EP_* (the dialect links no kernels; the passes that
+/// read both check that they agree). Channel and BatchNorm are the
+/// convolutions', Column the matrix products'; Call only a generated
+/// library's.
 enum class EpilogueKind : int64_t {
-  Save, Scalar, Channel, Full, Saved, Unary, Clip, BatchNorm, Count
+  Save, Scalar, Channel, Full, Saved, Unary, Clip, BatchNorm, Call, Column
 };
 
 /// kiln.binary's kinds, in the order of kiln_tensor.h's KILN_BIN_* codes
@@ -106,6 +109,19 @@ inline bool broadcastsPerChannel(mlir::RankedTensorType t,
     return false;
   for (int64_t d = 0; d < r; ++d)
     if (t.getDimSize(d) != (R - r + d == 1 ? out.getDimSize(1) : 1))
+      return false;
+  return true;
+}
+
+/// True if `t` broadcasts against `out` as one value per column (its last
+/// dimension, of `columns`): [columns], [1, columns], ...
+inline bool broadcastsPerColumn(mlir::RankedTensorType t,
+                                mlir::RankedTensorType out, int64_t columns) {
+  const int64_t r = t.getRank(), R = out.getRank();
+  if (r < 1 || r > R || out.getDimSize(R - 1) != columns)
+    return false;
+  for (int64_t d = 0; d < r; ++d)
+    if (t.getDimSize(d) != (d == r - 1 ? columns : 1))
       return false;
   return true;
 }

@@ -528,8 +528,8 @@ def Kiln_ConvTransposeOp : Kiln_Op<"conv_transpose", [Pure, AttrSizedOperandSegm
   }];
 }
 
-def Kiln_GemmOp : Kiln_Op<"gemm", [Pure]> {
-  let summary = "a general matrix product (ONNX Gemm)";
+def Kiln_GemmOp : Kiln_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "a general matrix product (ONNX Gemm), with the elementwise work after it";
   let description = [{
     result = alpha * A' * B' + beta * C, A' = A (or its transpose with
     `trans_a`) [M, K], B' = B (or its transpose with `trans_b`) [K, N], the
@@ -538,17 +538,26 @@ def Kiln_GemmOp : Kiln_Op<"gemm", [Pure]> {
     kiln-select-kernels lowers it to a kiln.tensor_op "gemm" (kernel
     parameters, scratch; compiler/support/TensorPlans.h).
 
+    `epilogue`, `epilogue_inputs` and `epilogue_floats` are kiln.conv's,
+    with COLUMN operations (one value per column, [N]) in place of
+    CHANNEL and BATCHNORM ones; f32 only.
+
       %y = kiln.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32,
              node = "fc", onnx_op = "Gemm"}
            : (tensor<1x64xf32>, tensor<64x10xf32>, tensor<10xf32>) -> tensor<1x10xf32>
   }];
   let arguments = (ins AnyStaticShapeTensor:$a, AnyStaticShapeTensor:$b,
-                       Optional<AnyStaticShapeTensor>:$c, UnitAttr:$trans_a,
+                       Optional<AnyStaticShapeTensor>:$c,
+                       Variadic<AnyStaticShapeTensor>:$epilogue_inputs,
+                       UnitAttr:$trans_a,
                        UnitAttr:$trans_b, F32Attr:$alpha, F32Attr:$beta,
+                       OptionalAttr<DenseI64ArrayAttr>:$epilogue,
+                       OptionalAttr<DenseF32ArrayAttr>:$epilogue_floats,
                        StrAttr:$onnx_op, StrAttr:$node);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)
+    $a `,` $b (`,` $c^)? (`epilogue` `(` $epilogue_inputs^ `)`)?
+    attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -561,6 +570,10 @@ def Kiln_GemmOp : Kiln_Op<"gemm", [Pure]> {
     /// C's element strides along the result's rows and columns (0 where C
     /// broadcasts; both 0 without C): C[i, j] is element i * s[0] + j * s[1].
     std::array<int64_t, 2> getCStrides();
+    /// Epilogue operations ({kind, code, a, b} each).
+    int64_t getEpilogueLength() {
+      return getEpilogue() ? (int64_t)getEpilogue()->size() / 4 : 0;
+    }
   }];
 }
 
@@ -575,15 +588,30 @@ def Kiln_BatchMatMulOp : Kiln_Op<"batch_matmul", [Pure]> {
     with a stored weight.) kiln-select-kernels lowers it to a
     kiln.tensor_op "matmul".
 
+    `epilogue`, `epilogue_inputs` and `epilogue_floats` are kiln.gemm's: a
+    COLUMN operand has one value per column of B ([N]); f32 only.
+
       %y = kiln.batch_matmul %a, %b {node = "mm", onnx_op = "MatMul"}
            : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
   }];
   let arguments = (ins AnyStaticShapeTensor:$a, AnyStaticShapeTensor:$b,
+                       Variadic<AnyStaticShapeTensor>:$epilogue_inputs,
+                       OptionalAttr<DenseI64ArrayAttr>:$epilogue,
+                       OptionalAttr<DenseF32ArrayAttr>:$epilogue_floats,
                        StrAttr:$onnx_op, StrAttr:$node);
   let results = (outs AnyStaticShapeTensor:$result);
-  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $a `,` $b (`epilogue` `(` $epilogue_inputs^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// Epilogue operations ({kind, code, a, b} each).
+    int64_t getEpilogueLength() {
+      return getEpilogue() ? (int64_t)getEpilogue()->size() / 4 : 0;
+    }
+  }];
 }
 
 def Kiln_SoftmaxOp : Kiln_Op<"softmax", [Pure, SameOperandsAndResultType]> {

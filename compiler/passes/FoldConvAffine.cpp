@@ -222,14 +222,14 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
     ModuleOp module = getOperation();
     ConstantNames names(module);
 
-    // kiln.conv and kiln.conv_transpose without an epilogue, and kiln.gemm.
+    // kiln.conv, kiln.conv_transpose and kiln.gemm without an epilogue.
     SmallVector<Operation *> producers;
     module.walk([&](Operation *op) {
       if (auto conv = dyn_cast<ConvOp>(op); conv && !conv.getEpilogue())
         producers.push_back(op);
       if (auto ct = dyn_cast<ConvTransposeOp>(op); ct && !ct.getEpilogue())
         producers.push_back(op);
-      if (isa<GemmOp>(op))
+      if (auto gemm = dyn_cast<GemmOp>(op); gemm && !gemm.getEpilogue())
         producers.push_back(op);
     });
     for (Operation *op : producers) {
@@ -295,9 +295,10 @@ struct FoldConvAffine : kiln::impl::FoldConvAffineBase<FoldConvAffine> {
             conv.getNodeAttr());
       else if (gemm)
         folded = builder.create<GemmOp>(
-            loc, out, ins[0], newW, newB, gemm.getTransAAttr(), UnitAttr(),
-            gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
-            gemm.getOnnxOpAttr(), gemm.getNodeAttr());
+            loc, out, ins[0], newW, newB, ValueRange{}, gemm.getTransAAttr(),
+            UnitAttr(), gemm.getAlphaAttr(), builder.getF32FloatAttr(1.0f),
+            DenseI64ArrayAttr(), DenseF32ArrayAttr(), gemm.getOnnxOpAttr(),
+            gemm.getNodeAttr());
       else
         folded = builder.create<ConvTransposeOp>(
             loc, out, ins[0], newW, newB, ValueRange{}, ct.getStridesAttr(),

@@ -1,13 +1,15 @@
-//===- FuseTensorEpilogues.cpp - graph elementwise work into conv epilogues ===//
+//===- FuseTensorEpilogues.cpp - elementwise work into epilogues ---------===//
 //
 // Exported CNNs follow nearly every convolution (and transposed convolution)
 // with a chain of elementwise calls: BatchNormalization (or its Mul and Add
 // by per-channel constants), an activation (Relu, Clip, HardSigmoid, or
-// HardSwish spelled out as x * Clip(x + 3, 0, 6) / 6), a residual Add. Each
-// is a pass over the whole output and a buffer of its own. As the
-// convolution's epilogue (kiln_tensor.h) the chain runs on each block of
-// output rows while it is in cache, with the standalone kernels' own loops,
-// so results are unchanged bit for bit.
+// HardSwish spelled out as x * Clip(x + 3, 0, 6) / 6), a residual Add.
+// Transformers follow each MatMul with the Add of a bias per column, then an
+// activation (Swish as x * Sigmoid(x * c), Gelu, Relu) or a residual Add.
+// Each is a pass over the whole output and a buffer of its own. As the
+// producer's epilogue (kiln_tensor.h) the chain runs on each block of output
+// rows while it is in cache, with the standalone kernels' own loops, so
+// results are unchanged bit for bit.
 //
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
@@ -40,17 +42,29 @@ struct Step {
   Operation *op = nullptr;       // the op it replaces
 };
 
-/// How `other` broadcasts against the output type `out` ([N, M, ...]): a
-/// scalar, one value per channel (axis 1), or the output's own shape.
-std::optional<int64_t> operandKind(Value other, RankedTensorType out) {
+/// The output a producer's epilogue runs on: its type and, for a matrix
+/// product, its kernel's columns (-1 for a convolution).
+struct Output {
+  RankedTensorType type;
+  int64_t columns = -1;
+};
+
+/// How `other` broadcasts against the output: a scalar, the output's own
+/// shape, or one value per channel (a convolution's axis 1) or per column (a
+/// matrix product's last axis).
+std::optional<int64_t> operandKind(Value other, const Output &out) {
   auto t = other.getType().dyn_cast<RankedTensorType>();
   if (!t || !t.getElementType().isF32())
     return std::nullopt;
   if (t.getNumElements() == 1)
     return KILN_EP_SCALAR;
-  if (t == out)
+  if (t == out.type)
     return KILN_EP_FULL;
-  if (!broadcastsPerChannel(t, out))
+  if (out.columns >= 0)
+    return broadcastsPerColumn(t, out.type, out.columns)
+               ? std::optional<int64_t>(KILN_EP_COLUMN)
+               : std::nullopt;
+  if (!broadcastsPerChannel(t, out.type))
     return std::nullopt;
   return KILN_EP_CHANNEL;
 }
@@ -66,17 +80,17 @@ BinaryOp epilogueBinary(Operation *op, RankedTensorType out) {
   return b;
 }
 
-/// `u` as an epilogue step on `cur` (of type `out`), if it is one: an f32
-/// binary with a scalar, per-channel or same-shape other operand, a unary,
-/// a clip with scalar bounds, or a batch normalization.
-/// `saved` may not be read here.
-std::optional<Step> matchStep(Operation *u, Value cur, RankedTensorType out,
+/// `u` as an epilogue step on `cur` (of the output's type), if it is one: an
+/// f32 binary with a scalar, per-channel (per-column) or same-shape other
+/// operand, a unary, a clip with scalar bounds, or (after a convolution) a
+/// batch normalization. `saved` may not be read here.
+std::optional<Step> matchStep(Operation *u, Value cur, const Output &out,
                               Value saved) {
-  if (u->getNumResults() != 1 || u->getResult(0).getType() != out)
+  if (u->getNumResults() != 1 || u->getResult(0).getType() != out.type)
     return std::nullopt;
   Step s;
   s.op = u;
-  if (BinaryOp bin = epilogueBinary(u, out)) {
+  if (BinaryOp bin = epilogueBinary(u, out.type)) {
     if ((bin.getLhs() == cur) == (bin.getRhs() == cur))
       return std::nullopt; // neither, or op(x, x)
     s.swap = bin.getRhs() == cur;
@@ -91,7 +105,7 @@ std::optional<Step> matchStep(Operation *u, Value cur, RankedTensorType out,
     return s;
   }
   if (auto un = dyn_cast<UnaryOp>(u)) {
-    if (un.getInput() != cur || !out.getElementType().isF32())
+    if (un.getInput() != cur || !out.type.getElementType().isF32())
       return std::nullopt;
     s.kind = KILN_EP_UNARY;
     s.code = un.getKindCode();
@@ -99,7 +113,7 @@ std::optional<Step> matchStep(Operation *u, Value cur, RankedTensorType out,
     return s;
   }
   if (auto clip = dyn_cast<ClipOp>(u)) {
-    if (clip.getInput() != cur || !out.getElementType().isF32())
+    if (clip.getInput() != cur || !out.type.getElementType().isF32())
       return std::nullopt;
     for (Value bound : {clip.getMin(), clip.getMax()})
       if (bound && (bound == saved ||
@@ -112,7 +126,8 @@ std::optional<Step> matchStep(Operation *u, Value cur, RankedTensorType out,
     return s;
   }
   if (auto bn = dyn_cast<BatchNormOp>(u)) {
-    if (bn.getInput() != cur || !out.getElementType().isF32())
+    if (bn.getInput() != cur || !out.type.getElementType().isF32() ||
+        out.columns >= 0)
       return std::nullopt;
     for (Value v : {bn.getScale(), bn.getBias(), bn.getMean(),
                     bn.getVariance()}) {
@@ -135,14 +150,14 @@ Operation *onlyUser(Value v) {
 /// `cur` read by two ops, `a` starting a chain of steps and `b` combining
 /// the chain's end with `cur` again (x * Clip(x + 3, 0, 6): HardSwish
 /// spelled out): SAVE, the chain, then b on the saved value.
-bool matchSaved(Value cur, Operation *a, Operation *b, RankedTensorType out,
+bool matchSaved(Value cur, Operation *a, Operation *b, const Output &out,
                 SmallVector<Step> &steps) {
   SmallVector<Step> chain;
   Value v = cur;
   Operation *op = a;
   for (int i = 0; i < kMaxSavedChain && op; ++i) {
     if (op == b) {
-      BinaryOp bin = epilogueBinary(b, out);
+      BinaryOp bin = epilogueBinary(b, out.type);
       if (!bin || v == cur ||
           !((bin.getLhs() == cur && bin.getRhs() == v) ||
             (bin.getLhs() == v && bin.getRhs() == cur)))
@@ -174,25 +189,35 @@ struct FuseTensorEpiloguesPass
   using FuseTensorEpiloguesBase::FuseTensorEpiloguesBase;
 
   void runOnOperation() override {
-    SmallVector<Operation *> convs;
+    SmallVector<Operation *> producers;
     getOperation().walk([&](Operation *op) {
-      if (isa<ConvOp, ConvTransposeOp>(op))
-        convs.push_back(op);
+      if (isa<ConvOp, ConvTransposeOp, GemmOp, BatchMatMulOp>(op))
+        producers.push_back(op);
     });
-    for (Operation *conv : convs) {
-      if (auto c = dyn_cast<ConvOp>(conv))
-        fuse(c);
-      else
-        fuse(cast<ConvTransposeOp>(conv));
+    for (Operation *op : producers) {
+      if (auto c = dyn_cast<ConvOp>(op))
+        fuse(c, -1);
+      else if (auto ct = dyn_cast<ConvTransposeOp>(op))
+        fuse(ct, -1);
+      else if (auto g = dyn_cast<GemmOp>(op))
+        fuse(g, g.getResult().getType().cast<ShapedType>().getDimSize(1));
+      else {
+        auto mm = cast<BatchMatMulOp>(op);
+        auto b = mm.getB().getType().cast<ShapedType>();
+        fuse(mm, b.getRank() > 1 ? b.getDimSize(b.getRank() - 1) : 1);
+      }
     }
   }
 
-  /// Fuses the chain after `conv` (a kiln.conv or kiln.conv_transpose) into
-  /// its epilogue; the convolution moves to where the chain ended.
-  template <typename ConvLike> void fuse(ConvLike conv) {
-    auto out =
+  /// Fuses the chain after `conv` (a kiln.conv, kiln.conv_transpose, or
+  /// with its `columns` a kiln.gemm or kiln.batch_matmul) into its epilogue;
+  /// the producer moves to where the chain ended.
+  template <typename Producer> void fuse(Producer conv, int64_t columns) {
+    Output out;
+    out.type =
         conv.getResult().getType().template dyn_cast<RankedTensorType>();
-    if (!out || !out.getElementType().isF32())
+    out.columns = columns;
+    if (!out.type || !out.type.getElementType().isF32())
       return;
     SmallVector<Step> steps;
     Value cur = conv.getResult();
@@ -244,6 +269,7 @@ struct FuseTensorEpiloguesPass
       case KILN_EP_SCALAR:
       case KILN_EP_CHANNEL:
       case KILN_EP_FULL:
+      case KILN_EP_COLUMN:
         a = input(s.x);
         c = s.swap;
         break;

@@ -23,8 +23,9 @@ static_assert((int64_t)EpilogueKind::Save == KILN_EP_SAVE &&
                   (int64_t)EpilogueKind::Unary == KILN_EP_UNARY &&
                   (int64_t)EpilogueKind::Clip == KILN_EP_CLIP &&
                   (int64_t)EpilogueKind::BatchNorm == KILN_EP_BATCHNORM &&
-                  (int64_t)EpilogueKind::Count == KILN_EP_CALL,
-              "kiln.conv's epilogue kinds are kiln_tensor.h's");
+                  (int64_t)EpilogueKind::Call == KILN_EP_CALL &&
+                  (int64_t)EpilogueKind::Column == KILN_EP_COLUMN,
+              "the typed ops' epilogue kinds are kiln_tensor.h's");
 
 static_assert(std::size(kBinaryKinds) == KILN_BIN_PRELU + 1 &&
                   kindCode(kBinaryKinds, "pow") == KILN_BIN_POW &&
@@ -96,6 +97,7 @@ bool epilogueCode(int64_t kind, int64_t code) {
   case EpilogueKind::Channel:
   case EpilogueKind::Full:
   case EpilogueKind::Saved:
+  case EpilogueKind::Column:
     return code >= 0 && code <= KILN_BIN_PRELU && code != KILN_BIN_POW &&
            (code < KILN_BIN_EQUAL || code > KILN_BIN_XOR);
   case EpilogueKind::Unary:
@@ -125,6 +127,61 @@ template <typename ConvLike> ConvGeometry geometryOf(ConvLike conv) {
   return g;
 }
 
+/// Appends the epilogue of `op` (a kiln.conv, kiln.conv_transpose,
+/// kiln.gemm or kiln.batch_matmul) to `call`: its count and operations, with
+/// operand indices counted among the kernel's inputs (the epilogue's follow
+/// the first `first`) and float indices among its floats (the epilogue's
+/// follow those already in `call`). Its inputs take the slots after the
+/// op's own operands, `first` of them with an absent one (-1), when `call`
+/// has slots.
+template <typename OpWithEpilogue>
+bool appendEpilogue(OpWithEpilogue op, int64_t first, KernelCall &call,
+                    std::string &why) {
+  call.params.push_back(op.getEpilogueLength());
+  const int64_t floatsAt = (int64_t)call.floats.size();
+  if (auto ep = op.getEpilogue())
+    for (size_t i = 0; i < ep->size(); i += 4) {
+      int64_t kind = (*ep)[i], code = (*ep)[i + 1], a = (*ep)[i + 2],
+              b = (*ep)[i + 3];
+      if (!epilogueCode(kind, code)) {
+        why = "epilogue operation " + std::to_string(i / 4) +
+              ": no float epilogue runs code " + std::to_string(code);
+        return false;
+      }
+      switch ((EpilogueKind)kind) {
+      case EpilogueKind::Scalar:
+      case EpilogueKind::Channel:
+      case EpilogueKind::Full:
+      case EpilogueKind::Column:
+        a += first;
+        break;
+      case EpilogueKind::BatchNorm:
+        a += first;
+        b += floatsAt;
+        break;
+      case EpilogueKind::Unary:
+        a += floatsAt;
+        break;
+      case EpilogueKind::Clip:
+        a = a < 0 ? a : a + first;
+        b = b < 0 ? b : b + first;
+        break;
+      default:
+        break;
+      }
+      call.params.append({kind, code, a, b});
+    }
+  if (auto f = op.getEpilogueFloats())
+    call.floats.append(f->begin(), f->end());
+  // The epilogue's inputs are the op's last operands.
+  const int64_t nOps = op->getNumOperands();
+  if (!call.slots.empty())
+    for (int64_t i = nOps - (int64_t)op.getEpilogueInputs().size(); i < nOps;
+         ++i)
+      call.slots.push_back(i);
+  return true;
+}
+
 /// The call of a kiln.conv ("conv") or kiln.conv_transpose
 /// ("conv_transpose"): the parameters and scratch TensorPlans chooses for
 /// its shape, then its epilogue with operand indices counted among the
@@ -139,42 +196,12 @@ std::optional<KernelCall> convCall(ConvLike conv, std::string &why) {
     why = "its scratch overflows 64-bit sizes";
     return std::nullopt;
   }
-  params.push_back(conv.getEpilogueLength());
-  constexpr int64_t kFirst = 3; // the epilogue's inputs follow X, W, bias
-  if (auto ep = conv.getEpilogue())
-    for (size_t i = 0; i < ep->size(); i += 4) {
-      int64_t kind = (*ep)[i], code = (*ep)[i + 1], a = (*ep)[i + 2],
-              b = (*ep)[i + 3];
-      if (!epilogueCode(kind, code)) {
-        why = "epilogue operation " + std::to_string(i / 4) +
-              ": no float epilogue runs code " + std::to_string(code);
-        return std::nullopt;
-      }
-      switch ((EpilogueKind)kind) {
-      case EpilogueKind::Scalar:
-      case EpilogueKind::Channel:
-      case EpilogueKind::Full:
-      case EpilogueKind::BatchNorm:
-        a += kFirst;
-        break;
-      case EpilogueKind::Clip:
-        a = a < 0 ? a : a + kFirst;
-        b = b < 0 ? b : b + kFirst;
-        break;
-      default:
-        break;
-      }
-      params.insert(params.end(), {kind, code, a, b});
-    }
   KernelCall call(transposed ? "conv_transpose" : "conv",
                   SmallVector<int64_t>(params.begin(), params.end()));
-  if (auto f = conv.getEpilogueFloats())
-    call.floats.assign(f->begin(), f->end());
-  if (!conv.getBias()) {
+  if (!conv.getBias())
     call.slots = {0, 1, -1};
-    for (int64_t i = 2; i < (int64_t)conv->getNumOperands(); ++i)
-      call.slots.push_back(i);
-  }
+  if (!appendEpilogue(conv, 3, call, why)) // after X, W, bias
+    return std::nullopt;
   call.scratch = scratch;
   return call;
 }
@@ -245,8 +272,9 @@ KernelCall poolCall(Operation *op) {
 }
 
 /// kiln.gemm: p = {dtype, M, N, K, transA, transB, hasC, C's strides along
-/// M and N (0 where it broadcasts)}, f = {alpha, beta}.
-KernelCall gemmCall(GemmOp gemm) {
+/// M and N (0 where it broadcasts), epilogue...}, f = {alpha, beta,
+/// epilogue floats...}.
+std::optional<KernelCall> gemmCall(GemmOp gemm, std::string &why) {
   auto y = gemm.getResult().getType().cast<RankedTensorType>();
   const int64_t M = y.getDimSize(0), N = y.getDimSize(1), K = gemm.getInner();
   const int32_t dtype = tensorDtype(y.getElementType());
@@ -258,11 +286,26 @@ KernelCall gemmCall(GemmOp gemm) {
                  gemm.getBeta().convertToFloat()};
   if (!gemm.getC())
     call.slots = {0, 1, -1};
+  if (!appendEpilogue(gemm, 3, call, why)) // after A, B, C
+    return std::nullopt;
   call.scratch = gemmScratch(dtype, K, N, gemm.getTransB());
   return call;
 }
 
-/// kiln.batch_matmul, the normalizations (kiln.softmax, kiln.layer_norm,
+/// kiln.batch_matmul: kiln_t_matmul's parameters (TensorPlans), then its
+/// epilogue.
+std::optional<KernelCall> matmulCall(BatchMatMulOp mm, std::string &why) {
+  const int32_t dtype = elementDtype(mm.getResult());
+  std::vector<int64_t> p =
+      planMatMul(dtype, shapeOf(mm.getA()), shapeOf(mm.getB()));
+  KernelCall call{"matmul", SmallVector<int64_t>(p.begin(), p.end())};
+  call.scratch = matmulScratchBytes(dtype);
+  if (!appendEpilogue(mm, 2, call, why)) // after A, B
+    return std::nullopt;
+  return call;
+}
+
+/// The normalizations (kiln.softmax, kiln.layer_norm,
 /// kiln.instance_norm, kiln.lrn) and the reductions (kiln.reduce,
 /// kiln.arg_reduce); each kernel documents its parameters
 /// (kernels/tensor/*.c).
@@ -270,13 +313,6 @@ KernelCall normalizeOrReduceCall(Operation *op) {
   auto x = op->getOperand(0).getType().cast<RankedTensorType>();
   ArrayRef<int64_t> shape = x.getShape();
   const int32_t dtype = tensorDtype(x.getElementType());
-  if (auto mm = dyn_cast<BatchMatMulOp>(op)) {
-    std::vector<int64_t> p =
-        planMatMul(dtype, shapeOf(mm.getA()), shapeOf(mm.getB()));
-    KernelCall call{"matmul", SmallVector<int64_t>(p.begin(), p.end())};
-    call.scratch = matmulScratchBytes(dtype);
-    return call;
-  }
   if (auto sm = dyn_cast<SoftmaxOp>(op)) { // {kind, dtype, outer, n, inner}
     const int64_t a = sm.getAxis();
     const int64_t n = sm.getFlatten() ? elements(shape.drop_front(a)) : shape[a];
@@ -531,13 +567,15 @@ std::optional<KernelCall> kiln::kernelCallOf(Operation *op, std::string &why) {
   if (auto conv = dyn_cast<ConvTransposeOp>(op))
     return convCall(conv, why);
   if (auto gemm = dyn_cast<GemmOp>(op))
-    return gemmCall(gemm);
+    return gemmCall(gemm, why);
   if (isa<PoolOp, GlobalPoolOp>(op))
     return poolCall(op);
   if (isa<BinaryOp, UnaryOp, ClipOp, BatchNormOp>(op))
     return elementwiseCall(op);
-  if (isa<BatchMatMulOp, SoftmaxOp, LayerNormOp, InstanceNormOp, LrnOp,
-          ReduceOp, ArgReduceOp>(op))
+  if (auto mm = dyn_cast<BatchMatMulOp>(op))
+    return matmulCall(mm, why);
+  if (isa<SoftmaxOp, LayerNormOp, InstanceNormOp, LrnOp, ReduceOp,
+          ArgReduceOp>(op))
     return normalizeOrReduceCall(op);
   if (isa<ConcatOp, SplitOp, GatherOp, WhereOp, CastOp, StridedCopyOp,
           GatherElementsOp, ScatterElementsOp, GatherNdOp, ScatterNdOp,

@@ -89,17 +89,18 @@ def FoldConvAffine : Pass<"kiln-fold-conv-affine", "mlir::ModuleOp"> {
 }
 
 def FuseTensorEpilogues : Pass<"kiln-fuse-tensor-epilogues", "mlir::ModuleOp"> {
-  let summary = "Fuse a graph convolution's elementwise successors into its epilogue";
+  let summary = "Fuse the elementwise successors of a graph convolution or matrix product into its epilogue";
   let description = [{
-    A kiln.conv (or kiln.tensor_op "conv_transpose") whose f32 result is read
-    only by an elementwise op takes that op as an epilogue operation
-    (kiln.conv's `epilogue`; the call's parameters, kiln_tensor.h), and so
-    on down the chain:
-      kiln.binary (not pow) with a scalar, a per-channel ([M, 1, ...]) or a
-        same-shape other operand (BatchNormalization as Mul and Add, a
-        residual Add)
-      kiln.unary (relu, hard_sigmoid, sigmoid, ...), kiln.clip,
-        kiln.batchnorm
+    A kiln.conv, kiln.conv_transpose, kiln.gemm or kiln.batch_matmul whose
+    f32 result is read only by an elementwise op takes that op as an
+    epilogue operation (the op's `epilogue`; the call's parameters,
+    kiln_tensor.h), and so on down the chain:
+      kiln.binary (not pow) with a scalar, a same-shape other operand (a
+        residual Add), a per-channel one after a convolution ([M, 1, ...]:
+        BatchNormalization as Mul and Add) or a per-column one after a
+        matrix product ([N]: a bias)
+      kiln.unary (relu, hard_sigmoid, sigmoid, ...), kiln.clip, and after a
+        convolution kiln.batchnorm
       a value read by two calls, one starting a chain whose end the other
         combines with it again (x * Clip(x + 3, 0, 6): HardSwish spelled out)
     The fused call takes the place of the chain's last call and its result;

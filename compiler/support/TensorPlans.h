@@ -78,7 +78,9 @@ int64_t gemmScratch(int32_t dtype, int64_t K, int64_t N, bool transB);
 /// kiln_t_matmul's parameters for numpy's matmul of A (`a`) and B (`b`),
 /// which the caller has checked: {dtype, M, N, K, batch rank, batch shape,
 /// A's and B's element strides per batch dimension (0 where one
-/// broadcasts)}. A 1-D A is a row [1, K], a 1-D B a column [K, 1].
+/// broadcasts)}, up to its epilogue count (which the caller appends, with
+/// the epilogue's operations). A 1-D A is a row [1, K], a 1-D B a column
+/// [K, 1].
 std::vector<int64_t> planMatMul(int32_t dtype, std::vector<int64_t> a,
                                 std::vector<int64_t> b);
 /// Scratch bytes of kiln_t_matmul: float products pack B panels.

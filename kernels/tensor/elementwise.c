@@ -480,6 +480,10 @@ void kiln_epilogue_f32(const int64_t *ep, const float *f,
       case KILN_EP_BATCHNORM:
         kiln_batchnorm_channel_f32(in + op[2], f[op[3]], channel, yb, yb, m);
         break;
+      case KILN_EP_COLUMN: /* b is 0 in kiln_epilogue_rows_f32's calls */
+        ep_binary(code, yb, (const float *)in[op[2]] + channel + b, 1,
+                  (int)op[3], m);
+        break;
       case KILN_EP_CALL: {
         kiln_epilogue_fn fn;
         memcpy(&fn, &in[op[2]], sizeof fn); /* a function stored as data */
@@ -490,4 +494,15 @@ void kiln_epilogue_f32(const int64_t *ep, const float *f,
       }
     }
   }
+}
+
+void kiln_epilogue_rows_f32(const int64_t *ep, const float *f,
+                            const void *const *in, float *y, int64_t rows,
+                            int64_t n, int64_t ld, int64_t col,
+                            int64_t offset, int64_t N) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t b = 0; b < n; b += KILN_EP_BLOCK)
+      kiln_epilogue_f32(ep, f, in, y + r * ld + b,
+                        n - b < KILN_EP_BLOCK ? n - b : KILN_EP_BLOCK,
+                        col + b, offset + r * N + b);
 }

@@ -351,20 +351,23 @@ KILN_GEMM_GENERIC(KILN_U64, uint64_t)
 
 /* MatMul with numpy semantics (ops/NN.cpp has already turned 1-D operands
  * into matrices and broadcast the batch dimensions).
- *   p = {dtype, M, N, K, R, batch[R], aStride[R], bStride[R]}
+ *   p = {dtype, M, N, K, R, batch[R], aStride[R], bStride[R], epilogue...}
+ *   in = {A, B, the epilogue's operands...}
+ *   f = the epilogue's float parameters
  * A is [..., M, K], B is [..., K, N], both dense per matrix; aStride and
  * bStride give each operand's offset per batch index in elements (0 on a
- * broadcast dimension). Y is [batch..., M, N], dense. Scratch (f32):
+ * broadcast dimension). Y is [batch..., M, N], dense. The epilogue
+ * (kiln_tensor.h; E = 0: none, always for other types than f32) runs on each
+ * share's rows as soon as its product is written. Scratch (f32):
  * KILN_SGEMM_PACK_FLOATS floats.
  * Shares (kiln_tp_matmul): rows of Y counted across the batch, or, when
  * there are too few rows for every share to have several register tiles,
  * columns. */
 void kiln_tp_matmul(const int64_t *p, const float *f, const void *const *in,
                     void *const *out, void *scratch, int part, int parts) {
-  (void)f;
   int64_t dtype = p[0], M = p[1], N = p[2], K = p[3];
   int R = (int)p[4];
-  const int64_t *batch = p + 5, *as = batch + R, *bs = as + R;
+  const int64_t *batch = p + 5, *as = batch + R, *bs = as + R, *ep = bs + R;
   int64_t idx[KILN_MAX_RANK] = {0}, count = 1;
   for (int d = 0; d < R; ++d)
     count *= batch[d];
@@ -392,6 +395,9 @@ void kiln_tp_matmul(const int64_t *p, const float *f, const void *const *in,
         kiln_sgemm(i1 - i0, c1 - c0, K, 1.0f, (const float *)a, K, 1,
                    (const float *)b, N, (float *)c, N, 0, NULL,
                    (float *)scratch);
+        if (ep[0])
+          kiln_epilogue_rows_f32(ep, f, in, (float *)c, i1 - i0, c1 - c0, N,
+                                 c0, (y * M + i0) * N + c0, N);
         break;
 #define X(code, T)                                                            \
   case code:                                                                  \
@@ -414,18 +420,22 @@ void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
 }
 
 /* Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (same for B).
- *   p = {dtype, M, N, K, transA, transB, hasC, cStrideM, cStrideN}
- *   f = {alpha, beta}
+ *   p = {dtype, M, N, K, transA, transB, hasC, cStrideM, cStrideN,
+ *        epilogue...}
+ *   in = {A, B, C or NULL, the epilogue's operands...}
+ *   f = {alpha, beta, the epilogue's float parameters...}
  * A is [M, K] or [K, M] (transA), B is [K, N] or [N, K]; C (optional) is
  * read at i * cStrideM + j * cStrideN (its unidirectional broadcast to
- * [M, N]). Scratch (f32): KILN_SGEMM_PACK_FLOATS floats for the GEMM, then
- * with transB K * N floats where B^T is packed so that the GEMM's inner loop
- * stays contiguous. */
+ * [M, N]). The epilogue (kiln_tensor.h; E = 0: none, always for other types
+ * than f32) runs on Y once the product is written. Scratch (f32):
+ * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then with transB K * N floats
+ * where B^T is packed so that the GEMM's inner loop stays contiguous. */
 void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   int64_t dtype = p[0], M = p[1], N = p[2], K = p[3];
   int transA = (int)p[4], transB = (int)p[5], hasC = (int)p[6];
   int64_t csm = p[7], csn = p[8];
+  const int64_t *ep = p + 9;
   float alpha = f[0], beta = f[1];
   int64_t sam = transA ? 1 : K, sak = transA ? M : 1;
   int64_t sbk = transB ? 1 : N, sbn = transB ? K : 1;
@@ -449,6 +459,8 @@ void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
     }
     kiln_sgemm(M, N, K, alpha, (const float *)in[0], sam, sak, B, N, Y, N, acc,
                NULL, pack);
+    if (ep[0])
+      kiln_epilogue_rows_f32(ep, f, in, Y, M, N, N, 0, 0, N);
     break;
   }
 #define X(code, T)                                                            \

@@ -135,10 +135,13 @@ enum {
 #define KILN_EX_CLIP_LO(x, lo) ((x) < (lo) ? (lo) : (x))
 #define KILN_EX_CLIP_HI(x, hi) ((x) > (hi) ? (hi) : (x))
 
-/* An epilogue: elementwise work a producing kernel (conv) applies to its f32
- * output while it is in cache, in place of the separate binary, unary and
- * clip calls it replaces, with the same expressions (bit-identical results).
- * Its parameters: E, then E operations of four integers {kind, code, a, b}:
+/* An epilogue: elementwise work a producing kernel (conv, gemm, matmul)
+ * applies to its f32 output while it is in cache, in place of the separate
+ * binary, unary and clip calls it replaces, with the same expressions
+ * (bit-identical results). The kernel calls it on blocks of one output
+ * channel (a convolution's) or of one output row (a matrix product's,
+ * through kiln_epilogue_rows_f32). Its parameters: E, then E operations of
+ * four integers {kind, code, a, b}:
  *   KILN_EP_SAVE     keeps y (for KILN_EP_SAVED)
  *   KILN_EP_SCALAR   y = code(y, in[a][0])            (b = 1: code(in[a][0], y))
  *   KILN_EP_CHANNEL  y = code(y, in[a][channel])      (b as above)
@@ -148,10 +151,13 @@ enum {
  *   KILN_EP_CLIP     y = clip(y, in[a] or none, in[b] or none) (-1: none)
  *   KILN_EP_BATCHNORM  y = kiln_t_batchnorm's y with scale, B, mean and var
  *                    in[a], ..., in[a + 3] and epsilon f[b]
- * code is a kiln_t_binary or kiln_t_unary operation code. */
+ *   KILN_EP_COLUMN   y = code(y, in[a][channel + i])  (b as above; a matrix
+ *                    product's, whose `channel` is the column of y[0])
+ * code is a kiln_t_binary or kiln_t_unary operation code. CHANNEL and
+ * BATCHNORM belong to convolutions, COLUMN to matrix products. */
 enum {
   KILN_EP_SAVE, KILN_EP_SCALAR, KILN_EP_CHANNEL, KILN_EP_FULL, KILN_EP_SAVED,
-  KILN_EP_UNARY, KILN_EP_CLIP, KILN_EP_BATCHNORM, KILN_EP_CALL
+  KILN_EP_UNARY, KILN_EP_CLIP, KILN_EP_BATCHNORM, KILN_EP_CALL, KILN_EP_COLUMN
 };
 /* KILN_EP_CALL {kind, count, a, 0} runs the `count` operations after it as
  * one loop that the model's generated code holds (in[a], a kiln_epilogue_fn
@@ -172,6 +178,14 @@ void kiln_batchnorm_channel_f32(const void *const *params, float eps,
 void kiln_epilogue_f32(const int64_t *ep, const float *f,
                        const void *const *in, float *y, int64_t n,
                        int64_t channel, int64_t offset);
+/* Applies the epilogue `ep` of a matrix product with N output columns to
+ * `rows` rows of n columns from column `col` (row r at y + r * ld), y[0]
+ * being element `offset` of the output. Each call of kiln_epilogue_f32 it
+ * makes covers one block of one row, so that `channel` is its column. */
+void kiln_epilogue_rows_f32(const int64_t *ep, const float *f,
+                            const void *const *in, float *y, int64_t rows,
+                            int64_t n, int64_t ld, int64_t col,
+                            int64_t offset, int64_t N);
 
 /* X-macros over element types, for kernels that switch on a type code:
  * X(code, C type). */

@@ -78,7 +78,8 @@ void kiln_halide_dense_f32(halide_buffer_t *b, halide_dimension_t *d,
 }
 
 /* MatMul's kernel call (kiln_t_matmul's parameters, f32):
- *   p = {dtype, M, N, K, R, batch[R], aStride[R], bStride[R]}
+ *   p = {dtype, M, N, K, R, batch[R], aStride[R], bStride[R], ...}
+ * (the epilogue after them is the library step's, run after this call):
  * Y[b] = A[b] B[b] for each batch index, A and B at their strides per batch
  * index (0 on a broadcast dimension), Y dense. `fn` is the pipeline compiled
  * for M x N x K. A pipeline that fails (none can: no asserts, no heap) would

@@ -1,11 +1,13 @@
 //===- EpilogueLoopsTest.cpp - which epilogue runs become generated loops -===//
 //
-// emitEpilogueLoops (compiler/codegen) rewrites a conv's epilogue so that runs
-// of operations with a loop form go through KILN_EP_CALL; kiln_epilogue_f32
-// calls the loop and skips the run. The lit test fuse-tensor-epilogues proves
-// the generated loops keep the bits on real calls; these pin the run
-// boundaries (a save and its read together or not at all, interpreter-only
-// operations between runs) and the interpreter's side of the call.
+// emitEpilogueLoops (compiler/codegen) rewrites a conv's or matrix product's
+// epilogue so that runs of operations with a loop form go through
+// KILN_EP_CALL; kiln_epilogue_f32 calls the loop and skips the run. The lit
+// tests fuse-tensor-epilogues and fuse-matmul-epilogues prove the generated
+// loops keep the bits on real calls; these pin the run boundaries (a save
+// and its read together or not at all, interpreter-only operations between
+// runs), the interpreter's side of the call, and the columns a matrix
+// product's rows pass it.
 //
 #include "compiler/codegen/EpilogueLoops.h"
 #include "kernels/tensor/kiln_tensor.h"
@@ -93,7 +95,7 @@ TEST(EpilogueLoops, SaveStaysWithItsRead) {
 }
 
 TEST(EpilogueLoops, OtherKernelsAndSingletonsUntouched) {
-  EXPECT_TRUE(emit({kAdd3, kMul4}, 5, "matmul").fns.empty());
+  EXPECT_TRUE(emit({kAdd3, kMul4}, 5, "softmax").fns.empty());
   Emitted one = emit({kBatchNorm, kAdd3});
   EXPECT_TRUE(one.fns.empty());
   EXPECT_EQ(one.params, convParams({kBatchNorm, kAdd3}));
@@ -130,6 +132,53 @@ TEST(EpilogueLoops, InterpreterCallsTheLoopAndSkipsItsRun) {
   std::vector<std::pair<int64_t, int64_t>> want = {
       {256, 1000}, {256, 1256}, {88, 1512}};
   EXPECT_EQ(gCalls, want);
+}
+
+TEST(EpilogueLoops, MatrixProductColumnRun) {
+  // A matmul call {f32, M 3, N 5, K 4, no batch} with a bias per column
+  // (COLUMN Add of input 2) and Relu: one loop, reading the bias from the
+  // block's column; its CALL takes input 3 (after A, B and the bias).
+  const std::vector<int64_t> bias = {KILN_EP_COLUMN, KILN_BIN_ADD, 2, 0};
+  const std::vector<int64_t> relu = {KILN_EP_UNARY, KILN_UN_RELU, 0, 0};
+  llvm::SmallVector<int64_t> p = {KILN_F32, 3, 5, 4, 0, 2};
+  for (const auto &op : {bias, relu})
+    p.append(op.begin(), op.end());
+  int64_t next = 0;
+  std::string code;
+  llvm::SmallVector<int64_t> fns =
+      kiln::emitEpilogueLoops("matmul", p, 3, "m", next, code);
+  ASSERT_EQ(fns.size(), 1u);
+  std::vector<int64_t> want = {KILN_F32, 3, 5, 4, 0, 3, KILN_EP_CALL, 2, 3, 0};
+  want.insert(want.end(), bias.begin(), bias.end());
+  want.insert(want.end(), relu.begin(), relu.end());
+  EXPECT_EQ(std::vector<int64_t>(p.begin(), p.end()), want);
+  EXPECT_NE(code.find("const float *x0 = (const float *)in[2] + channel;"),
+            std::string::npos)
+      << code;
+}
+
+TEST(EpilogueLoops, RowsPassTheirColumns) {
+  // kiln_epilogue_rows_f32 over 2 rows of 600 columns from column 100 of an
+  // output 1000 wide: y = x + bias[column] + residual[offset], with the row
+  // split into blocks whose column and offset both advance.
+  const int64_t N = 1000, rows = 2, n = 600, col = 100;
+  std::vector<float> bias(N), res(rows * N), y(rows * N, 0.0f);
+  for (int64_t j = 0; j < N; ++j)
+    bias[j] = (float)j;
+  for (int64_t i = 0; i < rows * N; ++i)
+    res[i] = 0.5f * (float)i;
+  const void *in[2] = {bias.data(), res.data()};
+  const int64_t ep[] = {2, KILN_EP_COLUMN, KILN_BIN_ADD, 0, 0,
+                        KILN_EP_FULL, KILN_BIN_ADD, 1, 0};
+  kiln_epilogue_rows_f32(ep, nullptr, in, y.data() + col, rows, n, N, col,
+                         col, N);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < N; ++j) {
+      const bool in_block = j >= col && j < col + n;
+      const float want =
+          in_block ? (float)j + 0.5f * (float)(r * N + j) : 0.0f;
+      ASSERT_EQ(y[r * N + j], want) << r << " " << j;
+    }
 }
 
 } // namespace

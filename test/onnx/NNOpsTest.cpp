@@ -564,7 +564,7 @@ TEST(OnnxNN, GemmKernelTransposedOperandsThroughScratch) {
   Tensor a = floatTensor({K, M}, 18), b = floatTensor({N, K}, 19),
          c = floatTensor({N}, 20);
   std::vector<float> y(M * N), scratch(KILN_SGEMM_PACK_FLOATS + K * N);
-  int64_t p[] = {F32, M, N, K, 1, 1, 1, 0, 1};
+  int64_t p[] = {F32, M, N, K, 1, 1, 1, 0, 1, 0}; // no epilogue
   float f[] = {0.5f, -2.0f};
   const void *in[] = {a.data.data(), b.data.data(), c.data.data()};
   void *out[] = {y.data()};

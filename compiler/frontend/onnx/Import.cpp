@@ -255,10 +255,10 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
     if (c.kernel == "gemm") { // p = {dtype, M, N, K, transA, transB, ...}
       auto op = b.create<GemmOp>(
           nodeLoc, results[0], operands[0], operands[1],
-          operands.size() > 2 ? operands[2] : Value(),
+          operands.size() > 2 ? operands[2] : Value(), ValueRange{},
           c.p[4] ? b.getUnitAttr() : UnitAttr(),
           c.p[5] ? b.getUnitAttr() : UnitAttr(), b.getF32FloatAttr(c.f[0]),
-          b.getF32FloatAttr(c.f[1]),
+          b.getF32FloatAttr(c.f[1]), DenseI64ArrayAttr(), DenseF32ArrayAttr(),
           b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
       values[c.outputs[0]] = op;
       continue;
@@ -272,8 +272,9 @@ OwningOpRef<ModuleOp> importLoweredGraph(MLIRContext &ctx,
     auto attr = [&](const char *name) { return list(name).front(); };
     if (c.kernel == "matmul") {
       values[c.outputs[0]] = b.create<BatchMatMulOp>(
-          nodeLoc, results[0], operands[0], operands[1],
-          b.getStringAttr(c.opType), b.getStringAttr(c.nodeName));
+          nodeLoc, results[0], operands[0], operands[1], ValueRange{},
+          DenseI64ArrayAttr(), DenseF32ArrayAttr(), b.getStringAttr(c.opType),
+          b.getStringAttr(c.nodeName));
       continue;
     }
     if (c.kernel == "softmax") { // p = {kind, dtype, outer, n, inner}

@@ -331,6 +331,50 @@ func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4
 
 // -----
 
+// A matrix product's epilogue has COLUMN operations, not CHANNEL or
+// BATCHNORM ones (a convolution's), and runs on f32 only.
+func.func @f(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %s: tensor<5xf32>) -> tensor<3x5xf32> {
+  // expected-error @below {{epilogue operation 0 [2, 2, 0, 0]: is a convolution's kind}}
+  %0 = kiln.gemm %a, %b epilogue(%s) {alpha = 1.0 : f32, beta = 1.0 : f32, epilogue = array<i64: 2, 2, 0, 0>, node = "g", onnx_op = "Gemm"} : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %s: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @below {{epilogue operation 0 [9, 0, 0, 0]: is a matrix product's kind}}
+  %0 = kiln.conv %x, %w epilogue(%s) {dilations = array<i64: 1, 1>, epilogue = array<i64: 9, 0, 0, 0>, group = 1 : i64, node = "c", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A per-column operand of the result's rows ([3]), not its columns.
+func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %s: tensor<3xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @below {{epilogue operation 0 [9, 0, 0, 0]: needs an f32 epilogue input of the kind's shape}}
+  %0 = kiln.batch_matmul %a, %b epilogue(%s) {epilogue = array<i64: 9, 0, 0, 0>, node = "m", onnx_op = "MatMul"} : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<3xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// A 1-D B is one column, dropped from the result: its last axis is A's rows.
+func.func @f(%a: tensor<3x4xf32>, %b: tensor<4xf32>, %s: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @below {{epilogue operation 0 [9, 0, 0, 0]: needs an f32 epilogue input of the kind's shape}}
+  %0 = kiln.batch_matmul %a, %b epilogue(%s) {epilogue = array<i64: 9, 0, 0, 0>, node = "m", onnx_op = "MatMul"} : (tensor<3x4xf32>, tensor<4xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<3x4xi64>, %b: tensor<4x5xi64>) -> tensor<3x5xi64> {
+  // expected-error @below {{has an epilogue but a 'i64' result (epilogues run on f32)}}
+  %0 = kiln.batch_matmul %a, %b {epilogue = array<i64: 5, 0, 0, 0>, epilogue_floats = array<f32: 0.0, 0.0>, node = "m", onnx_op = "MatMul"} : (tensor<3x4xi64>, tensor<4x5xi64>) -> tensor<3x5xi64>
+  return %0 : tensor<3x5xi64>
+}
+
+// -----
+
 func.func @f(%a: tensor<3x4xf32>, %b: tensor<5x4xf32>) -> tensor<3x4xf32> {
   // expected-error @below {{inner dimensions differ: A' is [3, 4], B' is [5, 4]}}
   %0 = kiln.gemm %a, %b {alpha = 1.0 : f32, beta = 1.0 : f32, node = "g", onnx_op = "Gemm"} : (tensor<3x4xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>

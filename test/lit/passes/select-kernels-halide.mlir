@@ -24,14 +24,14 @@
 // A batched f32 product with B broadcast over the batch: one pipeline of
 // 3 x 6 x 4 runs for each of the 2 x 5 matrices.
 // HALIDE-LABEL: func.func @products
-// HALIDE: kiln.tensor_op "halide_sgemm"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24>} :
+// HALIDE: kiln.tensor_op "halide_sgemm"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24, 0>} :
 // HALIDE-NOT: kiln.parts
 // Integers, and f64, keep the C kernel.
 // HALIDE: kiln.tensor_op "matmul"(%arg2, %arg3) {node = "i", onnx_op = "MatMul", params = array<i64: 7,
 // HALIDE: kiln.tensor_op "matmul"(%arg4, %arg5) {node = "d", onnx_op = "MatMul", params = array<i64: 11,
 // C-LABEL: func.func @products
 // C-NOT: halide
-// C: kiln.tensor_op "matmul"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24>, scratch = 16384 : i64}
+// C: kiln.tensor_op "matmul"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24, 0>, scratch = 16384 : i64}
 // C-NOT: halide
 func.func @products(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>,
                     %v: tensor<4xi64>, %w: tensor<3x4x2xi64>,

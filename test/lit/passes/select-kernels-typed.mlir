@@ -55,16 +55,40 @@ func.func @pow(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>, %e: tensor<f32>) ->
 
 // -----
 
+// A matrix product's epilogue: operand indices move past A and B (matmul)
+// or A, B and C (gemm, whose missing C is slot -1), float indices past
+// alpha and beta (gemm's).
+// CHECK-LABEL: func.func @matrix_epilogue
+// CHECK: kiln.tensor_op "matmul"(%arg0, %arg1, %arg2, %arg3) {fparams = array<f32: 0.000000e+00, 0.000000e+00>, {{.*}}params = array<i64: 1, 3, 5, 4, 0, 3, 9, 0, 2, 1, 3, 2, 3, 0, 5, 0, 0, 0>, scratch = 16384 : i64}
+// CHECK: kiln.tensor_op "gemm"(%arg0, %arg1, %arg2) {fparams = array<f32: 1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00>, {{.*}}params = array<i64: 1, 3, 5, 4, 0, 0, 0, 0, 0, 2, 9, 2, 3, 0, 5, 0, 2, 0>, scratch = 16384 : i64, slots = array<i64: 0, 1, -1, 2>}
+func.func @matrix_epilogue(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>,
+                           %s: tensor<5xf32>, %r: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>) {
+  %y = kiln.batch_matmul %a, %b epilogue(%s, %r) {epilogue = array<i64: 9, 0, 0, 1, 3, 2, 1, 0, 5, 0, 0, 0>, epilogue_floats = array<f32: 0.0, 0.0>, node = "m", onnx_op = "MatMul"} : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %g = kiln.gemm %a, %b epilogue(%s) {alpha = 1.0 : f32, beta = 1.0 : f32, epilogue = array<i64: 9, 2, 0, 0, 5, 0, 0, 0>, epilogue_floats = array<f32: 0.0, 0.0>, node = "g", onnx_op = "Gemm"} : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+  return %y, %g : tensor<3x5xf32>, tensor<3x5xf32>
+}
+
+// -----
+
+// Pow runs in double in kiln_t_binary; no epilogue runs it.
+func.func @matrix_pow(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %e: tensor<f32>) -> tensor<3x5xf32> {
+  // expected-error @below {{epilogue operation 0: no float epilogue runs code 4}}
+  %y = kiln.batch_matmul %a, %b epilogue(%e) {epilogue = array<i64: 1, 4, 0, 0>, node = "m", onnx_op = "MatMul"} : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  return %y : tensor<3x5xf32>
+}
+
+// -----
+
 // kiln.gemm becomes kiln.tensor_op "gemm": p = {dtype, M, N, K, transA,
-// transB, hasC, C's strides along M and N}, f = {alpha, beta}; a float one
+// transB, hasC, C's strides along M and N, epilogue count}, f = {alpha, beta}; a float one
 // packs B panels in 16 KiB of scratch and transposes a B of trans_b into
 // K x N floats more. C of [N] broadcasts along M (stride 0), [M, 1] along N;
 // without C, slot -1. Integer products take no scratch.
 // CHECK-LABEL: func.func @gemm
-// CHECK: kiln.tensor_op "gemm"(%arg0, %arg1, %arg3) {fparams = array<f32: 2.000000e+00, 5.000000e-01>, node = "g", onnx_op = "Gemm", params = array<i64: 1, 3, 5, 4, 0, 0, 1, 0, 1>, scratch = 16384 : i64}
-// CHECK: kiln.tensor_op "gemm"(%arg0, %arg2, %arg4) {fparams = array<f32: 1.000000e+00, 1.000000e+00>, node = "t", onnx_op = "Gemm", params = array<i64: 1, 3, 5, 4, 0, 1, 1, 1, 0>, scratch = 16464 : i64}
-// CHECK: kiln.tensor_op "gemm"(%arg0, %arg1) {fparams = array<f32: 1.000000e+00, 1.000000e+00>, node = "n", onnx_op = "Gemm", params = array<i64: 1, 3, 5, 4, 0, 0, 0, 0, 0>, scratch = 16384 : i64, slots = array<i64: 0, 1, -1>}
-// CHECK: kiln.tensor_op "gemm"(%arg5, %arg6) {{{.*}}params = array<i64: 7, 4, 3, 4, 1, 0, 0, 0, 0>, slots = array<i64: 0, 1, -1>}
+// CHECK: kiln.tensor_op "gemm"(%arg0, %arg1, %arg3) {fparams = array<f32: 2.000000e+00, 5.000000e-01>, node = "g", onnx_op = "Gemm", params = array<i64: 1, 3, 5, 4, 0, 0, 1, 0, 1, 0>, scratch = 16384 : i64}
+// CHECK: kiln.tensor_op "gemm"(%arg0, %arg2, %arg4) {fparams = array<f32: 1.000000e+00, 1.000000e+00>, node = "t", onnx_op = "Gemm", params = array<i64: 1, 3, 5, 4, 0, 1, 1, 1, 0, 0>, scratch = 16464 : i64}
+// CHECK: kiln.tensor_op "gemm"(%arg0, %arg1) {fparams = array<f32: 1.000000e+00, 1.000000e+00>, node = "n", onnx_op = "Gemm", params = array<i64: 1, 3, 5, 4, 0, 0, 0, 0, 0, 0>, scratch = 16384 : i64, slots = array<i64: 0, 1, -1>}
+// CHECK: kiln.tensor_op "gemm"(%arg5, %arg6) {{{.*}}params = array<i64: 7, 4, 3, 4, 1, 0, 0, 0, 0, 0>, slots = array<i64: 0, 1, -1>}
 func.func @gemm(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %bt: tensor<5x4xf32>,
                 %c: tensor<5xf32>, %cm: tensor<3x1xf32>, %ai: tensor<4x4xi64>,
                 %bi: tensor<4x3xi64>)
@@ -137,11 +161,11 @@ func.func @pool(%x: tensor<1x2x6x6xf32>) -> (tensor<1x2x1x1xf32>, tensor<1x2x3x3
 
 // kiln.batch_matmul becomes kiln.tensor_op "matmul": p = {type, M, N, K,
 // batch rank, batch shape, A's and B's strides per batch dimension (0 where
-// one broadcasts)}; float products pack B panels in 16 KiB of scratch. A 1-D
+// one broadcasts), epilogue count}; float products pack B panels in 16 KiB of scratch. A 1-D
 // A is one row.
 // CHECK-LABEL: func.func @batch_matmul
-// CHECK: kiln.tensor_op "matmul"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24>, scratch = 16384 : i64}
-// CHECK: kiln.tensor_op "matmul"(%arg2, %arg3) {node = "v", onnx_op = "MatMul", params = array<i64: 7, 1, 2, 4, 1, 3, 0, 8>}
+// CHECK: kiln.tensor_op "matmul"(%arg0, %arg1) {node = "m", onnx_op = "MatMul", params = array<i64: 1, 3, 6, 4, 2, 2, 5, 12, 0, 0, 24, 0>, scratch = 16384 : i64}
+// CHECK: kiln.tensor_op "matmul"(%arg2, %arg3) {node = "v", onnx_op = "MatMul", params = array<i64: 7, 1, 2, 4, 1, 3, 0, 8, 0>}
 func.func @batch_matmul(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>, %v: tensor<4xi64>, %w: tensor<3x4x2xi64>) -> (tensor<2x5x3x6xf32>, tensor<3x2xi64>) {
   %y = kiln.batch_matmul %a, %b {node = "m", onnx_op = "MatMul"} : (tensor<2x1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<2x5x3x6xf32>
   %z = kiln.batch_matmul %v, %w {node = "v", onnx_op = "MatMul"} : (tensor<4xi64>, tensor<3x4x2xi64>) -> tensor<3x2xi64>

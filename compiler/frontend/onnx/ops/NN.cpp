@@ -156,8 +156,9 @@ RegisterConverter matmulOp({"MatMul"}, [](NodeContext &c) {
   if (b->rank() > 1)
     shape.push_back(N);
   Tensor &out = c.output(0, a->dtype, shape);
-  c.call("matmul", planMatMul(a->dtype, a->shape, b->shape), {}, {a, b},
-         {&out}, matmulScratchBytes(a->dtype));
+  std::vector<int64_t> p = planMatMul(a->dtype, a->shape, b->shape);
+  p.push_back(0); // no epilogue
+  c.call("matmul", p, {}, {a, b}, {&out}, matmulScratchBytes(a->dtype));
   return true;
 });
 
@@ -194,7 +195,7 @@ RegisterConverter gemmOp({"Gemm"}, [](NodeContext &c) {
   }
   Tensor &out = c.output(0, a->dtype, {M, N});
   // A constant B with transB is transposed by kiln-pack-weights, in the IR.
-  c.call("gemm", {a->dtype, M, N, K, transA, transB, cc ? 1 : 0, csm, csn},
+  c.call("gemm", {a->dtype, M, N, K, transA, transB, cc ? 1 : 0, csm, csn, 0},
          {alpha, beta}, {a, b, cc}, {&out},
          gemmScratch(a->dtype, K, N, transB));
   return true;
