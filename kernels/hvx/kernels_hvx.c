@@ -5,13 +5,14 @@
  * vectors 4 * tw bytes apart, and the buffer ends in 128 bytes of padding): for each tile and 32-element block,
  * vector g holds, in lane j, 4 consecutive unsigned weight bytes of row j, so
  * that vrmpy(Vu.ub, Rt.b) with the 4 matching activation bytes in Rt adds
- * their dot product to lane j. After the vectors come the rows' f32 scales.
+ * their dot product to lane j. After the vectors come the rows' scales.
  *
  *  q4_0: 4 vectors (lane j byte t of vector g: element 4g+t in the low nibble,
- *        element 16+4g+t in the high one, unsigned 0..15), 32 f32 d
- *        (640 bytes per full tile-block)
+ *        element 16+4g+t in the high one, unsigned 0..15), 32 words of
+ *        fixed-point d (below) (640 bytes per full tile-block)
  *  q4_k: same nibbles, 32 f32 d*sc, 32 f32 dmin*m                      (768)
- *  q8_0: 8 vectors of q+128 (0..255; element 4g+t), 32 f32 d         (1152)
+ *  q8_0: 8 vectors of q+128 (0..255; element 4g+t), 32 words of
+ *        fixed-point d                                               (1152)
  *  q6_k: 8 vectors of the 6-bit values (0..63), 32 f32 d*sc for
  *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
  *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels, 32 f32 d
@@ -27,8 +28,21 @@
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
- * v67 HVX has no float arithmetic: the integer block sums go through a
- * vector store to the per-row float scaling in scalar code.
+ * v67 HVX has no float arithmetic. q4_0 and q8_0 scale in fixed point: row
+ * j's block scale d is m * S_j / 2^(15 + k), with m a 16-bit integer in the
+ * high half of lane j's word, sh - k (sh = KILN_HVX_SHIFT) in its low half
+ * and S_j a power of two (the rows' f32 S follow the last tile); an
+ * activation block's d is a * A / 2^(15 + fk) with A a power of two over
+ * the chunk's blocks. Each block's sum, shifted left by sh - k, takes m and
+ * then a in two rounding 32x16 multiplies (vmpyo), a rounding shift right
+ * by fk, and adds into a lane accumulator; the sum per row goes to float
+ * once per chunk. m and a hold the f16 scales' 11-bit mantissas whole (the
+ * weights' while within 2^(sh + 4) of the row's largest), the shifts keep
+ * each block's term under 2^31 (the lanes sum in 64 bits), and the
+ * roundings fall 2^sh below a unit of the integer sums: the fixed point
+ * rounds less than the products' float sums do. The other types' integer
+ * block sums go through a vector store to the per-row float scaling in
+ * scalar code.
  */
 #include "kiln_kernels.h"
 
@@ -45,9 +59,22 @@ typedef struct {
   float ad[KILN_HVX_CHUNK];
   int32_t lo[KILN_HVX_CHUNK], hi[KILN_HVX_CHUNK]; /* sums of 0..15, 16..31 */
   int32_t aw[KILN_HVX_CHUNK][8]; /* the 32 int8 as 8 little-endian words */
+  /* Fixed point: ad = (fa >> 16) * A / 2^(15 + fk), fa's high half holding
+   * ad's mantissa whole; fr rounds the shift by fk. */
+  int32_t fa[KILN_HVX_CHUNK], fk[KILN_HVX_CHUNK], fr[KILN_HVX_CHUNK];
+  float A; /* a power of two above every ad of the chunk (0 if all are 0) */
 } kiln_hvx_act;
 
+/* 2^(e+1) for the largest e with 2^e <= x (x > 0, normal), by its bits. */
+static inline float kiln_hvx_pow2_above(float x) {
+  union { float f; uint32_t u; } v = {x};
+  v.u = ((v.u >> 23) + 1) << 23;
+  return v.f;
+}
+
 static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
+  float amax = 0.0f;
+  int finite = 1;
   for (int b = 0; b < n; ++b) {
     const int8_t *q = a[b].qs;
     p->ad[b] = kiln_g_f16(a[b].d);
@@ -63,13 +90,39 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
                               (uint32_t)(uint8_t)q[4 * g + 1] << 8 |
                               (uint32_t)(uint8_t)q[4 * g + 2] << 16 |
                               (uint32_t)(uint8_t)q[4 * g + 3] << 24);
+    amax = p->ad[b] > amax ? p->ad[b] : amax;
+    finite &= p->ad[b] <= 65504.0f; /* not an infinite or NaN input */
+  }
+  /* ad is an f16 (>= 0) of 11 significant bits: scaled by the power of two
+   * above it to below 2^15, it is an exact 15-bit integer; fk is the
+   * distance from that power to A. One too far below A to reach the sums
+   * (fk > 30) counts as 0. An input that was not finite makes the chunk's
+   * sums NaN, as the float products would. */
+  p->A = !finite ? __builtin_nanf("")
+         : amax > 0 ? kiln_hvx_pow2_above(amax)
+                    : 0.0f;
+  union { float f; uint32_t u; } eA = {p->A};
+  for (int b = 0; b < n; ++b) {
+    const float ad = p->ad[b];
+    int32_t fa = 0, fk = 0;
+    if (finite && ad > 0) {
+      union { float f; uint32_t u; } above = {kiln_hvx_pow2_above(ad)};
+      fk = (int32_t)((eA.u >> 23) - (above.u >> 23));
+      fa = fk > 30 ? 0 : (int32_t)(ad * (32768.0f / above.f) + 0.5f);
+      fk = fk > 30 ? 0 : fk;
+    }
+    p->fa[b] = (int32_t)((uint32_t)fa << 16);
+    p->fk[b] = fk;
+    p->fr[b] = fk ? 1 << (fk - 1) : 0;
   }
 }
 
-/* Q6_K: two halves with a scale each (q6_k, q3_k); Q2_K: the same with a
- * min term each; U5: one scale and a min term (q5_1, q5_k). */
-enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_Q6_K, KILN_HVX_U5,
-       KILN_HVX_Q2_K };
+/* Q4_0 and Q8_0: fixed-point scales; B8: bytes of value + 128 with an f32
+ * scale (q5_0, the IQ4 types); Q6_K: two halves with a scale each (q6_k,
+ * q3_k); Q2_K: the same with a min term each; U5: one scale and a min term
+ * (q5_1, q5_k). */
+enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_Q6_K,
+       KILN_HVX_U5, KILN_HVX_Q2_K };
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -78,13 +131,43 @@ kiln_hvx_ld(const uint8_t *p, const int aligned) {
   return (HVX_Vector)*(const kiln_hvx_vu *)p;
 }
 
-/* Integer block sums of one tile (tw rows; vectors tw * 4 bytes apart). */
+/* Left shift of a fixed-point block sum: |sum| < 2^15 (q4_0: 32 * 8 * 127)
+ * or 2^19 (q8_0: 32 * 128 * 127) times it stays under 2^30, and the
+ * roundings after it fall 2^15 and 2^11 below a unit of the integer sum
+ * (HvxTarget.cpp packs with the same shifts). */
+#define KILN_HVX_SHIFT(mode) ((mode) == KILN_HVX_Q4_0 ? 15 : 11)
+
+/* Block b's integer sum `s` (lane j: row j) scaled in fixed point and
+ * added to the 64-bit lane sums (*hi, *lo): s shifted left by the low half
+ * of the block's word at wm, times its high half m (the weights' d), then
+ * times the activation's fa, each a rounding 32 x 16 multiply that keeps
+ * the product's bits from 2^15 up, then shifted right by fk, rounded. */
+static inline __attribute__((always_inline)) void
+kiln_hvx_fold(HVX_Vector *hi, HVX_Vector *lo, HVX_Vector s, const uint8_t *wm,
+              const kiln_hvx_act *act, int b, const int mode,
+              const int aligned) {
+  const HVX_Vector word = kiln_hvx_ld(wm, aligned);
+  HVX_Vector t = Q6_Vw_vmpyo_VwVh_s1_rnd_sat(
+      Q6_Vw_vasl_VwVw(s, Q6_V_vand_VV(word, Q6_V_vsplat_R(31))), word);
+  HVX_Vector u = Q6_Vw_vmpyo_VwVh_s1_rnd_sat(t, Q6_V_vsplat_R(act->fa[b]));
+  u = Q6_Vw_vasr_VwR(Q6_Vw_vadd_VwVw(u, Q6_V_vsplat_R(act->fr[b])),
+                     act->fk[b]);
+  HVX_VectorPred carry = Q6_Q_vcmp_gt_VwVw(Q6_V_vzero(), Q6_V_vzero());
+  *lo = Q6_Vw_vadd_VwVwQ_carry(*lo, u, &carry);
+  *hi = Q6_Vw_vadd_VwVwQ_carry(*hi, Q6_Vw_vasr_VwR(u, 31), &carry);
+}
+
+/* Integer block sums of one tile (tw rows; vectors tw * 4 bytes apart), or
+ * for q4_0 and q8_0 their fixed-point sum over the chunk, 64 bits a lane,
+ * in fixed[0] (high words) and fixed[1] (low). */
 static inline __attribute__((always_inline)) void
 kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
-              int nc, HVX_Vector (*isum)[2], const int mode, const int aligned) {
+              int nc, HVX_Vector (*isum)[2], HVX_Vector *fixed, const int mode,
+              const int aligned) {
   const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
   const int vs = 4 * tw;
   const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f);
+  HVX_Vector fhi = Q6_V_vzero(), flo = Q6_V_vzero();
   for (int b = 0; b < nc; ++b) {
     const uint8_t *wb = wt + (size_t)b * tb;
     const int32_t *aw = act->aw[b];
@@ -97,9 +180,14 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
         acc = Q6_Vw_vrmpyacc_VwVubRb(
             acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
       }
-      isum[b][0] = acc;
+      if (mode == KILN_HVX_Q4_0)
+        kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, mode, aligned);
+      else
+        isum[b][0] = acc;
     } else {
-      const int off = mode == KILN_HVX_Q8_0 ? -128 : mode == KILN_HVX_Q6_K ? -32 : 0;
+      const int off = mode == KILN_HVX_Q8_0 || mode == KILN_HVX_B8 ? -128
+                      : mode == KILN_HVX_Q6_K                   ? -32
+                                                                : 0;
       HVX_Vector a0 = Q6_V_vsplat_R(off * act->lo[b]);
       HVX_Vector a1 = Q6_V_vsplat_R(off * act->hi[b]);
       for (int g = 0; g < 4; ++g) {
@@ -107,7 +195,10 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
         a1 = Q6_Vw_vrmpyacc_VwVubRb(a1, kiln_hvx_ld(wb + vs * (g + 4), aligned),
                                     aw[g + 4]);
       }
-      if (mode != KILN_HVX_Q6_K && mode != KILN_HVX_Q2_K) {
+      if (mode == KILN_HVX_Q8_0) {
+        kiln_hvx_fold(&fhi, &flo, Q6_Vw_vadd_VwVw(a0, a1), wb + 8 * vs, act, b,
+                      mode, aligned);
+      } else if (mode != KILN_HVX_Q6_K && mode != KILN_HVX_Q2_K) {
         isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
       } else {
         isum[b][0] = a0;
@@ -115,6 +206,8 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
       }
     }
   }
+  fixed[0] = fhi;
+  fixed[1] = flo;
 }
 
 static inline __attribute__((always_inline)) void
@@ -127,8 +220,12 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
   const int bpb = (nib ? 16 : 32) +
                   (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4); /* bytes per row-block */
+  const int fixed = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0;
+  /* The rows' powers of two after the tiles (fixed point). */
+  const uint8_t *rowPow = w + (size_t)N * nb * bpb;
   kiln_hvx_act act;
-  HVX_Vector isum[KILN_HVX_CHUNK][2];
+  HVX_Vector isum[KILN_HVX_CHUNK][2], fx[2];
+  int32_t fxs[2][KILN_HVX_TILE] __attribute__((aligned(128)));
   for (int r = 0; r < rows; ++r) {
     const kiln_q8_block *ar = a + (int64_t)r * nb;
     float *yr = y + (int64_t)r * N;
@@ -143,9 +240,28 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
         const uint8_t *wt =
             w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
         if (aligned && nv == KILN_HVX_TILE)
-          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, mode, 1);
+          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 1);
         else
-          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, mode, 0);
+          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 0);
+        if (fixed) {
+          /* To float once per row and chunk: sum * S_j * A / 2^shift. */
+          *(HVX_Vector *)fxs[0] = fx[0];
+          *(HVX_Vector *)fxs[1] = fx[1];
+          const float unit =
+              act.A / (float)(1 << KILN_HVX_SHIFT(mode));
+          for (int j = 0; j < nv; ++j) {
+            const float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
+            float sj;
+            if (aligned) /* the weight 128-byte aligned: S_j word-aligned */
+              sj = ((const float *)rowPow)[n0 + j];
+            else
+              __builtin_memcpy(&sj, rowPow + 4 * (n0 + j), 4);
+            const int64_t sum =
+                (int64_t)((uint64_t)(uint32_t)fxs[0][j] << 32 | (uint32_t)fxs[1][j]);
+            yr[n0 + j] = acc + (float)sum * (sj * unit);
+          }
+          continue;
+        }
         /* Float scaling per row and block, scalar. */
         for (int j = 0; j < nv; ++j) {
           float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
@@ -154,7 +270,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             const float ad = act.ad[b];
             const float s0 = *(const float *)sp;
             const float i0 = (float)((const int32_t *)&isum[b][0])[j];
-            if (mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0) {
+            if (mode == KILN_HVX_B8) {
               acc += i0 * (s0 * ad);
             } else if (mode == KILN_HVX_Q4_K || mode == KILN_HVX_U5) {
               const float s1 = *(const float *)(sp + 4 * nv);
@@ -253,9 +369,9 @@ KILN_HVX_KERNEL(q4_0, KILN_HVX_Q4_0)
 KILN_HVX_KERNEL(q4_k, KILN_HVX_Q4_K)
 KILN_HVX_KERNEL(q8_0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(q6_k, KILN_HVX_Q6_K)
-KILN_HVX_KERNEL(q5_0, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(iq4_nl, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(iq4_xs, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(q5_0, KILN_HVX_B8)
+KILN_HVX_KERNEL(iq4_nl, KILN_HVX_B8)
+KILN_HVX_KERNEL(iq4_xs, KILN_HVX_B8)
 KILN_HVX_KERNEL(q5_1, KILN_HVX_U5)
 KILN_HVX_KERNEL(q5_k, KILN_HVX_U5)
 KILN_HVX_KERNEL(q3_k, KILN_HVX_Q6_K)

@@ -61,6 +61,12 @@ struct Shape {
   // scales are smaller still) makes the f16 block scales subnormal (below
   // 6.1e-5), which every kernel must widen exactly; the bias is then zero.
   float weightScale = 1.0f;
+  // Block scales far apart: weights (1) or activations (2) of every block
+  // but each sixteenth (weights) or eighth (activations) times 2^-9, so
+  // that the small blocks carry a few percent of each output. HVX's fixed
+  // point keeps a scale's mantissa whole however far it is from the row's
+  // or the chunk's largest; one that lost bits fails here.
+  int spread = 0;
 };
 
 uint64_t rng = 88172645463325252ull;
@@ -121,7 +127,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   // x86 AVX-512 Q4_0/Q8_0: two tiles of 4
                                   // at once (8 rows), then 4 and 1.
                                   {13, 20, 64},
-                                  {2, 19, 64, 1e-4f}, {1, 300, 64}};
+                                  {2, 19, 64, 1e-4f}, {1, 300, 64},
+                                  {2, 40, 1024, 1.0f, 1}, {2, 40, 1024, 1.0f, 2}};
 
   // Float-weight kernels take any K: tails of the vector loop too.
   const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);
@@ -145,6 +152,12 @@ TEST_P(Microkernel, MatchesScalarKernel) {
       v = s.weightScale * uniform();
     for (float &v : x)
       v = 4.0f * uniform();
+    for (size_t i = 0; s.spread == 1 && i < wf.size(); ++i)
+      if ((i % s.K) / 32 % 16 != 0)
+        wf[i] *= 0x1p-9f;
+    for (size_t i = 0; s.spread == 2 && i < x.size(); ++i)
+      if ((i % s.K) / 32 % 8 != 0)
+        x[i] *= 0x1p-9f;
     if (c == 2) { // an all-zero activation block: d = 0
       std::fill(x.begin(), x.begin() + 32, 0.0f);
       // A block with d = 1 exactly (amax 127) whose values are ties.

@@ -7,6 +7,7 @@
 #include "compiler/support/QuantBlocks.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace kiln;
@@ -66,12 +67,28 @@ public:
     const int64_t groups = nibbles ? 4 : 8;
     const int64_t bpb = groups * 4 + 4 * scales; // bytes per row-block
     const int64_t nb = K / 32;
+    // q4_0 and q8_0 scale their sums in fixed point (kernels_hvx.c): row
+    // j's block scale d = m * S_j / 2^(15 + k), S_j a power of two above the
+    // row's largest |d|, in the high half of the lane's word, and the left
+    // shift sh - k the sum takes first in the low half (k up to sh, the
+    // kernel's shift; m then holds d's 11-bit mantissa exactly while d is
+    // within 2^(sh + 4) of the largest); the rows' S after the tiles.
+    const bool fixed = type == "q4_0" || type == "q8_0";
+    const int sh = type == "q4_0" ? 15 : 11; // KILN_HVX_SHIFT
     // Tiles of T rows; the last one holds only its tw rows (vectors 4 * tw
     // bytes apart), and 128 bytes of padding keep its full-vector loads in
     // the weight.
-    out.assign((size_t)(N * nb * bpb + 128), 0);
+    out.assign((size_t)(N * nb * bpb + (fixed ? 4 * N : 0) + 128), 0);
     for (int64_t j = 0; j < N; ++j) {
       const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      float rowScale = 0; // a power of two above every |d| of the row
+      for (int64_t b = 0; fixed && b < nb; ++b) {
+        const float d = std::fabs(blocks[j * nb + b].s0);
+        if (d > 0 && !(d < rowScale))
+          rowScale = std::ldexp(1.0f, std::ilogb(d) + 1);
+      }
+      if (fixed)
+        qblocks::putFloat(out.data() + N * nb * bpb + 4 * j, rowScale);
       for (int64_t b = 0; b < nb; ++b) {
         const qblocks::Block &bl = blocks[j * nb + b];
         uint8_t *base = out.data() + t * T * nb * bpb + b * tw * bpb;
@@ -82,9 +99,25 @@ public:
                 nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4))
                         : (uint8_t)(bl.q[i] + offset);
           }
+        uint8_t *sp = base + groups * tw * 4 + lane * 4;
+        if (fixed) {
+          // |d| < 2^-k S, so |m| < 2^15 (at most 32752: 11 bits below 2^15).
+          int k = 0;
+          if (bl.s0 != 0)
+            k = std::min(sh, std::ilogb(rowScale) - 1 - std::ilogb(bl.s0));
+          const int32_t m =
+              rowScale > 0
+                  ? (int32_t)std::lround(std::ldexp(bl.s0 / rowScale, 15 + k))
+                  : 0;
+          const uint32_t word =
+              (uint32_t)(uint16_t)(int16_t)m << 16 | (uint32_t)(sh - k);
+          for (int e = 0; e < 4; ++e)
+            sp[e] = (uint8_t)(word >> (8 * e));
+          continue;
+        }
         const float f[4] = {bl.s0, bl.s1, bl.m0, bl.m1};
         for (int64_t i = 0; i < scales; ++i)
-          qblocks::putFloat(base + groups * tw * 4 + i * tw * 4 + lane * 4, f[i]);
+          qblocks::putFloat(sp + i * tw * 4, f[i]);
       }
     }
     return true;
