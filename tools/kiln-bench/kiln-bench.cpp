@@ -139,6 +139,11 @@ static cl::opt<int64_t> iterations(
 static cl::opt<std::string> halide(
     "halide", cl::desc("ONNX: as kilnc --halide"), cl::init("default"),
     cl::cat(cat));
+static cl::list<std::string> disablePass(
+    "disable-pass", cl::CommaSeparated,
+    cl::desc("As kilnc --disable-pass (to time a pass: run with and "
+             "without it)"),
+    cl::value_desc("PASS"), cl::cat(cat));
 static cl::opt<std::string> vsOnnxruntime(
     "vs-onnxruntime",
     cl::desc("ONNX: also run onnxruntime through DRIVER "
@@ -263,6 +268,7 @@ int main(int argc, char **argv) {
     g.json = jsonOut;
     g.vsOnnxruntime = vsOnnxruntime;
     g.halide = halide;
+    g.disabledPasses.assign(disablePass.begin(), disablePass.end());
     return bench::graphBench(g);
   }
   if (std::string bad = given({std::addressof(inputShape), &iterations, &vsOnnxruntime,
@@ -298,6 +304,7 @@ int main(int argc, char **argv) {
   opts.emit.name = "bench";
   opts.layout.threads = threads;
   opts.layout.context = context;
+  opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
   if (!parseMaxBatchOption(maxBatch, opts.layout.maxBatch, optionError) ||
       !parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))
     return fail(optionError);
