@@ -107,8 +107,11 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
     int32_t fa = 0, fk = 0;
     if (finite && ad > 0) {
       union { float f; uint32_t u; } above = {kiln_hvx_pow2_above(ad)};
+      /* 1 / above by its exponent: Hexagon divides in software. */
+      union { float f; uint32_t u; } inv = {0};
+      inv.u = (254u - (above.u >> 23)) << 23;
       fk = (int32_t)((eA.u >> 23) - (above.u >> 23));
-      fa = fk > 30 ? 0 : (int32_t)(ad * (32768.0f / above.f) + 0.5f);
+      fa = fk > 30 ? 0 : (int32_t)(ad * inv.f * 32768.0f + 0.5f);
       fk = fk > 30 ? 0 : fk;
     }
     p->fa[b] = (int32_t)((uint32_t)fa << 16);
@@ -248,7 +251,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           *(HVX_Vector *)fxs[0] = fx[0];
           *(HVX_Vector *)fxs[1] = fx[1];
           const float unit =
-              act.A / (float)(1 << KILN_HVX_SHIFT(mode));
+              act.A * (1.0f / (float)(1 << KILN_HVX_SHIFT(mode)));
           for (int j = 0; j < nv; ++j) {
             const float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
             float sj;
