@@ -15,8 +15,8 @@
  *        fixed-point d                                               (1152)
  *  q6_k: 8 vectors of the 6-bit values (0..63), 32 f32 d*sc for
  *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
- *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels, 32 f32 d
- *        (iq4_xs: d * (sc - 32))                                     (1152)
+ *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels (q5_0 and
+ *        iq4_nl: fixed-point d; iq4_xs: 32 f32 d * (sc - 32))      (1152)
  *  q5_1, q5_k: 8 vectors of the 5-bit values (0..31), 32 f32 d (d*sc),
  *        32 f32 -m (dmin*m)                                          (1280)
  *  q3_k: as q6_k, of the 3-bit values + 32 (28..35)                  (1280)
@@ -28,18 +28,18 @@
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
- * v67 HVX has no float arithmetic. q4_0 and q8_0 scale in fixed point: row
- * j's block scale d is m * S_j / 2^(15 + k), with m a 16-bit integer in the
- * high half of lane j's word, sh - k (sh = KILN_HVX_SHIFT) in its low half
- * and S_j a power of two (the rows' f32 S follow the last tile); an
- * activation block's d is a * A / 2^(15 + fk) with A a power of two over
- * the chunk's blocks. Each block's sum, shifted left by sh - k, takes m and
- * then a in two rounding 32x16 multiplies (vmpyo), a rounding shift right
- * by fk, and adds into a lane accumulator; the sum per row goes to float
- * once per chunk. m and a hold the f16 scales' 11-bit mantissas whole (the
- * weights' while within 2^(sh + 4) of the row's largest), the shifts keep
- * each block's term under 2^31 (the lanes sum in 64 bits), and the
- * roundings fall 2^sh below a unit of the integer sums: the fixed point
+ * v67 HVX has no float arithmetic. q4_0, q8_0, q5_0 and iq4_nl scale in
+ * fixed point: row j's block scale d is m * S_j / 2^(15 + k), with m a
+ * 16-bit integer in the high half of lane j's word, sh - k (sh =
+ * KILN_HVX_SHIFT) in its low half and S_j a power of two (the rows' f32 S
+ * follow the last tile); an activation block's d is a * A / 2^(15 + fk)
+ * with A a power of two over the chunk's blocks. Each block's sum, shifted
+ * left by sh - k, takes m and then a in two rounding 32x16 multiplies
+ * (vmpyo), a rounding shift right by fk, and adds into 64-bit lane sums;
+ * the sum per row goes to float once per chunk. m and a hold the f16
+ * scales' 11-bit mantissas whole (the weights' while within 2^(sh + 4) of
+ * the row's largest), the shifts keep each block's term under 2^31, and
+ * the roundings fall 2^sh below a unit of the integer sums: the fixed point
  * rounds less than the products' float sums do. The other types' integer
  * block sums go through a vector store to the per-row float scaling in
  * scalar code.
@@ -120,8 +120,9 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
   }
 }
 
-/* Q4_0 and Q8_0: fixed-point scales; B8: bytes of value + 128 with an f32
- * scale (q5_0, the IQ4 types); Q6_K: two halves with a scale each (q6_k,
+/* Q4_0 and Q8_0 (q8_0, q5_0, iq4_nl): fixed-point scales; B8: bytes of
+ * value + 128 with an f32 scale (iq4_xs, whose d * (sc - 32) has more bits
+ * than the fixed point's 15); Q6_K: two halves with a scale each (q6_k,
  * q3_k); Q2_K: the same with a min term each; U5: one scale and a min term
  * (q5_1, q5_k). */
 enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_Q6_K,
@@ -372,8 +373,8 @@ KILN_HVX_KERNEL(q4_0, KILN_HVX_Q4_0)
 KILN_HVX_KERNEL(q4_k, KILN_HVX_Q4_K)
 KILN_HVX_KERNEL(q8_0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(q6_k, KILN_HVX_Q6_K)
-KILN_HVX_KERNEL(q5_0, KILN_HVX_B8)
-KILN_HVX_KERNEL(iq4_nl, KILN_HVX_B8)
+KILN_HVX_KERNEL(q5_0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(iq4_nl, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(iq4_xs, KILN_HVX_B8)
 KILN_HVX_KERNEL(q5_1, KILN_HVX_U5)
 KILN_HVX_KERNEL(q5_k, KILN_HVX_U5)

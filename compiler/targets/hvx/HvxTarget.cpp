@@ -67,13 +67,15 @@ public:
     const int64_t groups = nibbles ? 4 : 8;
     const int64_t bpb = groups * 4 + 4 * scales; // bytes per row-block
     const int64_t nb = K / 32;
-    // q4_0 and q8_0 scale their sums in fixed point (kernels_hvx.c): row
+    // q4_0, q8_0, q5_0 and iq4_nl (whose scales are f16 d) scale their sums
+    // in fixed point (kernels_hvx.c): row
     // j's block scale d = m * S_j / 2^(15 + k), S_j a power of two above the
     // row's largest |d|, in the high half of the lane's word, and the left
     // shift sh - k the sum takes first in the low half (k up to sh, the
     // kernel's shift; m then holds d's 11-bit mantissa exactly while d is
     // within 2^(sh + 4) of the largest); the rows' S after the tiles.
-    const bool fixed = type == "q4_0" || type == "q8_0";
+    const bool fixed =
+        type == "q4_0" || type == "q8_0" || type == "q5_0" || type == "iq4_nl";
     const int sh = type == "q4_0" ? 15 : 11; // KILN_HVX_SHIFT
     // Tiles of T rows; the last one holds only its tw rows (vectors 4 * tw
     // bytes apart), and 128 bytes of padding keep its full-vector loads in
