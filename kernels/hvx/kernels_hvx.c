@@ -148,8 +148,7 @@ kiln_hvx_ld(const uint8_t *p, const int aligned) {
  * the product's bits from 2^15 up, then shifted right by fk, rounded. */
 static inline __attribute__((always_inline)) void
 kiln_hvx_fold(HVX_Vector *hi, HVX_Vector *lo, HVX_Vector s, const uint8_t *wm,
-              const kiln_hvx_act *act, int b, const int mode,
-              const int aligned) {
+              const kiln_hvx_act *act, int b, const int aligned) {
   const HVX_Vector word = kiln_hvx_ld(wm, aligned);
   HVX_Vector t = Q6_Vw_vmpyo_VwVh_s1_rnd_sat(
       Q6_Vw_vasl_VwVw(s, Q6_V_vand_VV(word, Q6_V_vsplat_R(31))), word);
@@ -185,7 +184,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
             acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
       }
       if (mode == KILN_HVX_Q4_0)
-        kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, mode, aligned);
+        kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, aligned);
       else
         isum[b][0] = acc;
     } else {
@@ -201,7 +200,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
       }
       if (mode == KILN_HVX_Q8_0) {
         kiln_hvx_fold(&fhi, &flo, Q6_Vw_vadd_VwVw(a0, a1), wb + 8 * vs, act, b,
-                      mode, aligned);
+                      aligned);
       } else if (mode != KILN_HVX_Q6_K && mode != KILN_HVX_Q2_K) {
         isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
       } else {
