@@ -209,18 +209,18 @@ struct FuseTensorEpiloguesPass
     }
   }
 
-  /// Fuses the chain after `conv` (a kiln.conv, kiln.conv_transpose, or
+  /// Fuses the chain after `producer` (a kiln.conv, kiln.conv_transpose, or
   /// with its `columns` a kiln.gemm or kiln.batch_matmul) into its epilogue;
   /// the producer moves to where the chain ended.
-  template <typename Producer> void fuse(Producer conv, int64_t columns) {
+  template <typename Producer> void fuse(Producer producer, int64_t columns) {
     Output out;
     out.type =
-        conv.getResult().getType().template dyn_cast<RankedTensorType>();
+        producer.getResult().getType().template dyn_cast<RankedTensorType>();
     out.columns = columns;
     if (!out.type || !out.type.getElementType().isF32())
       return;
     SmallVector<Step> steps;
-    Value cur = conv.getResult();
+    Value cur = producer.getResult();
     while (true) {
       SmallVector<Operation *> users(cur.getUsers().begin(),
                                      cur.getUsers().end());
@@ -248,13 +248,13 @@ struct FuseTensorEpiloguesPass
       return;
 
     // The epilogue's operands, floats and operations so far.
-    SmallVector<Value> operands(conv.getEpilogueInputs().begin(),
-                                conv.getEpilogueInputs().end());
+    SmallVector<Value> operands(producer.getEpilogueInputs().begin(),
+                                producer.getEpilogueInputs().end());
     SmallVector<int64_t> ops;
     SmallVector<float> floats;
-    if (auto e = conv.getEpilogue())
+    if (auto e = producer.getEpilogue())
       ops.assign(e->begin(), e->end());
-    if (auto f = conv.getEpilogueFloats())
+    if (auto f = producer.getEpilogueFloats())
       floats.assign(f->begin(), f->end());
     auto input = [&](Value v) -> int64_t {
       if (!v)
@@ -262,7 +262,7 @@ struct FuseTensorEpiloguesPass
       operands.push_back(v);
       return (int64_t)operands.size() - 1;
     };
-    SmallVector<Location> locs = {conv->getLoc()};
+    SmallVector<Location> locs = {producer->getLoc()};
     for (const Step &s : steps) {
       int64_t a = 0, c = 0;
       switch (s.kind) {
@@ -298,15 +298,15 @@ struct FuseTensorEpiloguesPass
     }
 
     Operation *last = steps.back().op;
-    Builder b(conv.getContext());
-    conv.getEpilogueInputsMutable().assign(operands);
-    conv.setEpilogueAttr(b.getDenseI64ArrayAttr(ops));
+    Builder b(producer.getContext());
+    producer.getEpilogueInputsMutable().assign(operands);
+    producer.setEpilogueAttr(b.getDenseI64ArrayAttr(ops));
     if (!floats.empty())
-      conv.setEpilogueFloatsAttr(b.getDenseF32ArrayAttr(floats));
-    conv->setLoc(b.getFusedLoc(locs));
+      producer.setEpilogueFloatsAttr(b.getDenseF32ArrayAttr(floats));
+    producer->setLoc(b.getFusedLoc(locs));
     // After the chain's last op, so that every operand it read is defined.
-    conv->moveBefore(last);
-    last->getResult(0).replaceAllUsesWith(conv.getResult());
+    producer->moveBefore(last);
+    last->getResult(0).replaceAllUsesWith(producer.getResult());
     for (auto it = steps.rbegin(); it != steps.rend(); ++it)
       if (it->op)
         it->op->erase();
