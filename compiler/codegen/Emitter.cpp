@@ -886,6 +886,8 @@ bool kiln::writeLibrary(ModuleOp module, const WeightStore &store,
   if (!target)
     return false;
   Toolchain toolchain(*target, opts.cc, opts.ar);
+  if (!opts.cacheDir.empty())
+    toolchain.setCacheDir(opts.cacheDir);
   std::vector<std::string> objects;
   for (size_t i = 0; i < sources.units.size(); ++i) {
     if (!toolchain.compile(tmp.path, sources.units[i], sources.cflags, error))

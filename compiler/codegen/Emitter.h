@@ -23,6 +23,7 @@ struct EmitOptions {
   std::string outDir;
   std::string cc;               // C compiler (default: the configured clang)
   std::string ar;               // archiver (default: the configured llvm-ar)
+  std::string cacheDir;         // object cache (default: KILN_CACHE_DIR)
   Progress *progress = nullptr; // phases and bars on a terminal (kilnc)
   /// --tokenizer=embed: the tables compiled into the library (must outlive
   /// the emitter's calls); nullptr for none.

@@ -9,7 +9,8 @@ using namespace kiln;
 
 Toolchain::Toolchain(const Target &target, std::string cc, std::string ar)
     : target(target), cc(cc.empty() ? KILN_DEFAULT_CC : std::move(cc)),
-      ar(ar.empty() ? KILN_DEFAULT_AR : std::move(ar)) {}
+      ar(ar.empty() ? KILN_DEFAULT_AR : std::move(ar)),
+      cache(objectCacheFromEnvironment()) {}
 
 namespace {
 bool step(const char *what, const std::vector<std::string> &argv,
@@ -53,7 +54,16 @@ Toolchain::runCommand(const std::vector<std::string> &argv,
 bool Toolchain::compile(const std::string &dir, const std::string &source,
                         const std::vector<std::string> &cflags,
                         std::string &error) const {
-  return step("C compiler", compileCommand(source, cflags), dir, error);
+  std::vector<std::string> argv = compileCommand(source, cflags);
+  std::string key;
+  if (!cache.key(dir, source, argv, key, error))
+    return false;
+  std::string object = dir + "/" + argv.back();
+  if (!key.empty() && cache.fetch(key, object))
+    return true;
+  if (!step("C compiler", argv, dir, error))
+    return false;
+  return key.empty() || cache.store(key, object, error);
 }
 
 bool Toolchain::archive(const std::string &dir, const std::string &library,

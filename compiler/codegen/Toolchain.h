@@ -8,6 +8,8 @@
 #ifndef KILN_CODEGEN_TOOLCHAIN_H
 #define KILN_CODEGEN_TOOLCHAIN_H
 
+#include "compiler/codegen/ObjectCache.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,8 +20,11 @@ class Target;
 class Toolchain {
 public:
   /// `cc` and `ar` empty: clang-16 and llvm-ar-16 (kilnc --cc, --ar).
+  /// Compiled C objects are kept in KILN_CACHE_DIR when it is set.
   explicit Toolchain(const Target &target, std::string cc = {},
                      std::string ar = {});
+  /// Keep compiled C objects in `dir` ("": compile every time).
+  void setCacheDir(std::string dir) { cache = ObjectCache(std::move(dir)); }
 
   /// The commands the steps below run: compiling `source` to its stem + ".o"
   /// with `cflags` (the target's own when empty), linking, and running a
@@ -33,8 +38,9 @@ public:
                                       int64_t vectorBits) const;
 
   /// Compiles `source` (a path relative to `dir`, run there with -I.) into
-  /// its stem + ".o" beside it, with `cflags` (the target's own when empty).
-  /// False with `error` = "C compiler failed: COMMAND\nOUTPUT".
+  /// its stem + ".o" beside it, with `cflags` (the target's own when empty),
+  /// or copies it from the object cache. False with `error` = "C compiler
+  /// failed: COMMAND\nOUTPUT".
   bool compile(const std::string &dir, const std::string &source,
                const std::vector<std::string> &cflags,
                std::string &error) const;
@@ -54,6 +60,7 @@ public:
 private:
   const Target &target;
   std::string cc, ar;
+  ObjectCache cache;
 };
 } // namespace kiln
 

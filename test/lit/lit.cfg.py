@@ -11,6 +11,8 @@ config.test_exec_root = os.path.join(config.kiln_bin_dir, "..", "test", "lit-out
 
 config.environment["PATH"] = os.pathsep.join(
     [config.kiln_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+# The suite's object cache (test/CMakeLists.txt), shared with ctest's tests.
+config.environment["KILN_CACHE_DIR"] = config.kiln_object_cache
 config.substitutions.append(("%cc", config.kiln_cc))
 config.substitutions.append(("%nm", config.kiln_nm))
 # Writes ONNX models for the tests (text form, or crafted broken files).

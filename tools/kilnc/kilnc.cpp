@@ -159,6 +159,12 @@ static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
                                cl::cat(cat));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Keep compiled C objects in DIR and reuse them when the compiler, "
+             "its flags and the preprocessed source are the same (default: "
+             "$KILN_CACHE_DIR; neither: no cache)"),
+    cl::value_desc("DIR"), cl::cat(cat));
 
 static cl::opt<std::string> report(
     "report", cl::ValueOptional,
@@ -296,6 +302,7 @@ int main(int argc, char **argv) {
   opts.layout.maxSeqs = maxSeqs;
   opts.emit.cc = cc;
   opts.emit.ar = ar;
+  opts.emit.cacheDir = cacheDir;
   opts.pipeline.stopAfter = stopAfter;
   opts.pipeline.quantize = quantize;
   opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
