@@ -122,6 +122,8 @@ double tensorWork(TensorOp t, bool &gemmLike) {
   }
   if (k == "matmul" && p.size() >= 5 && p.size() >= size_t(5 + p[4]))
     return (double)p[1] * p[2] * p[3] * product(p.slice(5, p[4])); // M N K batch
+  if (k == "gemm" && p.size() >= 4)
+    return (double)p[1] * p[2] * p[3]; // M N K
   gemmLike = false; // memory-bound: its largest operand or result
   double elements = 0;
   for (Value v : t->getOperands())

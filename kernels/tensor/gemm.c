@@ -427,11 +427,14 @@ void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
  * A is [M, K] or [K, M] (transA), B is [K, N] or [N, K]; C (optional) is
  * read at i * cStrideM + j * cStrideN (its unidirectional broadcast to
  * [M, N]). The epilogue (kiln_tensor.h; E = 0: none, always for other types
- * than f32) runs on Y once the product is written. Scratch (f32):
- * KILN_SGEMM_PACK_FLOATS floats for the GEMM, then with transB K * N floats
- * where B^T is packed so that the GEMM's inner loop stays contiguous. */
-void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
-                 void *const *out, void *scratch) {
+ * than f32) runs on each share's block of Y once its product is written.
+ * Scratch (f32): KILN_SGEMM_PACK_FLOATS floats for the GEMM, then with
+ * transB K * N floats where the share's columns of B^T are packed so that
+ * the GEMM's inner loop stays contiguous.
+ * Shares (kiln_tp_gemm): rows of Y, or, when there are too few rows for
+ * every share to have several register tiles, columns (as kiln_tp_matmul). */
+void kiln_tp_gemm(const int64_t *p, const float *f, const void *const *in,
+                  void *const *out, void *scratch, int part, int parts) {
   int64_t dtype = p[0], M = p[1], N = p[2], K = p[3];
   int transA = (int)p[4], transB = (int)p[5], hasC = (int)p[6];
   int64_t csm = p[7], csn = p[8];
@@ -440,39 +443,49 @@ void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
   int64_t sam = transA ? 1 : K, sak = transA ? M : 1;
   int64_t sbk = transB ? 1 : N, sbn = transB ? K : 1;
   int acc = hasC && in[2] && beta != 0.0f;
+  int64_t r0 = 0, r1 = M, c0 = 0, c1 = N;
+  if (M >= 4 * MR * (int64_t)parts)
+    kiln_part_range(M, part, parts, 1, &r0, &r1);
+  else
+    kiln_part_range(N, part, parts, 16, &c0, &c1);
+  if (r0 >= r1 || c0 >= c1)
+    return;
+  const int64_t m = r1 - r0, n = c1 - c0;
   switch (dtype) {
   case KILN_F32: {
-    float *Y = (float *)out[0];
+    float *Y = (float *)out[0] + r0 * N + c0;
     const float *C = (const float *)in[2];
     if (acc)
-      for (int64_t i = 0; i < M; ++i)
-        for (int64_t j = 0; j < N; ++j)
-          Y[i * N + j] = beta * C[i * csm + j * csn];
-    const float *B = (const float *)in[1];
+      for (int64_t i = r0; i < r1; ++i)
+        for (int64_t j = c0; j < c1; ++j)
+          Y[(i - r0) * N + (j - c0)] = beta * C[i * csm + j * csn];
+    const float *B = (const float *)in[1] + c0 * sbn;
+    int64_t ldb = N;
     float *pack = (float *)scratch;
     if (transB) {
       float *bt = pack + KILN_SGEMM_PACK_FLOATS;
-      for (int64_t j = 0; j < N; ++j)
+      for (int64_t j = 0; j < n; ++j)
         for (int64_t kk = 0; kk < K; ++kk)
-          bt[kk * N + j] = B[j * K + kk];
+          bt[kk * n + j] = B[j * K + kk];
       B = bt;
+      ldb = n;
     }
-    kiln_sgemm(M, N, K, alpha, (const float *)in[0], sam, sak, B, N, Y, N, acc,
-               NULL, pack);
+    kiln_sgemm(m, n, K, alpha, (const float *)in[0] + r0 * sam, sam, sak, B,
+               ldb, Y, N, acc, NULL, pack);
     if (ep[0])
-      kiln_epilogue_rows_f32(ep, f, in, Y, M, N, N, 0, 0, N);
+      kiln_epilogue_rows_f32(ep, f, in, Y, m, n, N, c0, r0 * N + c0, N);
     break;
   }
 #define X(code, T)                                                            \
   case code: {                                                                \
-    T *Y = (T *)out[0];                                                       \
+    T *Y = (T *)out[0] + r0 * N + c0;                                         \
     const T *C = (const T *)in[2];                                            \
     if (acc)                                                                  \
-      for (int64_t i = 0; i < M; ++i)                                         \
-        for (int64_t j = 0; j < N; ++j)                                       \
-          Y[i * N + j] = (T)(beta * C[i * csm + j * csn]);                    \
-    gemm_##T(M, N, K, (T)alpha, (const T *)in[0], sam, sak,                   \
-             (const T *)in[1], sbk, sbn, Y, N, acc);                          \
+      for (int64_t i = r0; i < r1; ++i)                                       \
+        for (int64_t j = c0; j < c1; ++j)                                     \
+          Y[(i - r0) * N + (j - c0)] = (T)(beta * C[i * csm + j * csn]);      \
+    gemm_##T(m, n, K, (T)alpha, (const T *)in[0] + r0 * sam, sam, sak,        \
+             (const T *)in[1] + c0 * sbn, sbk, sbn, Y, N, acc);               \
     break;                                                                    \
   }
     KILN_FOR_GEMM_GENERIC_TYPES(X)
@@ -480,3 +493,9 @@ void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
   default: break;
   }
 }
+
+void kiln_t_gemm(const int64_t *p, const float *f, const void *const *in,
+                 void *const *out, void *scratch) {
+  kiln_tp_gemm(p, f, in, out, scratch, 0, 1);
+}
+
