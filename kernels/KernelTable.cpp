@@ -245,3 +245,40 @@ int64_t kiln::kernels::tensorEpilogueAt(const std::string &kernel,
     return -1;
   return at;
 }
+
+bool kiln::kernels::tensorMultiplyAdds(const std::string &kernel,
+                                       const int64_t *p, size_t n,
+                                       double &macs) {
+  auto product = [&](size_t from, int64_t count) {
+    double r = 1;
+    for (int64_t i = 0; i < count; ++i)
+      r *= (double)p[from + i];
+    return r;
+  };
+  macs = -1;
+  if (kernel == "conv") { // {nsp, N, C, M, group, chunk, direct, in, k, out}
+    if (n >= 7 && p[0] >= 1 && p[0] <= 6 && n >= size_t(7 + 3 * p[0]) &&
+        p[4] >= 1)
+      macs = (double)p[1] * p[3] * (double)(p[2] / p[4]) *
+             product(7 + p[0], p[0]) * product(7 + 2 * p[0], p[0]);
+    return true;
+  }
+  if (kernel == "conv_transpose") { // {nsp, N, C, M, group, chunk, in, k}
+    if (n >= 6 && p[0] >= 1 && p[0] <= 6 && n >= size_t(6 + 2 * p[0]) &&
+        p[4] >= 1)
+      macs = (double)p[1] * p[2] * (double)(p[3] / p[4]) * product(6, p[0]) *
+             product(6 + p[0], p[0]);
+    return true;
+  }
+  if (kernel == "matmul" || kernel == "halide_sgemm") { // {dtype, M, N, K, R, batch}
+    if (n >= 5 && p[4] >= 0 && p[4] <= 8 && n >= size_t(5 + p[4]))
+      macs = (double)p[1] * p[2] * p[3] * product(5, p[4]);
+    return true;
+  }
+  if (kernel == "gemm") { // {dtype, M, N, K, ...}
+    if (n >= 4)
+      macs = (double)p[1] * p[2] * p[3];
+    return true;
+  }
+  return false;
+}

@@ -77,6 +77,13 @@ bool tensorKernelHasParts(const std::string &kernel);
 /// other kernel or layout.
 int64_t tensorEpilogueAt(const std::string &kernel, const int64_t *p,
                          size_t n);
+/// The multiply-adds of one call of a product kernel (conv, conv_transpose,
+/// matmul, halide_sgemm, gemm), from its n integer parameters p (their
+/// layouts as in tensorEpilogueAt), in a double (a count that cannot wrap):
+/// true with `macs`, or with macs = -1 when p is too short for the kernel's
+/// layout; false for any other kernel.
+bool tensorMultiplyAdds(const std::string &kernel, const int64_t *p, size_t n,
+                        double &macs);
 } // namespace kiln::kernels
 
 #endif

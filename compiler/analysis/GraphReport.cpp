@@ -1,6 +1,7 @@
 //===- GraphReport.cpp - static cost of a compiled graph model (ONNX) -----===//
 #include "compiler/analysis/GraphReport.h"
 #include "compiler/dialect/KilnDialect.h"
+#include "kernels/KernelTable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/JSON.h"
@@ -38,24 +39,11 @@ bool callFlops(TensorOp op, double &flops, std::string &error) {
   double outElems = 0;
   for (Value v : outputs)
     outElems += (double)numel(v.getType());
-  if (k == "conv" || k == "conv_transpose") {
-    // Weights [M, C/group, k...] (conv) or [C, M/group, k...] (transpose).
-    if (operands.size() < 2)
-      return bad("expected the input and the weights");
-    auto w = operands[1].getType().cast<RankedTensorType>();
-    if (w.getRank() < 3 || w.getDimSize(0) == 0)
-      return bad("weights of rank < 3");
-    const double taps = (double)w.getNumElements() / (double)w.getDimSize(0);
-    const double positions =
-        k == "conv" ? outElems : (double)numel(operands[0].getType());
-    flops = 2.0 * positions * taps;
-    return true;
-  }
-  if (k == "matmul" || k == "gemm" || k == "halide_sgemm") {
-    // p = {dtype, M, N, K, ...}: each output element is a K-long dot product.
-    if (p.size() < 4)
-      return bad("expected {dtype, M, N, K, ...} parameters");
-    flops = 2.0 * outElems * (double)p[3];
+  double macs = 0;
+  if (kernels::tensorMultiplyAdds(k.str(), p.data(), p.size(), macs)) {
+    if (macs < 0)
+      return bad("parameters too short for the kernel's layout");
+    flops = 2.0 * macs;
     return true;
   }
   if (k == "pool") {

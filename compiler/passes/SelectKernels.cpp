@@ -94,37 +94,18 @@ KernelChoice choose(Operation *op, StringRef weightType,
   return c;
 }
 
-double product(ArrayRef<int64_t> v) { // in double: a count that cannot wrap
-  double r = 1;
-  for (int64_t x : v)
-    r *= (double)x;
-  return r;
-}
-
-/// What a graph call computes, in multiply-adds for the GEMM kernels (read
-/// from their parameters, kiln_tensor.h) and in elements of its largest
-/// tensor otherwise.
+/// What a graph call computes, in multiply-adds for the product kernels
+/// (kernels::tensorMultiplyAdds) and in elements of its largest tensor
+/// otherwise.
 double tensorWork(TensorOp t, bool &gemmLike) {
   ArrayRef<int64_t> p = t.getParams();
-  StringRef k = t.getKernel();
-  gemmLike = true;
-  if (k == "conv" && p.size() >= 7 && p[0] >= 1 &&
-      p.size() >= size_t(7 + 3 * p[0])) { // {nsp, N, C, M, G, .., in, k, out}
-    const int64_t nsp = p[0];
-    return (double)p[1] * p[3] * (p[2] / std::max<int64_t>(1, p[4])) *
-           product(p.slice(7 + nsp, nsp)) * product(p.slice(7 + 2 * nsp, nsp));
-  }
-  if (k == "conv_transpose" && p.size() >= 6 && p[0] >= 1 &&
-      p.size() >= size_t(6 + 2 * p[0])) { // {nsp, N, C, M, G, chunk, in, k}
-    const int64_t nsp = p[0];
-    return (double)p[1] * p[2] * (p[3] / std::max<int64_t>(1, p[4])) *
-           product(p.slice(6, nsp)) * product(p.slice(6 + nsp, nsp));
-  }
-  if (k == "matmul" && p.size() >= 5 && p.size() >= size_t(5 + p[4]))
-    return (double)p[1] * p[2] * p[3] * product(p.slice(5, p[4])); // M N K batch
-  if (k == "gemm" && p.size() >= 4)
-    return (double)p[1] * p[2] * p[3]; // M N K
-  gemmLike = false; // memory-bound: its largest operand or result
+  double macs = 0;
+  gemmLike = kernels::tensorMultiplyAdds(t.getKernel().str(), p.data(),
+                                         p.size(), macs) &&
+             macs >= 0;
+  if (gemmLike)
+    return macs;
+  // Memory-bound: its largest operand or result.
   double elements = 0;
   for (Value v : t->getOperands())
     elements = std::max(
