@@ -24,7 +24,9 @@ int64_t bytesOf(Type t) {
   return r.getNumElements() * ((r.getElementTypeBitWidth() + 7) / 8);
 }
 
-/// FLOPs of one call; `error` if the call does not have the operands its
+/// FLOPs of one call: two per multiply-add of a product kernel, one per
+/// output element of any other call (and of each operation of a product's
+/// fused epilogue); `error` if the call does not have the operands its
 /// kernel needs (an IR that kilnc did not write).
 bool callFlops(TensorOp op, double &flops, std::string &error) {
   const StringRef k = op.getKernel();
@@ -43,7 +45,16 @@ bool callFlops(TensorOp op, double &flops, std::string &error) {
   if (kernels::tensorMultiplyAdds(k.str(), p.data(), p.size(), macs)) {
     if (macs < 0)
       return bad("parameters too short for the kernel's layout");
+    // A fused epilogue's operations count as the calls they replaced did:
+    // one FLOP per output element each (saving a value and the wrapper of a
+    // generated loop are not operations).
     flops = 2.0 * macs;
+    const int64_t at = kernels::tensorEpilogueAt(k.str(), p.data(), p.size());
+    for (int64_t i = 0; at >= 0 && i < p[at]; ++i) {
+      const auto kind = (EpilogueKind)p[at + 1 + 4 * i];
+      if (kind != EpilogueKind::Save && kind != EpilogueKind::Call)
+        flops += outElems;
+    }
     return true;
   }
   if (k == "pool") {
