@@ -238,14 +238,7 @@ bool generateGraphSources(ModuleOp module,
                        "    const void *const *in, void *const *out, void *scratch) {\n"
                        "  (void)scratch;\n"
                        "  kiln_halide_sgemm(" + symbol + ", p, in, out);\n"
-                       "  /* kiln_t_matmul's epilogue, over all rows */\n"
-                       "  const int64_t *ep = p + 5 + 3 * p[4];\n"
-                       "  int64_t rows = p[1];\n"
-                       "  for (int64_t d = 0; d < p[4]; ++d)\n"
-                       "    rows *= p[5 + d];\n"
-                       "  if (ep[0])\n"
-                       "    kiln_epilogue_rows_f32(ep, f, in, (float *)out[0], rows, p[2], p[2],\n"
-                       "                           0, 0, p[2]);\n}\n";
+                       "  kiln_matmul_epilogue_f32(p, f, in, out);\n}\n";
       }
     }
     ss << "  /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()

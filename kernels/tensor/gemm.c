@@ -419,6 +419,16 @@ void kiln_t_matmul(const int64_t *p, const float *f, const void *const *in,
   kiln_tp_matmul(p, f, in, out, scratch, 0, 1);
 }
 
+void kiln_matmul_epilogue_f32(const int64_t *p, const float *f,
+                              const void *const *in, void *const *out) {
+  const int64_t N = p[2], R = p[4], *ep = p + 5 + 3 * R;
+  int64_t rows = p[1];
+  for (int64_t d = 0; d < R; ++d)
+    rows *= p[5 + d];
+  if (ep[0])
+    kiln_epilogue_rows_f32(ep, f, in, (float *)out[0], rows, N, N, 0, 0, N);
+}
+
 /* Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (same for B).
  *   p = {dtype, M, N, K, transA, transB, hasC, cStrideM, cStrideN,
  *        epilogue...}

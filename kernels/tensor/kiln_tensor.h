@@ -186,6 +186,11 @@ void kiln_epilogue_rows_f32(const int64_t *ep, const float *f,
                             const void *const *in, float *y, int64_t rows,
                             int64_t n, int64_t ld, int64_t col,
                             int64_t offset, int64_t N);
+/* Applies kiln_t_matmul's epilogue (parameters p, floats f, operands in) to
+ * its whole output out[0], for a step that computed the product otherwise
+ * (a Halide pipeline). */
+void kiln_matmul_epilogue_f32(const int64_t *p, const float *f,
+                              const void *const *in, void *const *out);
 
 /* X-macros over element types, for kernels that switch on a type code:
  * X(code, C type). */
