@@ -67,12 +67,13 @@ bool ObjectCache::key(const std::string &dir, const std::string &source,
   std::string text = ".kiln-cache-" + llvm::sys::path::stem(source).str() + ".i";
   std::vector<std::string> argv(compile.begin(), compile.end() - 4);
   argv.insert(argv.end(), {"-E", source, "-o", text});
-  std::string output;
+  // A source the preprocessor rejects is compiled uncached, so that its
+  // error comes from the compile command, as without a cache.
+  std::string output, textPath = dir + "/" + text;
   if (runProgram(argv, dir, output) != 0) {
-    error = "C preprocessor failed: " + joinCommand(argv) + "\n" + output;
-    return false;
+    llvm::sys::fs::remove(textPath);
+    return true;
   }
-  std::string textPath = dir + "/" + text;
   auto buffer = llvm::MemoryBuffer::getFile(textPath);
   llvm::sys::fs::remove(textPath);
   if (!buffer) {

@@ -27,10 +27,11 @@ public:
   const std::string &directory() const { return dir; }
 
   /// The key of compiling `source` in `dir` with `compile` (whose last
-  /// arguments are "-c SOURCE -o OBJECT"): false with `error` when the
-  /// preprocessor fails. `key` is left empty when the source cannot be
-  /// keyed (not a .c file: an assembly file may .incbin data the
-  /// preprocessor does not see; or a compiler without --version).
+  /// arguments are "-c SOURCE -o OBJECT"); false with `error` when the
+  /// preprocessed text cannot be read back. `key` is left empty when the
+  /// source cannot be keyed: not a .c file (an assembly file may .incbin
+  /// data the preprocessor does not see), a compiler without --version, or
+  /// a source the preprocessor rejects (its compile reports why).
   bool key(const std::string &dir, const std::string &source,
            const std::vector<std::string> &compile, std::string &key,
            std::string &error) const;
