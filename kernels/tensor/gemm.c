@@ -349,6 +349,21 @@ KILN_GEMM_GENERIC(KILN_U64, uint64_t)
   X(KILN_F64, double) X(KILN_I32, int32_t) X(KILN_I64, int64_t)               \
   X(KILN_U32, uint32_t) X(KILN_U64, uint64_t)
 
+/* Share `part` of `parts` of a product's rows x N output: rows [*r0, *r1)
+ * of all its columns, or, when there are too few rows for every share to
+ * have several register tiles, all rows of columns [*c0, *c1). False when
+ * the share is empty. */
+static int kiln_product_share(int64_t rows, int64_t N, int part, int parts,
+                              int64_t *r0, int64_t *r1, int64_t *c0,
+                              int64_t *c1) {
+  *r0 = 0, *r1 = rows, *c0 = 0, *c1 = N;
+  if (rows >= 4 * MR * (int64_t)parts)
+    kiln_part_range(rows, part, parts, 1, r0, r1);
+  else
+    kiln_part_range(N, part, parts, 16, c0, c1);
+  return *r0 < *r1 && *c0 < *c1;
+}
+
 /* MatMul with numpy semantics (ops/NN.cpp has already turned 1-D operands
  * into matrices and broadcast the batch dimensions).
  *   p = {dtype, M, N, K, R, batch[R], aStride[R], bStride[R], epilogue...}
@@ -371,12 +386,8 @@ void kiln_tp_matmul(const int64_t *p, const float *f, const void *const *in,
   int64_t idx[KILN_MAX_RANK] = {0}, count = 1;
   for (int d = 0; d < R; ++d)
     count *= batch[d];
-  int64_t r0 = 0, r1 = count * M, c0 = 0, c1 = N;
-  if (count * M >= 4 * MR * (int64_t)parts)
-    kiln_part_range(count * M, part, parts, 1, &r0, &r1);
-  else
-    kiln_part_range(N, part, parts, 16, &c0, &c1);
-  if (r0 >= r1 || c0 >= c1)
+  int64_t r0, r1, c0, c1;
+  if (!kiln_product_share(count * M, N, part, parts, &r0, &r1, &c0, &c1))
     return;
   size_t esz = kiln_dtype_size(dtype);
   const char *A = (const char *)in[0], *B = (const char *)in[1];
@@ -453,12 +464,8 @@ void kiln_tp_gemm(const int64_t *p, const float *f, const void *const *in,
   int64_t sam = transA ? 1 : K, sak = transA ? M : 1;
   int64_t sbk = transB ? 1 : N, sbn = transB ? K : 1;
   int acc = hasC && in[2] && beta != 0.0f;
-  int64_t r0 = 0, r1 = M, c0 = 0, c1 = N;
-  if (M >= 4 * MR * (int64_t)parts)
-    kiln_part_range(M, part, parts, 1, &r0, &r1);
-  else
-    kiln_part_range(N, part, parts, 16, &c0, &c1);
-  if (r0 >= r1 || c0 >= c1)
+  int64_t r0, r1, c0, c1;
+  if (!kiln_product_share(M, N, part, parts, &r0, &r1, &c0, &c1))
     return;
   const int64_t m = r1 - r0, n = c1 - c0;
   switch (dtype) {
