@@ -18,8 +18,10 @@
  * the exp is a vector polynomial; the output accumulates transposed (accT[d]
  * += p * V[d]) and is written back once per tile.
  *
- * Work splits into tasks of (KV head, tile) that read disjoint parts of the
- * cache; with a thread pool they run in parallel. New K and V rows are
+ * Work splits into tasks of (KV head, tiles) that read disjoint parts of the
+ * cache; with a thread pool they run in parallel. Under AVX-512 a task takes
+ * two consecutive tiles, so each key and value element loaded (and each f16
+ * chunk widened) serves twice the query vectors. New K and V rows are
  * stored first, so a row sees the rows before it in the same call (a prefill
  * chunk) exactly as those of earlier calls.
  *
@@ -152,7 +154,7 @@ typedef struct {
   const uint32_t *pos;
   const float *q;
   int rows, heads, kv_heads, head_dim;
-  int tiles; /* tiles per KV head; decode: parts per row */
+  int tiles; /* tasks per KV head; decode: parts per row */
   float scale;
   float *out;
   int f16; /* the cache holds binary16 */
@@ -160,69 +162,90 @@ typedef struct {
 
 /* Tiles of one KV head: the rows are cut into runs of one sequence, and each
  * run's (row, head-in-group) pairs, row-major, into tiles of KILN_AT_LANES.
- * Finds tile `want`'s run and first pair; returns the number of tiles. */
-static int kiln_at_tile_at(const int32_t *seq, int rows, int group, int want,
-                           int *run0, int *run_len, int *pair0) {
-  int tiles = 0;
+ * A task takes up to `per` consecutive tiles of one run. Finds task `want`'s
+ * run, first pair and tile count; returns the number of tasks. */
+static int kiln_at_task_at(const int32_t *seq, int rows, int group, int per,
+                           int want, int *run0, int *run_len, int *pair0,
+                           int *ntiles) {
+  int tasks = 0;
   for (int r0 = 0; r0 < rows;) {
     int r1 = r0 + 1;
     while (r1 < rows && seq[r1] == seq[r0])
       ++r1;
     const int pairs = (r1 - r0) * group;
-    const int n = (pairs + KILN_AT_LANES - 1) / KILN_AT_LANES;
-    if (want >= tiles && want < tiles + n) {
+    const int tiles = (pairs + KILN_AT_LANES - 1) / KILN_AT_LANES;
+    const int n = (tiles + per - 1) / per;
+    if (want >= tasks && want < tasks + n) {
+      const int first = (want - tasks) * per;
       *run0 = r0;
       *run_len = r1 - r0;
-      *pair0 = (want - tiles) * KILN_AT_LANES;
+      *pair0 = first * KILN_AT_LANES;
+      *ntiles = tiles - first < per ? tiles - first : per;
     }
-    tiles += n;
+    tasks += n;
     r0 = r1;
   }
-  return tiles;
+  return tasks;
 }
 
-/* One tile: up to KILN_AT_LANES query vectors of KV head kh, all of one
+/* Tiles a task takes together: each chunk of keys is then widened (f16) and
+ * its elements loaded once for NT tiles, and every broadcast key or value
+ * element feeds NT FMAs. Two need twice the accumulators, which only
+ * AVX-512's 32 registers of 16 lanes hold. */
+#if KILN_AT_LANES == 16
+#define KILN_AT_TILES 2
+#else
+#define KILN_AT_TILES 1
+#endif
+
+/* NT tiles of KILN_AT_LANES query vectors each, of KV head kh, all of one
  * sequence, against every key up to the last lane's position. */
-static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
-                         int pair0) {
+static inline __attribute__((always_inline)) void
+kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
+                 int pair0, const int NT) {
   enum { L = KILN_AT_LANES };
   const int D = a->head_dim, group = a->heads / a->kv_heads;
   const int qw = a->heads * D, kvw = a->kv_heads * D;
   const int32_t seq = a->seq[run0];
   const uint32_t block = a->ctx->layout.kv_block;
-  int lane_row[L], lane_head[L];
+  int lane_row[NT][L], lane_head[NT][L], active[NT];
   float posf[L];
-  int active = 0;
+  kiln_at_v posv[NT];
   uint32_t keys = 0;
-  for (int i = 0; i < L; ++i) {
-    const int p = pair0 + i;
-    if (p < run_len * group) {
-      lane_row[i] = run0 + p / group;
-      lane_head[i] = kh * group + p % group;
-      const uint32_t pos = a->pos[lane_row[i]];
-      posf[i] = (float)pos; /* exact: positions are < 2^24 */
-      keys = pos + 1 > keys ? pos + 1 : keys;
-      active = i + 1;
-    } else {
-      lane_row[i] = lane_head[i] = -1;
-      posf[i] = -1.0f; /* masks every key */
+  for (int u = 0; u < NT; ++u) {
+    active[u] = 0;
+    for (int i = 0; i < L; ++i) {
+      const int p = pair0 + u * L + i;
+      if (p < run_len * group) {
+        lane_row[u][i] = run0 + p / group;
+        lane_head[u][i] = kh * group + p % group;
+        const uint32_t pos = a->pos[lane_row[u][i]];
+        posf[i] = (float)pos; /* exact: positions are < 2^24 */
+        keys = pos + 1 > keys ? pos + 1 : keys;
+        active[u] = i + 1;
+      } else {
+        lane_row[u][i] = lane_head[u][i] = -1;
+        posf[i] = -1.0f; /* masks every key */
+      }
     }
+    __builtin_memcpy(&posv[u], posf, sizeof posf);
   }
-  kiln_at_v qT[KILN_AT_MAX_HEAD_DIM], accT[KILN_AT_MAX_HEAD_DIM];
-  for (int d = 0; d < D; ++d) {
-    float col[L];
-    for (int i = 0; i < L; ++i)
-      col[i] = lane_row[i] >= 0
-                   ? a->q[(int64_t)lane_row[i] * qw + lane_head[i] * D + d] *
-                         a->scale
-                   : 0.0f;
-    __builtin_memcpy(&qT[d], col, sizeof col);
-    accT[d] = (kiln_at_v){0};
-  }
-  kiln_at_v posv;
-  __builtin_memcpy(&posv, posf, sizeof posf);
-  kiln_at_v m = (kiln_at_v){0} - 3.0e38f, l = (kiln_at_v){0};
-  /* An f16 chunk is widened once here, then read L times per element. */
+  kiln_at_v qT[D][NT], accT[D][NT];
+  for (int d = 0; d < D; ++d)
+    for (int u = 0; u < NT; ++u) {
+      float col[L];
+      for (int i = 0; i < L; ++i)
+        col[i] = lane_row[u][i] >= 0
+                     ? a->q[(int64_t)lane_row[u][i] * qw + lane_head[u][i] * D + d] *
+                           a->scale
+                     : 0.0f;
+      __builtin_memcpy(&qT[d][u], col, sizeof col);
+      accT[d][u] = (kiln_at_v){0};
+    }
+  kiln_at_v m[NT], l[NT];
+  for (int u = 0; u < NT; ++u)
+    m[u] = (kiln_at_v){0} - 3.0e38f, l[u] = (kiln_at_v){0};
+  /* An f16 chunk is widened once here, then read L * NT times per element. */
   float kf[a->f16 ? L : 1][a->f16 ? D : 1], vf[a->f16 ? L : 1][a->f16 ? D : 1];
   const size_t es = a->f16 ? 2u : 4u;
 
@@ -251,83 +274,97 @@ static void kiln_at_tile(const kiln_at_args *a, int kh, int run0, int run_len,
           vr[j] = (const float *)vt;
         }
       }
-      /* Eight keys' scores at a time: eight independent FMA chains, as
-       * many as two FMA pipes of four cycles' latency keep busy. */
-      kiln_at_v s[L];
+      /* Eight keys' scores at a time: eight independent FMA chains per
+       * tile, as many as two FMA pipes of four cycles' latency keep busy. */
+      kiln_at_v s[NT][L];
       for (int j = 0; j < L; j += 8) {
-        kiln_at_v s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-        kiln_at_v s4 = {0}, s5 = {0}, s6 = {0}, s7 = {0};
+        kiln_at_v sj[NT][8];
+        _Pragma("clang loop unroll(full)")
+        for (int u = 0; u < NT; ++u)
+          _Pragma("clang loop unroll(full)")
+          for (int e = 0; e < 8; ++e)
+            sj[u][e] = (kiln_at_v){0};
         for (int d = 0; d < D; ++d) {
-          const kiln_at_v qd = qT[d];
-          s0 += qd * kr[j][d];
-          s1 += qd * kr[j + 1][d];
-          s2 += qd * kr[j + 2][d];
-          s3 += qd * kr[j + 3][d];
-          s4 += qd * kr[j + 4][d];
-          s5 += qd * kr[j + 5][d];
-          s6 += qd * kr[j + 6][d];
-          s7 += qd * kr[j + 7][d];
+          _Pragma("clang loop unroll(full)")
+          for (int u = 0; u < NT; ++u) {
+            const kiln_at_v qd = qT[d][u];
+            _Pragma("clang loop unroll(full)")
+            for (int e = 0; e < 8; ++e)
+              sj[u][e] += qd * kr[j + e][d];
+          }
         }
-        s[j] = s0;
-        s[j + 1] = s1;
-        s[j + 2] = s2;
-        s[j + 3] = s3;
-        s[j + 4] = s4;
-        s[j + 5] = s5;
-        s[j + 6] = s6;
-        s[j + 7] = s7;
+        _Pragma("clang loop unroll(full)")
+        for (int u = 0; u < NT; ++u)
+          _Pragma("clang loop unroll(full)")
+          for (int e = 0; e < 8; ++e)
+            s[u][j + e] = sj[u][e];
       }
-      kiln_at_v mx = m;
-      for (int j = 0; j < L; ++j) {
-        const float t = (float)(b0 + c0 + (uint32_t)j);
-        const kiln_at_v masked = (kiln_at_v){0} - 3.0e38f;
-        s[j] = j < nk ? kiln_at_sel(t <= posv, s[j], masked) : masked;
-        mx = kiln_at_max(mx, s[j]);
+      kiln_at_v alpha[NT];
+      for (int u = 0; u < NT; ++u) {
+        kiln_at_v mx = m[u];
+        for (int j = 0; j < L; ++j) {
+          const float t = (float)(b0 + c0 + (uint32_t)j);
+          const kiln_at_v masked = (kiln_at_v){0} - 3.0e38f;
+          s[u][j] = j < nk ? kiln_at_sel(t <= posv[u], s[u][j], masked) : masked;
+          mx = kiln_at_max(mx, s[u][j]);
+        }
+        alpha[u] = kiln_at_exp(m[u] - mx);
+        m[u] = mx;
+        kiln_at_v sum = {0};
+        for (int j = 0; j < L; ++j) {
+          s[u][j] = kiln_at_exp(s[u][j] - mx);
+          sum += s[u][j];
+        }
+        l[u] = l[u] * alpha[u] + sum;
       }
-      const kiln_at_v alpha = kiln_at_exp(m - mx);
-      m = mx;
-      kiln_at_v sum = {0};
-      for (int j = 0; j < L; ++j) {
-        s[j] = kiln_at_exp(s[j] - mx);
-        sum += s[j];
-      }
-      l = l * alpha + sum;
       /* KILN_AT_PV dimensions at a time, each its own chain over the keys
        * (one dimension's chain alone waits on every FMA's latency). */
       int d = 0;
       for (; d + KILN_AT_PV <= D; d += KILN_AT_PV) {
-        kiln_at_v acc[KILN_AT_PV];
+        kiln_at_v acc[NT][KILN_AT_PV];
         _Pragma("clang loop unroll(full)")
-        for (int e = 0; e < KILN_AT_PV; ++e)
-          acc[e] = accT[d + e] * alpha;
+        for (int u = 0; u < NT; ++u)
+          _Pragma("clang loop unroll(full)")
+          for (int e = 0; e < KILN_AT_PV; ++e)
+            acc[u][e] = accT[d + e][u] * alpha[u];
         for (int j = 0; j < L; ++j) {
           const float *v = vr[j] + d;
           _Pragma("clang loop unroll(full)")
-          for (int e = 0; e < KILN_AT_PV; ++e)
-            acc[e] += s[j] * v[e];
+          for (int e = 0; e < KILN_AT_PV; ++e) {
+            const float ve = v[e];
+            _Pragma("clang loop unroll(full)")
+            for (int u = 0; u < NT; ++u)
+              acc[u][e] += s[u][j] * ve;
+          }
         }
         _Pragma("clang loop unroll(full)")
-        for (int e = 0; e < KILN_AT_PV; ++e)
-          accT[d + e] = acc[e];
+        for (int u = 0; u < NT; ++u)
+          _Pragma("clang loop unroll(full)")
+          for (int e = 0; e < KILN_AT_PV; ++e)
+            accT[d + e][u] = acc[u][e];
       }
-      for (; d < D; ++d) {
-        kiln_at_v acc = accT[d] * alpha;
-        for (int j = 0; j < L; ++j)
-          acc += s[j] * vr[j][d];
-        accT[d] = acc;
-      }
+      for (; d < D; ++d)
+        for (int u = 0; u < NT; ++u) {
+          kiln_at_v acc = accT[d][u] * alpha[u];
+          for (int j = 0; j < L; ++j)
+            acc += s[u][j] * vr[j][d];
+          accT[d][u] = acc;
+        }
     }
   }
-  float linv[L], col[L];
-  const kiln_at_v inv = 1.0f / l;
-  __builtin_memcpy(linv, &inv, sizeof linv);
-  /* Lane by lane, each lane's output row written in order (vectorized over
-   * the lanes this loop is a scatter, microcoded and slow on some cores). */
-  for (int d = 0; d < D; ++d) {
-    __builtin_memcpy(col, &accT[d], sizeof col);
-    _Pragma("clang loop vectorize(disable)")
-    for (int i = 0; i < active; ++i)
-      a->out[(int64_t)lane_row[i] * qw + lane_head[i] * D + d] = col[i] * linv[i];
+  for (int u = 0; u < NT; ++u) {
+    float linv[L], col[L];
+    const kiln_at_v inv = 1.0f / l[u];
+    __builtin_memcpy(linv, &inv, sizeof linv);
+    /* Lane by lane, each lane's output row written in order (vectorized over
+     * the lanes this loop is a scatter, microcoded and slow on some cores). */
+    for (int d = 0; d < D; ++d) {
+      __builtin_memcpy(col, &accT[d][u], sizeof col);
+      _Pragma("clang loop vectorize(disable)")
+      for (int i = 0; i < active[u]; ++i)
+        a->out[(int64_t)lane_row[u][i] * qw + lane_head[u][i] * D + d] =
+            col[i] * linv[i];
+    }
   }
 }
 
@@ -521,15 +558,22 @@ static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
     kiln_at_row_of(a, row, h0, nh, 0);
 }
 
-/* Task t: tile (tiles - 1 - t / kv_heads) of KV head t % kv_heads; the last
- * tiles (the longest prefixes) go first so that threads finish together. */
+/* Task t: tiles task (tiles - 1 - t / kv_heads) of KV head t % kv_heads
+ * (a->tiles counts tasks of up to KILN_AT_TILES tiles); the last tiles (the
+ * longest prefixes) go first so that threads finish together. */
 static void kiln_at_task(void *arg, int t) {
   const kiln_at_args *a = (const kiln_at_args *)arg;
-  const int kh = t % a->kv_heads, tile = a->tiles - 1 - t / a->kv_heads;
-  int run0 = 0, run_len = 0, pair0 = 0;
-  kiln_at_tile_at(a->seq, a->rows, a->heads / a->kv_heads, tile, &run0,
-                  &run_len, &pair0);
-  kiln_at_tile(a, kh, run0, run_len, pair0);
+  const int kh = t % a->kv_heads, task = a->tiles - 1 - t / a->kv_heads;
+  int run0 = 0, run_len = 0, pair0 = 0, ntiles = 1;
+  kiln_at_task_at(a->seq, a->rows, a->heads / a->kv_heads, KILN_AT_TILES, task,
+                  &run0, &run_len, &pair0, &ntiles);
+#if KILN_AT_TILES == 2
+  if (ntiles == 2) {
+    kiln_at_tiles_of(a, kh, run0, run_len, pair0, 2);
+    return;
+  }
+#endif
+  kiln_at_tiles_of(a, kh, run0, run_len, pair0, 1);
 }
 
 /* Decode (every row a different sequence): task t is part t % parts of row
@@ -575,8 +619,8 @@ KILN_KERNEL void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
     kiln_parallel_for((kiln_ctx *)ctx, kiln_at_row_task, &a, rows * a.tiles);
     return;
   }
-  int run0, run_len, pair0;
-  a.tiles = kiln_at_tile_at(seq, rows, heads / kv_heads, -1, &run0, &run_len,
-                            &pair0);
+  int run0, run_len, pair0, ntiles;
+  a.tiles = kiln_at_task_at(seq, rows, heads / kv_heads, KILN_AT_TILES, -1,
+                            &run0, &run_len, &pair0, &ntiles);
   kiln_parallel_for((kiln_ctx *)ctx, kiln_at_task, &a, a.tiles * kv_heads);
 }
