@@ -1,6 +1,7 @@
 //===- KernelTable.cpp - the ISA kernels of kernels.def, for the compiler --===//
 #include "kernels/KernelTable.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -281,4 +282,31 @@ bool kiln::kernels::tensorMultiplyAdds(const std::string &kernel,
     return true;
   }
   return false;
+}
+
+int64_t kiln::kernels::tensorShares(const std::string &kernel, const int64_t *p,
+                                    size_t n, int64_t parts) {
+  int64_t units = parts;
+  if (kernel == "conv" && n >= 7 && p[0] >= 1 && p[0] <= 6 &&
+      n >= size_t(7 + 3 * p[0]) && p[4] >= 1) {
+    // conv_share (tensor/nn.c): {nsp, N, C, M, group, chunk, direct, in, k,
+    // out}; its order of cases.
+    const int64_t nsp = p[0], N = p[1], G = p[4], cg = p[2] / G, mg = p[3] / G,
+                  direct = p[6];
+    const int64_t *od = p + 7 + 2 * nsp;
+    int64_t P = 1;
+    for (int64_t i = 0; i < nsp; ++i)
+      P *= od[i];
+    if (direct == 2)
+      units = od[0]; // output rows
+    else if (nsp == 2 && cg == 1 && mg == 1 && !direct)
+      units = N * G; // depthwise channels
+    else if (!(P >= 64 * parts && !(direct && mg >= 64 * parts)))
+      units = mg; // output channels (else positions, 64 or more a share)
+  } else if (kernel == "conv_transpose" && n >= 5 && p[4] >= 1) {
+    units = p[3] / p[4]; // output channels of each group
+  } else if ((kernel == "softmax" || kernel == "global_pool") && n >= 3) {
+    units = p[2]; // {op, dtype, outer, ...}, {dtype, kind, NC, S}
+  }
+  return std::max<int64_t>(1, std::min(parts, units));
 }

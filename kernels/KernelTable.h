@@ -84,6 +84,14 @@ int64_t tensorEpilogueAt(const std::string &kernel, const int64_t *p,
 /// layout; false for any other kernel.
 bool tensorMultiplyAdds(const std::string &kernel, const int64_t *p, size_t n,
                         double &macs);
+/// How many of `parts` shares of one call of tensor kernel `kernel` (its n
+/// integer parameters p) have work: kiln_tp_NAME splits one dimension, which
+/// can have fewer units than shares -- a ConvTranspose's output channels per
+/// group, a Softmax's or global pool's outer index, a convolution's output
+/// rows, depthwise channels or (when positions are few) output channels.
+/// Between 1 and parts; parts for every other kernel.
+int64_t tensorShares(const std::string &kernel, const int64_t *p, size_t n,
+                     int64_t parts);
 } // namespace kiln::kernels
 
 #endif

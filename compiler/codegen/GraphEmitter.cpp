@@ -246,7 +246,7 @@ bool generateGraphSources(ModuleOp module,
        << (parts > 1 ? "kiln_tp_" + t.getKernel().str() : std::string("0"))
        << ", " << pAt << "u, " << fAt << "u, " << rAt << "u, " << nInputs
        << "u, " << t.getNumResults() << "u, " << scratch << ", " << stride
-       << "},\n";
+       << ", " << parts << "},\n";
     ++nSteps;
   }
   ss.flush(); ps.flush(); fs_.flush(); rs.flush();
@@ -257,11 +257,12 @@ bool generateGraphSources(ModuleOp module,
       << "   refs[ri..] (each kind << 60 | index or offset: 0 a graph input,\n"
       << "   1 the weights, 2 the arena, 3 none, 4 an epilogue loop) and its\n"
       << "   scratch at act + scratch (-1: none). A step with shares (part)\n"
-      << "   runs them on the context's threads, share i with the scratch at\n"
-      << "   act + scratch + i * stride. */\n"
+      << "   runs as many as the context's threads, up to parts, on them,\n"
+      << "   share i with the scratch at act + scratch + i * stride. */\n"
       << "typedef struct {\n  kiln_tensor_kernel fn;\n"
       << "  kiln_tensor_part_kernel part;\n"
-      << "  uint32_t pi, fi, ri, n_in, n_out;\n  int64_t scratch, stride;\n} "
+      << "  uint32_t pi, fi, ri, n_in, n_out;\n  int64_t scratch, stride;\n"
+      << "  int parts;\n} "
       << N << "_step;\n"
       << (halideDecls.empty()
               ? std::string()
@@ -276,7 +277,7 @@ bool generateGraphSources(ModuleOp module,
       << "static const uint64_t " << N << "_refs[] = {"
       << (rTable.empty() ? "0" : rTable) << "};\n"
       << "static const " << N << "_step " << N << "_steps[] = {\n"
-      << (steps.empty() ? "  {0, 0, 0, 0, 0, 0, 0, -1, 0},\n" : steps)
+      << (steps.empty() ? "  {0, 0, 0, 0, 0, 0, 0, -1, 0, 1},\n" : steps)
       << "};\n\n"
       << epilogues;
   if (nEpilogues) {
@@ -317,8 +318,10 @@ bool generateGraphSources(ModuleOp module,
               "    for (uint32_t i = 0; i < st->n_out; ++i)\n"
               "      out[i] = " + N + "_ref(" + N + "_refs[st->ri + st->n_in + i], act, wts, inputs);\n"
               "    uint8_t *scratch = st->scratch < 0 ? 0 : act + st->scratch;\n"
-              "    if (st->part && ctx->threads > 1) {\n"
-              "      " + N + "_share share = {st, in, out, scratch, (int)ctx->threads};\n"
+              "    const int shares = (int)ctx->threads < st->parts ? (int)ctx->threads\n"
+              "                                                     : st->parts;\n"
+              "    if (st->part && shares > 1) {\n"
+              "      " + N + "_share share = {st, in, out, scratch, shares};\n"
               "      kiln_parallel_for(ctx, " + N + "_run_share, &share, share.parts);\n"
               "    } else {\n"
               "      st->fn(" + N + "_p + st->pi, st->fi ? " + N + "_f + st->fi : 0, in, out,\n"

@@ -192,10 +192,11 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
     scratch bytes it needs per input row, and `kiln.tile`, the microkernel's
     register tile (activation rows x weight rows). A graph call
     (`kiln.tensor_op`) whose kernel splits its work into shares gets
-    `kiln.parts`, the number of threads it runs on (the module's
-    `kiln.threads`), when it is large enough to pay for the hand-off: the
-    memory planner gives each share its own scratch and the emitter runs
-    the shares on the thread pool. The target is the module's
+    `kiln.parts`, the number of shares it runs in (the module's
+    `kiln.threads`, or fewer when the dimension the kernel splits has fewer
+    units), when it is large enough to pay for the hand-off: the memory
+    planner gives each share its own scratch and the emitter runs the shares
+    on the thread pool, no more of them than the threads started. The target is the module's
     `kiln.target` (kiln-set-target, or kilnc, writes it). Fails on an op the
     target has no kernel for, naming the op and the weight type.
 

@@ -116,21 +116,23 @@ double tensorWork(TensorOp t, bool &gemmLike) {
   return elements;
 }
 
-/// A graph call whose kernel splits its work runs in `threads` shares when
-/// it is large enough that a share outweighs handing it to another thread
-/// (a few microseconds): about 2^18 multiply-adds, or a tensor of 2^16
-/// elements for memory-bound work.
+/// A graph call whose kernel splits its work runs in up to `threads` shares
+/// when it is large enough that a share outweighs handing it to another
+/// thread (a few microseconds): about 2^18 multiply-adds, or a tensor of
+/// 2^16 elements for memory-bound work. No more shares than its split
+/// dimension fills (kernels::tensorShares): an empty share costs a hand-off
+/// and does nothing, and one share is no split at all.
 int64_t tensorParts(TensorOp t, int64_t threads) {
   if (threads <= 1 || !kernels::tensorKernelHasParts(t.getKernel().str()))
     return 1;
-  // Softmax splits its outer index (p = {op, dtype, outer, n, inner}): with
-  // one, every share but the first would have nothing to do.
   ArrayRef<int64_t> p = t.getParams();
-  if (t.getKernel() == "softmax" && p.size() >= 3 && p[2] < 2)
+  const int64_t shares =
+      kernels::tensorShares(t.getKernel().str(), p.data(), p.size(), threads);
+  if (shares < 2)
     return 1;
   bool gemmLike = false;
   const double work = tensorWork(t, gemmLike);
-  return work >= (gemmLike ? 0x1p18 : 0x1p16) ? threads : 1;
+  return work >= (gemmLike ? 0x1p18 : 0x1p16) ? shares : 1;
 }
 
 
