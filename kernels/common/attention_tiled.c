@@ -245,9 +245,17 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
   kiln_at_v m[NT], l[NT];
   for (int u = 0; u < NT; ++u)
     m[u] = (kiln_at_v){0} - 3.0e38f, l[u] = (kiln_at_v){0};
-  /* An f16 chunk is widened once here, then read L * NT times per element. */
-  float kf[a->f16 ? L : 1][a->f16 ? D : 1], vf[a->f16 ? L : 1][a->f16 ? D : 1];
+  /* Keys are taken KC at a time (whole groups of L, within one KV block):
+   * one running-max update and one rescale of the accumulators per step,
+   * whose PV loop keeps its accumulators in registers over all KC keys.
+   * KC * D is at most 8192, so the widened f16 rows below stay within the
+   * stack the kernel's other arrays take at KILN_AT_MAX_HEAD_DIM. */
+  const int KC = D <= 128 ? 4 * L : D <= 256 ? 2 * L : L;
+  /* An f16 step is widened once here, then read L * NT times per element. */
+  float kf[a->f16 ? KC : 1][a->f16 ? D : 1], vf[a->f16 ? KC : 1][a->f16 ? D : 1];
   const size_t es = a->f16 ? 2u : 4u;
+  const float *kr[4 * L], *vr[4 * L];
+  kiln_at_v s[NT][4 * L];
 
   for (uint32_t b0 = 0; b0 < keys; b0 += block) {
     const uint32_t nb = keys - b0 < block ? keys - b0 : block;
@@ -255,11 +263,11 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
         (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 0, b0) + kh * D * es;
     const uint8_t *vb =
         (const uint8_t *)kiln_kv_at(a->ctx, seq, a->layer, 1, b0) + kh * D * es;
-    for (uint32_t c0 = 0; c0 < nb; c0 += L) {
-      const int nk = nb - c0 < (uint32_t)L ? (int)(nb - c0) : L;
-      /* Keys past nk point at the chunk's first key; their p is 0. */
-      const float *kr[L], *vr[L];
-      for (int j = 0; j < L; ++j) {
+    for (uint32_t c0 = 0; c0 < nb; c0 += (uint32_t)KC) {
+      const int nk = nb - c0 < (uint32_t)KC ? (int)(nb - c0) : KC;
+      const int nj = (nk + L - 1) / L * L; /* keys scored, whole groups */
+      /* Keys past nk point at the step's first key; their p is 0. */
+      for (int j = 0; j < nj; ++j) {
         const uint32_t t = c0 + (j < nk ? (uint32_t)j : 0u);
         const uint8_t *kt = kb + (int64_t)t * kvw * es, *vt = vb + (int64_t)t * kvw * es;
         if (a->f16) {
@@ -276,8 +284,7 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
       }
       /* Eight keys' scores at a time: eight independent FMA chains per
        * tile, as many as two FMA pipes of four cycles' latency keep busy. */
-      kiln_at_v s[NT][L];
-      for (int j = 0; j < L; j += 8) {
+      for (int j = 0; j < nj; j += 8) {
         kiln_at_v sj[NT][8];
         _Pragma("clang loop unroll(full)")
         for (int u = 0; u < NT; ++u)
@@ -302,16 +309,16 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
       kiln_at_v alpha[NT];
       for (int u = 0; u < NT; ++u) {
         kiln_at_v mx = m[u];
-        for (int j = 0; j < L; ++j) {
+        for (int j = 0; j < nk; ++j) {
           const float t = (float)(b0 + c0 + (uint32_t)j);
           const kiln_at_v masked = (kiln_at_v){0} - 3.0e38f;
-          s[u][j] = j < nk ? kiln_at_sel(t <= posv[u], s[u][j], masked) : masked;
+          s[u][j] = kiln_at_sel(t <= posv[u], s[u][j], masked);
           mx = kiln_at_max(mx, s[u][j]);
         }
         alpha[u] = kiln_at_exp(m[u] - mx);
         m[u] = mx;
         kiln_at_v sum = {0};
-        for (int j = 0; j < L; ++j) {
+        for (int j = 0; j < nk; ++j) {
           s[u][j] = kiln_at_exp(s[u][j] - mx);
           sum += s[u][j];
         }
@@ -327,7 +334,7 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
           _Pragma("clang loop unroll(full)")
           for (int e = 0; e < KILN_AT_PV; ++e)
             acc[u][e] = accT[d + e][u] * alpha[u];
-        for (int j = 0; j < L; ++j) {
+        for (int j = 0; j < nk; ++j) {
           const float *v = vr[j] + d;
           _Pragma("clang loop unroll(full)")
           for (int e = 0; e < KILN_AT_PV; ++e) {
@@ -346,7 +353,7 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
       for (; d < D; ++d)
         for (int u = 0; u < NT; ++u) {
           kiln_at_v acc = accT[d][u] * alpha[u];
-          for (int j = 0; j < L; ++j)
+          for (int j = 0; j < nk; ++j)
             acc += s[u][j] * vr[j][d];
           accT[d][u] = acc;
         }
