@@ -231,16 +231,20 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
     __builtin_memcpy(&posv[u], posf, sizeof posf);
   }
   kiln_at_v qT[D][NT], accT[D][NT];
+  /* Query vector i into lane i, a lane at a time: each lane's row is
+   * contiguous (vectorized over the lanes, this loop gathers, microcoded
+   * and slow on some cores). */
   for (int d = 0; d < D; ++d)
     for (int u = 0; u < NT; ++u) {
-      float col[L];
-      for (int i = 0; i < L; ++i)
-        col[i] = lane_row[u][i] >= 0
-                     ? a->q[(int64_t)lane_row[u][i] * qw + lane_head[u][i] * D + d] *
-                           a->scale
-                     : 0.0f;
-      __builtin_memcpy(&qT[d][u], col, sizeof col);
+      qT[d][u] = (kiln_at_v){0};
       accT[d][u] = (kiln_at_v){0};
+    }
+  for (int u = 0; u < NT; ++u)
+    for (int i = 0; i < active[u]; ++i) {
+      const float *qi = a->q + (int64_t)lane_row[u][i] * qw + lane_head[u][i] * D;
+      _Pragma("clang loop vectorize(disable)")
+      for (int d = 0; d < D; ++d)
+        qT[d][u][i] = qi[d] * a->scale;
     }
   kiln_at_v m[NT], l[NT];
   for (int u = 0; u < NT; ++u)
@@ -359,18 +363,15 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
         }
     }
   }
+  /* Lane by lane, each lane's output row written in order (vectorized over
+   * the lanes this loop is a scatter, microcoded and slow on some cores). */
   for (int u = 0; u < NT; ++u) {
-    float linv[L], col[L];
     const kiln_at_v inv = 1.0f / l[u];
-    __builtin_memcpy(linv, &inv, sizeof linv);
-    /* Lane by lane, each lane's output row written in order (vectorized over
-     * the lanes this loop is a scatter, microcoded and slow on some cores). */
-    for (int d = 0; d < D; ++d) {
-      __builtin_memcpy(col, &accT[d][u], sizeof col);
+    for (int i = 0; i < active[u]; ++i) {
+      float *oi = a->out + (int64_t)lane_row[u][i] * qw + lane_head[u][i] * D;
       _Pragma("clang loop vectorize(disable)")
-      for (int i = 0; i < active[u]; ++i)
-        a->out[(int64_t)lane_row[u][i] * qw + lane_head[u][i] * D + d] =
-            col[i] * linv[i];
+      for (int d = 0; d < D; ++d)
+        oi[d] = accT[d][u][i] * inv[i];
     }
   }
 }
