@@ -154,7 +154,7 @@ typedef struct {
   const uint32_t *pos;
   const float *q;
   int rows, heads, kv_heads, head_dim;
-  int tiles; /* tasks per KV head; decode: parts per row */
+  int parts; /* prefill: tasks per KV head; decode: parts per row */
   float scale;
   float *out;
   int f16; /* the cache holds binary16 */
@@ -197,6 +197,8 @@ static int kiln_at_task_at(const int32_t *seq, int rows, int group, int per,
 #else
 #define KILN_AT_TILES 1
 #endif
+/* Groups of KILN_AT_LANES keys a prefill softmax step takes at most. */
+#define KILN_AT_STEP_GROUPS 4
 
 /* NT tiles of KILN_AT_LANES query vectors each, of KV head kh, all of one
  * sequence, against every key up to the last lane's position. */
@@ -254,12 +256,12 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
    * whose PV loop keeps its accumulators in registers over all KC keys.
    * KC * D is at most 8192, so the widened f16 rows below stay within the
    * stack the kernel's other arrays take at KILN_AT_MAX_HEAD_DIM. */
-  const int KC = D <= 128 ? 4 * L : D <= 256 ? 2 * L : L;
+  const int KC = D <= 128 ? KILN_AT_STEP_GROUPS * L : D <= 256 ? 2 * L : L;
   /* An f16 step is widened once here, then read L * NT times per element. */
   float kf[a->f16 ? KC : 1][a->f16 ? D : 1], vf[a->f16 ? KC : 1][a->f16 ? D : 1];
   const size_t es = a->f16 ? 2u : 4u;
-  const float *kr[4 * L], *vr[4 * L];
-  kiln_at_v s[NT][4 * L];
+  const float *kr[KILN_AT_STEP_GROUPS * L], *vr[KILN_AT_STEP_GROUPS * L];
+  kiln_at_v s[NT][KILN_AT_STEP_GROUPS * L];
 
   for (uint32_t b0 = 0; b0 < keys; b0 += block) {
     const uint32_t nb = keys - b0 < block ? keys - b0 : block;
@@ -567,11 +569,11 @@ static void kiln_at_row(const kiln_at_args *a, int row, int h0, int nh) {
 }
 
 /* Task t: tiles task (tiles - 1 - t / kv_heads) of KV head t % kv_heads
- * (a->tiles counts tasks of up to KILN_AT_TILES tiles); the last tiles (the
+ * (a->parts counts tasks of up to KILN_AT_TILES tiles); the last tiles (the
  * longest prefixes) go first so that threads finish together. */
 static void kiln_at_task(void *arg, int t) {
   const kiln_at_args *a = (const kiln_at_args *)arg;
-  const int kh = t % a->kv_heads, task = a->tiles - 1 - t / a->kv_heads;
+  const int kh = t % a->kv_heads, task = a->parts - 1 - t / a->kv_heads;
   int run0 = 0, run_len = 0, pair0 = 0, ntiles = 1;
   kiln_at_task_at(a->seq, a->rows, a->heads / a->kv_heads, KILN_AT_TILES, task,
                   &run0, &run_len, &pair0, &ntiles);
@@ -588,10 +590,10 @@ static void kiln_at_task(void *arg, int t) {
  * t / parts, a range of whole KV heads' query heads. */
 static void kiln_at_row_task(void *arg, int t) {
   const kiln_at_args *a = (const kiln_at_args *)arg;
-  const int row = t / a->tiles, part = t % a->tiles;
+  const int row = t / a->parts, part = t % a->parts;
   const int group = a->heads / a->kv_heads;
-  const int kh0 = part * a->kv_heads / a->tiles;
-  const int kh1 = (part + 1) * a->kv_heads / a->tiles;
+  const int kh0 = part * a->kv_heads / a->parts;
+  const int kh1 = (part + 1) * a->kv_heads / a->parts;
   for (int h = kh0 * group; h < kh1 * group; h += KILN_AT_ROW_HEADS) {
     const int n = kh1 * group - h;
     kiln_at_row(a, row, h, n < KILN_AT_ROW_HEADS ? n : KILN_AT_ROW_HEADS);
@@ -623,12 +625,12 @@ KILN_KERNEL void kiln_attention_f32_tiled(const kiln_ctx *ctx, uint32_t layer,
   if (decode) {
     /* One part per thread (whole KV heads each) when there are few rows. */
     const int threads = (int)ctx->threads;
-    a.tiles = rows >= threads ? 1 : (kv_heads < threads ? kv_heads : threads);
-    kiln_parallel_for((kiln_ctx *)ctx, kiln_at_row_task, &a, rows * a.tiles);
+    a.parts = rows >= threads ? 1 : (kv_heads < threads ? kv_heads : threads);
+    kiln_parallel_for((kiln_ctx *)ctx, kiln_at_row_task, &a, rows * a.parts);
     return;
   }
   int run0, run_len, pair0, ntiles;
-  a.tiles = kiln_at_task_at(seq, rows, heads / kv_heads, KILN_AT_TILES, -1,
+  a.parts = kiln_at_task_at(seq, rows, heads / kv_heads, KILN_AT_TILES, -1,
                             &run0, &run_len, &pair0, &ntiles);
-  kiln_parallel_for((kiln_ctx *)ctx, kiln_at_task, &a, a.tiles * kv_heads);
+  kiln_parallel_for((kiln_ctx *)ctx, kiln_at_task, &a, a.parts * kv_heads);
 }
