@@ -434,8 +434,8 @@ int main(int argc, char **argv) {
   const double bw = bwStat.median;
   // Prefill arithmetic: the int8 operations (2 per multiply-add) of the
   // matmuls over the prompt, as the report counts them, per second of time
-  // to first token, and that rate against the probe's int8 rate (an int8
-  // dot-product tile in L1 on one core, times the threads).
+  // to first token, and that rate against the probe's int8 rate (the int8
+  // instruction's issue rate on one core, times the threads).
   const double int8OpsPerToken = report.flopsByPrecision(false)["int8"];
   const Stat int8PeakStat = summarize(int8Peaks);
   std::vector<Metric> metrics;
@@ -581,7 +581,7 @@ int main(int argc, char **argv) {
            << "-" << fmt(bwStat.max) << ")\n"
            << "int8 operations per prompt token " << fmt(int8OpsPerToken)
            << ", one-core int8 rate " << fmt(int8PeakStat.median)
-           << " GOP/s (the probe's L1 dot-product tile, median)\n";
+           << " GOP/s (the probe's int8 instruction on 16 accumulators in L1, median)\n";
   else
     outs() << "read bandwidth " << fmt(bw) << " GB/s\n"
            << "int8 operations per prompt token " << fmt(int8OpsPerToken)

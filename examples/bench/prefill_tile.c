@@ -1,0 +1,117 @@
+/* prefill_tile.c - the AVX-512 VNNI prefill matmul against the int8 unit.
+ *
+ *   clang-16 -O3 -march=native -Iruntime/include -Ikernels -Ikernels/common \
+ *     examples/bench/prefill_tile.c -o prefill_tile &&
+ *   taskset -c 0 ./prefill_tile [q8_0|q4_0] [ROWS] [K] [N]
+ *
+ * Times kiln_matmul_q8_0_q8_0_4x16_avx512vnni (or the Q4_0 kernel) on ROWS
+ * activation rows (default 64, the prefill chunk kilnc picks for a 1 MiB L2)
+ * against N x K weights (default 2048 x 2048, one attention projection of
+ * the 1B shape), quantizer included, as a library calls it. Beside it, the
+ * unit's own rate: VPDPBUSD on 12 independent accumulators with every
+ * operand in a register (fewer accumulators do not cover the instruction's
+ * latency; docs/notes/benchmarks-history.md, "Zen 5: the int8 probe").
+ * Both best of 7, alternately, in one process. Weights are random bytes
+ * with fp16 scales of 2^-7; the kernel is called through a pointer so that
+ * a profile (perf record) shows it as one symbol. */
+#define _GNU_SOURCE
+#include "kiln/kiln.h"
+
+#include "generic/kernels_generic.c"
+#include "common/kernels_q8.c"
+#include "x86/kernels_x86.c"
+
+#include <immintrin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if !defined(__AVX512VNNI__)
+#error "prefill_tile needs AVX-512 VNNI (-march=native on such a host)"
+#endif
+
+typedef void (*matmul_fn)(const float *, int, int, const uint8_t *, int,
+                          const float *, float *, void *);
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* GOP/s of VPDPBUSD alone: 12 chains, 64 multiply-adds each. */
+__attribute__((noinline)) static double unit_rate(void) {
+  __m512i a[12];
+  for (int i = 0; i < 12; ++i)
+    a[i] = _mm512_set1_epi32(i);
+  __m512i w = _mm512_set1_epi8(3), x = _mm512_set1_epi8(1);
+  const long iters = 20000000;
+  const double t0 = now();
+  for (long i = 0; i < iters; ++i) {
+    for (int j = 0; j < 12; ++j)
+      a[j] = _mm512_dpbusd_epi32(a[j], w, x);
+    __asm__ volatile("" : "+v"(w), "+v"(x));
+  }
+  const double t = now() - t0;
+  int s = 0;
+  for (int j = 0; j < 12; ++j)
+    s += _mm512_reduce_add_epi32(a[j]);
+  __asm__ volatile("" ::"r"(s));
+  return (double)iters * 12 * 64 * 2 / t / 1e9;
+}
+
+int main(int argc, char **argv) {
+  const int q4 = argc > 1 && !strcmp(argv[1], "q4_0");
+  const int rows = argc > 2 ? atoi(argv[2]) : 64, K = argc > 3 ? atoi(argv[3]) : 2048,
+            N = argc > 4 ? atoi(argv[4]) : 2048;
+  if (rows < 1 || K < 32 || K % 32 || N < 16 || N % 16) {
+    fprintf(stderr, "prefill_tile: ROWS >= 1, K a multiple of 32, N of 16\n");
+    return 2;
+  }
+  matmul_fn volatile fn = q4 ? kiln_matmul_q4_0_q8_0_4x16_avx512vnni
+                             : kiln_matmul_q8_0_q8_0_4x16_avx512vnni;
+  const int nb = K / 32, quant = q4 ? 256 : 512;
+  /* A group of 16 weight rows: nb x 16 fp16 scales (padded to 64 bytes),
+   * then nb blocks of quants (X86Target.cpp's layout). */
+  const long groupBytes = (((long)nb * 32 + 63) & ~63L) + (long)nb * quant;
+  const long wbytes = (long)(N / 16) * groupBytes;
+  uint8_t *w = aligned_alloc(64, (size_t)((wbytes + 63) & ~63L));
+  float *x = malloc(sizeof(float) * (size_t)rows * K), *y = malloc(sizeof(float) * (size_t)rows * N);
+  void *scratch = aligned_alloc(64, (size_t)(((long)rows * nb * 42 + 4096 + 63) & ~63L));
+  if (!w || !x || !y || !scratch) {
+    fprintf(stderr, "prefill_tile: out of memory\n");
+    return 1;
+  }
+  srand(1);
+  for (long i = 0; i < wbytes; ++i)
+    w[i] = (uint8_t)rand();
+  for (int g = 0; g < N / 16; ++g) {
+    uint16_t *meta = (uint16_t *)(w + g * groupBytes);
+    for (int i = 0; i < nb * 16; ++i)
+      meta[i] = 0x2000; /* 2^-7 */
+  }
+  for (long i = 0; i < (long)rows * K; ++i)
+    x[i] = (float)(rand() % 200 - 100) / 50.0f;
+
+  double best = 1e30, unit = 0;
+  for (int rep = 0; rep < 7; ++rep) {
+    const double u = unit_rate();
+    if (u > unit)
+      unit = u;
+    int calls = 0;
+    const double t0 = now();
+    do {
+      fn(x, rows, K, w, N, 0, y, scratch);
+      ++calls;
+    } while (now() - t0 < 0.3);
+    const double t = (now() - t0) / calls;
+    if (t < best)
+      best = t;
+  }
+  const double gops = 2.0 * rows * K * N / best / 1e9;
+  printf("%s rows %d K %d N %d: %.1f GOP/s (%.1f us a call), unit %.1f GOP/s, "
+         "fraction %.3f (y[0] %g)\n",
+         q4 ? "q4_0" : "q8_0", rows, K, N, gops, best * 1e6, unit, gops / unit, y[0]);
+  return 0;
+}
