@@ -45,6 +45,8 @@ public:
   static std::string pieceKey(const std::string &key, size_t i, size_t n);
   void emitMatMul(MatMulOp m, const std::string &kernel, std::string &body,
                   std::string &tasks);
+  void emitNorm(RMSNormOp m, const std::string &kernel, std::string &body,
+                std::string &tasks);
   bool generateSource(std::string &source, std::string &error);
   std::string generateHeader();
   const WeightBlob &weightBlob() const { return blob; }
@@ -119,7 +121,9 @@ private:
   const Target &target;
   const KvPlan kv;
   WeightBlob blob;
-  int taskCount = 0;
+  int taskCount = 0, normCount = 0;
+  // Rows per thread from which a norm is split over the pool.
+  static constexpr int kNormRowsPerThread = 4;
 };
 
 kiln_layout Emitter::layout() const {
@@ -467,6 +471,35 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
   body += "  }\n";
 }
 
+// With threads, a prompt's RMS norm runs as one band of rows per thread, as
+// the matmuls' epilogues do, instead of on the calling thread while the
+// others wait. Each row's sum runs in the same order in a band as in one
+// call over all rows, so the results are bit-identical. A few rows (decode)
+// stay on the calling thread: waking the pool costs more than they do.
+void Emitter::emitNorm(RMSNormOp m, const std::string &kernel, std::string &body,
+                       std::string &tasks) {
+  const std::string fn = opts.name + "_norm" + std::to_string(normCount++);
+  const std::string threads = std::to_string(opts.threads);
+  const std::string W = std::to_string(width(m.getResult()));
+  const std::string in = value(m.getInput()), out = value(m.getResult());
+  const std::string band = " + (int64_t)r0 * " + W;
+  tasks += "static void " + fn + "(void *arg, int t) {\n"
+           "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
+           "  uint8_t *const act = a->act;\n"
+           "  const uint8_t *const wts = a->wts;\n"
+           "  const int per = (a->n + " + threads + " - 1) / " + threads + ";\n"
+           "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
+           "  if (r0 >= r1)\n    return;\n"
+           "  " + rmsNormCall(m, "kiln_" + kernel, *this, "r1 - r0", in + band, out + band) +
+           ";\n}\n\n";
+  const std::string rows = this->rows(m.getInput());
+  body += "  {\n    kiln_mm_task task = {wts, 0, act, 0, " + rows + "};\n"
+          "    if (task.n >= " + std::to_string(kNormRowsPerThread * opts.threads) +
+          ")\n      kiln_parallel_for(ctx, " + fn + ", &task, " + threads + ");\n"
+          "    else\n      " + rmsNormCall(m, "kiln_" + kernel, *this, rows, in, out) +
+          ";\n  }\n";
+}
+
 std::string Emitter::generateHeader() {
   const std::string &N = opts.name, U = upper(opts.name);
   auto logits = func.getFunctionType().getResult(0).cast<RankedTensorType>();
@@ -566,6 +599,10 @@ bool Emitter::generateSource(std::string &source, std::string &error) {
     auto kernel = op.getAttrOfType<StringAttr>("kiln.kernel");
     if (auto m = dyn_cast<MatMulOp>(op); m && kernel) {
       emitMatMul(m, kernel.str(), body, tasks);
+      continue;
+    }
+    if (auto m = dyn_cast<RMSNormOp>(op); m && kernel && opts.threads > 1) {
+      emitNorm(m, kernel.str(), body, tasks);
       continue;
     }
     if (!target.emitOp(&op, *this, body, error))

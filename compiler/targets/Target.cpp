@@ -31,6 +31,17 @@ int64_t width(Value v) {
 }
 } // namespace
 
+std::string kiln::rmsNormCall(RMSNormOp m, const std::string &kernel,
+                              const EmitContext &ec, const std::string &rows,
+                              const std::string &in, const std::string &out) {
+  std::string scale = m.getWeightAttr() ? ec.weight(m.getWeightAttr(), true) : "0";
+  // A row of width W in groups of G is W / G rows of width G.
+  const int64_t w = width(m.getResult()), g = m.getGroup() ? *m.getGroup() : w;
+  std::string n = g != w ? "(" + rows + ") * " + num(w / g) : rows;
+  return kernel + "(" + in + ", " + n + ", " + num(g) + ", " + scale + ", " +
+         floatLit(m.getEpsilon().convertToFloat()) + ", " + out + ")";
+}
+
 // Every target's kernels share one signature per op, so one emitter serves all.
 bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
                     std::string &error) const {
@@ -51,16 +62,8 @@ bool Target::emitOp(Operation *op, const EmitContext &ec, std::string &out,
               "; ++i)\n    " + ec.value(result) + "[i] *= " +
               floatLit(scale->convertToFloat());
   } else if (auto m = dyn_cast<RMSNormOp>(op)) {
-    std::string scale =
-        m.getWeightAttr() ? ec.weight(m.getWeightAttr(), true) : "0";
-    // A row of width W in groups of G is W / G rows of width G.
-    const int64_t g = m.getGroup() ? *m.getGroup() : width(result);
-    std::string rows = ec.rows(m.getInput());
-    if (g != width(result))
-      rows = "(" + rows + ") * " + num(width(result) / g);
-    call = k + "(" + ec.value(m.getInput()) + ", " + rows + ", " + num(g) +
-           ", " + scale + ", " + floatLit(m.getEpsilon().convertToFloat()) +
-           ", " + ec.value(result) + ")";
+    call = rmsNormCall(m, k, ec, ec.rows(m.getInput()), ec.value(m.getInput()),
+                       ec.value(result));
   } else if (auto r = dyn_cast<RoPEOp>(op)) {
     call = k + "(" + ec.value(r.getInput()) + ", " + ec.rows(r.getInput()) +
            ", " + num(width(result)) + ", " + num(r.getHeadDim()) +

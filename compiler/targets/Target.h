@@ -42,6 +42,13 @@ public:
   virtual int64_t kvSlot(int64_t layer) const { return layer; }
 };
 
+/// The call of RMS norm `m`'s kernel `kernel` (with its kiln_ prefix) over
+/// `rows` rows of the op's width from `in` to `out` (C expressions; a
+/// grouped norm's rows are counted in the op's width, not in groups).
+std::string rmsNormCall(RMSNormOp m, const std::string &kernel, const EmitContext &ec,
+                        const std::string &rows, const std::string &in,
+                        const std::string &out);
+
 /// The Debian packages a target's toolchain comes from, so that a missing
 /// piece can be named by the package that provides it (kilnc
 /// --check-toolchain).
