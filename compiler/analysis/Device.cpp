@@ -461,7 +461,7 @@ bool kiln::runHostProbe(const std::string &exe, DeviceProfile &p,
   p.path = "measured";
   p.comment = "measured now: one thread's read bandwidth (sum over " + std::to_string(mib) +
               " MiB, twice the last-level cache, huge pages, with and without prefetch), "
-              "f32 FMA and int8 dot products on 16 independent accumulators in L1 (-O3 -march=native)";
+              "f32 FMA and int8 dot products on independent accumulators in L1 (-O3 -march=native)";
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   p.cores = n > 0 ? n : 1;
   p.l2BytesPerCore = hostL2CacheBytes();

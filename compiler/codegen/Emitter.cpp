@@ -272,6 +272,23 @@ std::string Emitter::pieceKey(const std::string &key, size_t i, size_t n) {
 // several rows is written into its rows by kernels with a row stride (x86),
 // else computed into scratch and interleaved into its rows; the interleave
 // and the epilogue run as a second parallel section, a band of rows per task.
+// The head of a pool task over a band of a kiln_mm_task's rows: `per` (a C
+// expression of a->n) rows a task, rows [r0, r1) of task t, `act` the
+// arena; a task past the last row returns.
+static std::string bandTaskHead(const std::string &fn, const std::string &per) {
+  return "static void " + fn + "(void *arg, int t) {\n"
+         "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
+         "  uint8_t *const act = a->act;\n"
+         "  const int per = " + per + ";\n"
+         "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
+         "  if (r0 >= r1)\n    return;\n";
+}
+
+// Rows a task when a->n rows go to `threads` tasks.
+static std::string perThread(const std::string &threads) {
+  return "(a->n + " + threads + " - 1) / " + threads;
+}
+
 void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
                          std::string &body, std::string &tasks) {
   Operation *op = m.getOperation();
@@ -407,12 +424,7 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
     const std::string threads = std::to_string(opts.threads), W =
         std::to_string(width(m.getOutput()));
     const bool perRow = !gather.empty() || !ep.empty();
-    std::string r = "static void " + fn + "_rows(void *arg, int t) {\n"
-         "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
-         "  uint8_t *const act = a->act;\n"
-         "  const int per = (a->n + " + threads + " - 1) / " + threads + ";\n"
-         "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
-         "  if (r0 >= r1)\n    return;\n" + gather;
+    std::string r = bandTaskHead(fn + "_rows", perThread(threads)) + gather;
     const std::string band = "(int64_t)r0 * " + W;
     if (ep == "swiglu")
       r += "  kiln_epilogue_silu_mul(" + value(m.getOutput()) + " + " + band + ", " +
@@ -432,13 +444,8 @@ void Emitter::emitMatMul(MatMulOp m, const std::string &kernel,
       const std::string rowBytes = std::to_string(
           row ? kernels::scratchRowBytes(*row, K)
               : kernels::activationRowBytes("q8_0", K));
-      t += "static void " + fn + "_quantize(void *arg, int t) {\n"
-           "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
-           "  uint8_t *const act = a->act;\n"
-           "  const int per = ((a->n + " + threads + " - 1) / " + threads + " + " + mr +
-           " - 1) / " + mr + " * " + mr + ";\n"
-           "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
-           "  if (r0 >= r1)\n    return;\n"
+      t += bandTaskHead(fn + "_quantize", "(" + perThread(threads) + " + " + mr +
+                                               " - 1) / " + mr + " * " + mr) +
            "  " + quantizer + "(" + input + " + (int64_t)r0 * " + K_ + ", r1 - r0, " + K_ +
            ", a->scratch + (int64_t)r0 * " + rowBytes + ");\n}\n\n";
     }
@@ -483,13 +490,8 @@ void Emitter::emitNorm(RMSNormOp m, const std::string &kernel, std::string &body
   const std::string W = std::to_string(width(m.getResult()));
   const std::string in = value(m.getInput()), out = value(m.getResult());
   const std::string band = " + (int64_t)r0 * " + W;
-  tasks += "static void " + fn + "(void *arg, int t) {\n"
-           "  const kiln_mm_task *a = (const kiln_mm_task *)arg;\n"
-           "  uint8_t *const act = a->act;\n"
+  tasks += bandTaskHead(fn, perThread(threads)) +
            "  const uint8_t *const wts = a->wts;\n"
-           "  const int per = (a->n + " + threads + " - 1) / " + threads + ";\n"
-           "  const int r0 = t * per, r1 = a->n < r0 + per ? a->n : r0 + per;\n"
-           "  if (r0 >= r1)\n    return;\n"
            "  " + rmsNormCall(m, "kiln_" + kernel, *this, "r1 - r0", in + band, out + band) +
            ";\n}\n\n";
   const std::string rows = this->rows(m.getInput());

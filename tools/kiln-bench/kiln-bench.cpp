@@ -581,7 +581,7 @@ int main(int argc, char **argv) {
            << "-" << fmt(bwStat.max) << ")\n"
            << "int8 operations per prompt token " << fmt(int8OpsPerToken)
            << ", one-core int8 rate " << fmt(int8PeakStat.median)
-           << " GOP/s (the probe's int8 instruction on 16 accumulators in L1, median)\n";
+           << " GOP/s (the probe's int8 instruction on independent accumulators in L1, median)\n";
   else
     outs() << "read bandwidth " << fmt(bw) << " GB/s\n"
            << "int8 operations per prompt token " << fmt(int8OpsPerToken)
