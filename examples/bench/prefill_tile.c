@@ -2,9 +2,9 @@
  *
  *   clang-16 -O3 -march=native -Iruntime/include -Ikernels -Ikernels/common \
  *     examples/bench/prefill_tile.c -o prefill_tile &&
- *   taskset -c 0 ./prefill_tile [q8_0|q4_0] [ROWS] [K] [N]
+ *   taskset -c 0 ./prefill_tile [q8_0|q4_0|q4_k] [ROWS] [K] [N]
  *
- * Times kiln_matmul_q8_0_q8_0_4x16_avx512vnni (or the Q4_0 kernel) on ROWS
+ * Times kiln_matmul_q8_0_q8_0_4x16_avx512vnni (or the Q4_0 or Q4_K kernel) on ROWS
  * activation rows (default 64, the prefill chunk kilnc picks for a 1 MiB L2)
  * against N x K weights (default 2048 x 2048, one attention projection of
  * the 1B shape), quantizer included, as a library calls it. Beside it, the
@@ -12,7 +12,7 @@
  * operand in a register (fewer accumulators do not cover the instruction's
  * latency; docs/notes/benchmarks-history.md, "Zen 5: the int8 probe").
  * Both best of 7, alternately, in one process. Weights are random bytes
- * with fp16 scales of 2^-7; the kernel is called through a pointer so that
+ * with fp16 scales of 2^-7 (Q4_K: 6-bit sub-block scales and mins); the kernel is called through a pointer so that
  * a profile (perf record) shows it as one symbol. */
 #define _GNU_SOURCE
 #include "kiln/kiln.h"
@@ -62,23 +62,30 @@ __attribute__((noinline)) static double unit_rate(void) {
 }
 
 int main(int argc, char **argv) {
-  const int q4 = argc > 1 && !strcmp(argv[1], "q4_0");
+  const char *type = argc > 1 ? argv[1] : "q8_0";
+  const int q4 = !strcmp(type, "q4_0"), q4k = !strcmp(type, "q4_k");
   const int rows = argc > 2 ? atoi(argv[2]) : 64, K = argc > 3 ? atoi(argv[3]) : 2048,
             N = argc > 4 ? atoi(argv[4]) : 2048;
-  if (rows < 1 || K < 32 || K % 32 || N < 16 || N % 16) {
-    fprintf(stderr, "prefill_tile: ROWS >= 1, K a multiple of 32, N of 16\n");
+  const int kb = q4k ? 256 : 32;
+  if ((!q4 && !q4k && strcmp(type, "q8_0")) || rows < 1 || K < kb || K % kb || N < 16 ||
+      N % 16) {
+    fprintf(stderr, "prefill_tile: TYPE q8_0, q4_0 or q4_k; ROWS >= 1, K a multiple "
+                    "of 32 (q4_k: 256), N of 16\n");
     return 2;
   }
-  matmul_fn volatile fn = q4 ? kiln_matmul_q4_0_q8_0_4x16_avx512vnni
-                             : kiln_matmul_q8_0_q8_0_4x16_avx512vnni;
-  const int nb = K / 32, quant = q4 ? 256 : 512;
-  /* A group of 16 weight rows: nb x 16 fp16 scales (padded to 64 bytes),
-   * then nb blocks of quants (X86Target.cpp's layout). */
-  const long groupBytes = (((long)nb * 32 + 63) & ~63L) + (long)nb * quant;
+  matmul_fn volatile fn = q4k ? kiln_matmul_q4_k_q8_k_4x16_avx512vnni
+                          : q4 ? kiln_matmul_q4_0_q8_0_4x16_avx512vnni
+                               : kiln_matmul_q8_0_q8_0_4x16_avx512vnni;
+  const int nb = K / kb, quant = q4k ? 2048 : q4 ? 256 : 512, meta = q4k ? 320 : 32;
+  /* A group of 16 weight rows: nb x META bytes of scales (padded to 64
+   * bytes), then nb blocks of quants (X86Target.cpp's layout). */
+  const long metaBytes = ((long)nb * meta + 63) & ~63L;
+  const long groupBytes = metaBytes + (long)nb * quant;
   const long wbytes = (long)(N / 16) * groupBytes;
   uint8_t *w = aligned_alloc(64, (size_t)((wbytes + 63) & ~63L));
   float *x = malloc(sizeof(float) * (size_t)rows * K), *y = malloc(sizeof(float) * (size_t)rows * N);
-  void *scratch = aligned_alloc(64, (size_t)(((long)rows * nb * 42 + 4096 + 63) & ~63L));
+  const long actBytes = q4k ? (long)rows * nb * 292 : (long)rows * nb * 42;
+  void *scratch = aligned_alloc(64, (size_t)((actBytes + 4096 + 63) & ~63L));
   if (!w || !x || !y || !scratch) {
     fprintf(stderr, "prefill_tile: out of memory\n");
     return 1;
@@ -86,11 +93,14 @@ int main(int argc, char **argv) {
   srand(1);
   for (long i = 0; i < wbytes; ++i)
     w[i] = (uint8_t)rand();
-  for (int g = 0; g < N / 16; ++g) {
-    uint16_t *meta = (uint16_t *)(w + g * groupBytes);
-    for (int i = 0; i < nb * 16; ++i)
-      meta[i] = 0x2000; /* 2^-7 */
-  }
+  for (int g = 0; g < N / 16; ++g)
+    for (int b = 0; b < nb; ++b) {
+      uint8_t *m = w + g * groupBytes + (long)b * meta;
+      for (int i = 0; i < 16 * (q4k ? 2 : 1); ++i)
+        ((uint16_t *)m)[i] = 0x2000; /* 2^-7: d (and Q4_K's dmin) */
+      for (int i = 64; q4k && i < meta; ++i)
+        m[i] &= 63; /* Q4_K's 6-bit scales and mins */
+    }
   for (long i = 0; i < (long)rows * K; ++i)
     x[i] = (float)(rand() % 200 - 100) / 50.0f;
 
@@ -112,6 +122,6 @@ int main(int argc, char **argv) {
   const double gops = 2.0 * rows * K * N / best / 1e9;
   printf("%s rows %d K %d N %d: %.1f GOP/s (%.1f us a call), unit %.1f GOP/s, "
          "fraction %.3f (y[0] %g)\n",
-         q4 ? "q4_0" : "q8_0", rows, K, N, gops, best * 1e6, unit, gops / unit, y[0]);
+         type, rows, K, N, gops, best * 1e6, unit, gops / unit, y[0]);
   return 0;
 }

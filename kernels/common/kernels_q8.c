@@ -94,7 +94,7 @@ KILN_KERNEL const kiln_q8_block *kiln_q8_rows(const float *x, int rows, int K,
 /* Q8_K, per 256 values: max = the value of largest magnitude (the first of
  * several), q = min(127, nearest(-127 / max x value)) with ties to even,
  * the sums of each 16 q, and d = 1 / (-127 / max). The scan for max and the
- * rounding have a scalar and an 8-lane form, bit-identical. */
+ * rounding have a scalar and a vector form, bit-identical. */
 #if !defined(__AVX2__) && !defined(__ARM_NEON)
 static float kiln_q8k_max(const float *x) {
   float amax = 0.0f, max = 0.0f;
@@ -122,29 +122,47 @@ static void kiln_q8k_round(const float *x, float iscale, int8_t *qs) {
   }
 }
 #else
+/* The same scan and rounding on vectors of KILN_QK_LANES lanes: 16 under
+ * AVX-512 (one register), 8 elsewhere. Every step is per lane or exact in any
+ * order, so the width does not change a bit of the result. */
+#if defined(__AVX512F__)
+#define KILN_QK_LANES 16
+#else
+#define KILN_QK_LANES 8
+#endif
+typedef float kiln_qk_vf __attribute__((vector_size(4 * KILN_QK_LANES)));
+typedef int32_t kiln_qk_vi __attribute__((vector_size(4 * KILN_QK_LANES)));
+typedef int8_t kiln_qk_vb __attribute__((vector_size(KILN_QK_LANES)));
+static inline kiln_qk_vf kiln_qk_sel(kiln_qk_vi m, kiln_qk_vf a, kiln_qk_vf b) {
+  return (kiln_qk_vf)(((kiln_qk_vi)a & m) | ((kiln_qk_vi)b & ~m));
+}
+
 /* The largest |x| by a tree (exact in any order), then the first vector
  * holding that magnitude and its first lane. */
 static float kiln_q8k_max(const float *x) {
-  kiln_q_vf m = {0};
-  for (int c = 0; c < 32; ++c) {
-    kiln_q_vf v;
-    __builtin_memcpy(&v, x + 8 * c, sizeof v);
-    const kiln_q_vf a = (kiln_q_vf)((kiln_q_vi)v & 0x7fffffff);
-    m = kiln_q_sel(a > m, a, m);
+  enum { L = KILN_QK_LANES };
+  kiln_qk_vf m = {0};
+  for (int c = 0; c < 256 / L; ++c) {
+    kiln_qk_vf v;
+    __builtin_memcpy(&v, x + L * c, sizeof v);
+    const kiln_qk_vf a = (kiln_qk_vf)((kiln_qk_vi)v & 0x7fffffff);
+    m = kiln_qk_sel(a > m, a, m);
   }
   float amax = 0.0f;
-  for (int j = 0; j < 8; ++j)
+  for (int j = 0; j < L; ++j)
     amax = m[j] > amax ? m[j] : amax;
   if (amax == 0.0f)
     return 0.0f;
   int first = 0;
-  for (; first < 248; first += 8) {
-    kiln_q_vf v;
+  for (; first < 256 - L; first += L) {
+    kiln_qk_vf v;
     __builtin_memcpy(&v, x + first, sizeof v);
-    const kiln_q_vi hit = (kiln_q_vf)((kiln_q_vi)v & 0x7fffffff) == amax;
-    uint64_t w[4];
+    const kiln_qk_vi hit = (kiln_qk_vf)((kiln_qk_vi)v & 0x7fffffff) == amax;
+    uint64_t w[L / 2], any = 0;
     __builtin_memcpy(w, &hit, sizeof w);
-    if (w[0] | w[1] | w[2] | w[3])
+    for (int j = 0; j < L / 2; ++j)
+      any |= w[j];
+    if (any)
       break;
   }
   while (first < 255 && (x[first] < 0 ? -x[first] : x[first]) != amax)
@@ -155,16 +173,17 @@ static float kiln_q8k_max(const float *x) {
 /* The same product, rounding add and clamp per lane (the product and the add
  * stay two roundings: separate statements are not contracted). */
 static void kiln_q8k_round(const float *x, float iscale, int8_t *qs) {
-  for (int c = 0; c < 32; ++c) {
-    kiln_q_vf v;
-    __builtin_memcpy(&v, x + 8 * c, sizeof v);
-    const kiln_q_vf p = v * iscale;
-    const kiln_q_vf t = p + 12582912.0f;
-    kiln_q_vi q = ((kiln_q_vi)t & 0x007fffff) - 0x00400000;
-    const kiln_q_vi hi = q > 127;
+  enum { L = KILN_QK_LANES };
+  for (int c = 0; c < 256 / L; ++c) {
+    kiln_qk_vf v;
+    __builtin_memcpy(&v, x + L * c, sizeof v);
+    const kiln_qk_vf p = v * iscale;
+    const kiln_qk_vf t = p + 12582912.0f;
+    kiln_qk_vi q = ((kiln_qk_vi)t & 0x007fffff) - 0x00400000;
+    const kiln_qk_vi hi = q > 127;
     q = (q & ~hi) | (127 & hi);
-    const kiln_q_vb qb = __builtin_convertvector(q, kiln_q_vb);
-    __builtin_memcpy(qs + 8 * c, &qb, sizeof qb);
+    const kiln_qk_vb qb = __builtin_convertvector(q, kiln_qk_vb);
+    __builtin_memcpy(qs + L * c, &qb, sizeof qb);
   }
 }
 #endif
