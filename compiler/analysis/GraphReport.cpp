@@ -31,7 +31,6 @@ int64_t bytesOf(Type t) {
 bool callFlops(TensorOp op, double &flops, std::string &error) {
   const StringRef k = op.getKernel();
   ArrayRef<int64_t> p = op.getParams();
-  auto operands = op.getInputs();
   auto outputs = op.getOutputs();
   auto bad = [&](const char *what) {
     error = "kiln.tensor_op \"" + k.str() + "\" (node '" +
