@@ -233,9 +233,9 @@ bool kiln::kernels::tensorKernelHasParts(const std::string &kernel) {
 int64_t kiln::kernels::tensorEpilogueAt(const std::string &kernel,
                                         const int64_t *p, size_t n) {
   int64_t at = -1;
-  if ((kernel == "conv" || kernel == "conv_transpose") && n > 0 && p[0] >= 1 &&
-      p[0] <= 6)
-    at = (kernel == "conv" ? 7 : 6) + 6 * p[0];
+  const bool conv = kernel == "conv" || kernel == "halide_conv";
+  if ((conv || kernel == "conv_transpose") && n > 0 && p[0] >= 1 && p[0] <= 6)
+    at = (conv ? 7 : 6) + 6 * p[0];
   else if ((kernel == "matmul" || kernel == "halide_sgemm") && n > 4 &&
            p[4] >= 0 && p[4] <= 8)
     at = 5 + 3 * p[4];
@@ -257,7 +257,7 @@ bool kiln::kernels::tensorMultiplyAdds(const std::string &kernel,
     return r;
   };
   macs = -1;
-  if (kernel == "conv") { // {nsp, N, C, M, group, chunk, direct, in, k, out}
+  if (kernel == "conv" || kernel == "halide_conv") { // {nsp, N, C, M, group, chunk, direct, in, k, out}
     if (n >= 7 && p[0] >= 1 && p[0] <= 6 && n >= size_t(7 + 3 * p[0]) &&
         p[4] >= 1)
       macs = (double)p[1] * p[3] * (double)(p[2] / p[4]) *

@@ -173,7 +173,8 @@ bool generateGraphSources(ModuleOp module,
   // Calls given to Halide (kiln-select-kernels' halide option): one
   // pipeline object per shape, and a step function that calls it.
   std::vector<HalideObject> halide;
-  std::map<std::string, std::string> halideSteps; // symbol -> its step function
+  // Pipeline symbols and step functions already declared.
+  std::set<std::string> halideDeclared;
   std::string halideDecls;
   llvm::raw_string_ostream ss(steps), ps(pTable), fs_(fTable), rs(rTable);
   int64_t nP = 1, nF = 1, nR = 0, nSteps = 0, nEpilogues = 0;
@@ -219,27 +220,43 @@ bool generateGraphSources(ModuleOp module,
     if (auto bytes = t->getAttrOfType<IntegerAttr>("kiln.scratch_bytes"))
       stride = bytes.getInt() / parts; // kiln-plan-memory: one per share
     std::string fn = "kiln_t_" + t.getKernel().str();
-    if (t.getKernel() == "halide_sgemm") {
-      // p = {dtype, M, N, K, ...} (kiln_t_matmul's): the pipeline's shape.
-      const std::string shape = std::to_string(params[1]) + "," +
-                                std::to_string(params[2]) + "," +
-                                std::to_string(params[3]);
-      std::string symbol = N + "_halide_sgemm_" + std::to_string(params[1]) +
-                           "x" + std::to_string(params[2]) + "x" +
-                           std::to_string(params[3]);
-      fn = symbol + "_step";
-      if (halideSteps.emplace(symbol, fn).second) {
-        halide.push_back({symbol, "sgemm", shape, opts.target});
+    const bool halideConv = t.getKernel() == "halide_conv";
+    if (t.getKernel() == "halide_sgemm" || halideConv) {
+      // The pipeline's shape M x N x K: a matmul's p = {dtype, M, N, K, ...}
+      // (kiln_t_matmul's); a direct conv's p = {nsp, N, C, M, group, ...,
+      // out[nsp], ...} (kiln_t_conv's) is per image and group
+      // M/group x prod(out) x C/group.
+      int64_t m = params[1], n = params[2], k = params[3];
+      if (halideConv) {
+        m = params[3] / params[4];
+        k = params[2] / params[4];
+        n = 1;
+        for (int64_t d = 0; d < params[0]; ++d)
+          n *= params[7 + 2 * params[0] + d];
+      }
+      const std::string dims = std::to_string(m) + "x" + std::to_string(n) +
+                               "x" + std::to_string(k);
+      const std::string symbol = N + "_halide_sgemm_" + dims;
+      fn = symbol + (halideConv ? "_conv_step" : "_step");
+      if (halideDeclared.insert(symbol).second) {
+        halide.push_back({symbol, "sgemm",
+                          std::to_string(m) + "," + std::to_string(n) + "," +
+                              std::to_string(k),
+                          opts.target});
         halideDecls += "int " + symbol +
                        "(struct halide_buffer_t *, struct halide_buffer_t *,\n"
-                       "    struct halide_buffer_t *);\n"
-                       "static void " + fn +
-                       "(const int64_t *p, const float *f,\n"
-                       "    const void *const *in, void *const *out, void *scratch) {\n"
-                       "  (void)scratch;\n"
-                       "  kiln_halide_sgemm(" + symbol + ", p, in, out);\n"
-                       "  kiln_matmul_epilogue_f32(p, f, in, out);\n}\n";
+                       "    struct halide_buffer_t *);\n";
       }
+      if (halideDeclared.insert(fn).second)
+        halideDecls +=
+            "static void " + fn +
+            "(const int64_t *p, const float *f,\n"
+            "    const void *const *in, void *const *out, void *scratch) {\n"
+            "  (void)scratch;\n" +
+            (halideConv ? "  kiln_halide_conv(" + symbol + ", p, in, out);\n"
+                          "  kiln_conv_epilogue_f32(p, f, in, out);\n}\n"
+                        : "  kiln_halide_sgemm(" + symbol + ", p, in, out);\n"
+                          "  kiln_matmul_epilogue_f32(p, f, in, out);\n}\n");
     }
     ss << "  /* " << commentSafe(t.getNode()) << " (" << t.getOnnxOp()
        << ") */ {" << fn << ", "
@@ -269,6 +286,9 @@ bool generateGraphSources(ModuleOp module,
               : "/* Halide pipelines (runtime/src/kiln_halide.c). */\n"
                 "struct halide_buffer_t;\n"
                 "void kiln_halide_sgemm(int (*fn)(struct halide_buffer_t *,\n"
+                "    struct halide_buffer_t *, struct halide_buffer_t *),\n"
+                "    const int64_t *p, const void *const *in, void *const *out);\n"
+                "void kiln_halide_conv(int (*fn)(struct halide_buffer_t *,\n"
                 "    struct halide_buffer_t *, struct halide_buffer_t *),\n"
                 "    const int64_t *p, const void *const *in, void *const *out);\n" +
                     halideDecls + "\n")

@@ -206,7 +206,9 @@ def SelectKernels : Pass<"kiln-select-kernels", "mlir::ModuleOp"> {
     packets, none elsewhere), `none`, or `sgemm` (x86, neon, hvx: the
     ISAs Halide 14 generates for). An f32 `matmul` call becomes
     `kiln.tensor_op "halide_sgemm"` with the same parameters and no
-    scratch; it runs on one thread.
+    scratch; an f32 `conv` call that is a GEMM as it stands (1x1, stride
+    1, unpadded: the direct case) becomes `kiln.tensor_op "halide_conv"`,
+    the same GEMM pipeline per image and group. Both run on one thread.
   }];
   let options = [
     Option<"halide", "halide", "std::string", /*default=*/"\"default\"",

@@ -145,7 +145,9 @@ struct HalideChoice {
 /// is the ISA's measured choice (docs/kernels.md, "Graph kernels:
 /// hand-written and Halide"): on HVX Halide's GEMM loop takes fewer packets
 /// than the C kernel's; on NEON and x86 the two tie or the C kernel is
-/// ahead, so they keep it. False with `error` for an unknown value or an ISA
+/// ahead, so they keep it. "sgemm" runs the GEMM pipeline for f32 MatMuls
+/// and for the convolutions that are GEMMs as they stand (1x1, stride 1,
+/// unpadded). False with `error` for an unknown value or an ISA
 /// Halide 14 does not generate for.
 bool chooseHalide(StringRef option, const kernels::CpuLevel &level,
                   HalideChoice &choice, std::string &error) {
@@ -183,6 +185,34 @@ bool fitsHalideSgemm(TensorOp t) {
     return a > 0 && b > 0 && a <= 0x7fffffff / b;
   };
   return under(p[1], p[3]) && under(p[3], p[2]) && under(p[1], p[2]);
+}
+
+/// True if conv call `t` ({nsp, N, C, M, group, chunk, direct, in, k, out,
+/// ...}) is a GEMM as it stands, so Halide's GEMM can run it: f32, and
+/// direct (a 1x1 kernel of stride 1 without padding, the output the size of
+/// the input), so that per image and group W [M/group, C/group] times X
+/// [C/group, P] is dense and writes Y [M/group, P] densely; each matrix under
+/// 2^31 elements.
+bool fitsHalideConv(TensorOp t) {
+  if (t.getKernel() != "conv" ||
+      !t.getResult(0).getType().cast<RankedTensorType>().getElementType().isF32())
+    return false;
+  ArrayRef<int64_t> p = t.getParams();
+  if (p.size() < 7 || p[0] < 1 || p[0] > 6 || p[6] != 1 || p[4] < 1 ||
+      (int64_t)p.size() < 7 + 3 * p[0])
+    return false;
+  const int64_t mg = p[3] / p[4], cg = p[2] / p[4];
+  int64_t P = 1;
+  for (int64_t d = 0; d < p[0]; ++d) {
+    const int64_t e = p[7 + 2 * p[0] + d];
+    if (e <= 0 || P > 0x7fffffff / e)
+      return false;
+    P *= e;
+  }
+  auto under = [](int64_t a, int64_t b) {
+    return a > 0 && b > 0 && a <= 0x7fffffff / b;
+  };
+  return under(mg, cg) && under(cg, P) && under(mg, P);
 }
 
 /// Replaces `op` by kiln.tensor_op `call` of its operands, with the same
@@ -257,6 +287,11 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
         // scratch; it runs on one thread (its object is one function).
         if (halideChoice.sgemm && fitsHalideSgemm(t)) {
           t.setKernel("halide_sgemm");
+          t.setScratch(0);
+          return WalkResult::advance();
+        }
+        if (halideChoice.sgemm && fitsHalideConv(t)) {
+          t.setKernel("halide_conv");
           t.setScratch(0);
           return WalkResult::advance();
         }

@@ -191,6 +191,11 @@ void kiln_epilogue_rows_f32(const int64_t *ep, const float *f,
  * (a Halide pipeline). */
 void kiln_matmul_epilogue_f32(const int64_t *p, const float *f,
                               const void *const *in, void *const *out);
+/* Adds kiln_t_conv's bias and applies its epilogue (parameters p, floats
+ * f, operands in) to its whole output out[0], for a step that computed the
+ * product otherwise (a Halide pipeline). */
+void kiln_conv_epilogue_f32(const int64_t *p, const float *f,
+                            const void *const *in, void *const *out);
 
 /* X-macros over element types, for kernels that switch on a type code:
  * X(code, C type). */

@@ -517,6 +517,23 @@ void kiln_tp_conv(const int64_t *p, const float *f, const void *const *in,
   conv_share(p, f, in, out, scratch, part, parts);
 }
 
+void kiln_conv_epilogue_f32(const int64_t *p, const float *f,
+                            const void *const *in, void *const *out) {
+  const int nsp = (int)p[0];
+  const int64_t N = p[1], M = p[3], P = prod(p + 7 + 2 * nsp, nsp);
+  const int64_t *ep = p + 7 + 6 * nsp;
+  const float *B = (const float *)in[2];
+  float *Y = (float *)out[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      float *y = Y + (n * M + m) * P;
+      for (int64_t j = 0; B && j < P; ++j)
+        y[j] += B[m];
+      if (ep[0])
+        kiln_epilogue_f32(ep, f, in, y, P, m, (n * M + m) * P);
+    }
+}
+
 /* ConvTranspose (f32).
  *   p = {nsp, N, C, M, group, chunk, in[nsp], k[nsp], out[nsp],
  *        stride[nsp], dilation[nsp], padBegin[nsp], epilogue...}

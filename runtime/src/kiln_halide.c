@@ -5,7 +5,8 @@
  * on Halide (kilnc --halide; compiler/codegen/HalideObjects.cpp) with
  * no_runtime: the object is one function of halide_buffer_t descriptors,
  * with fixed bounds, no asserts, no threads and no heap. The library's step
- * for it calls kiln_halide_sgemm below with that function.
+ * for it calls kiln_halide_sgemm (a MatMul) or kiln_halide_conv (a 1x1
+ * convolution) below with that function.
  *
  * Hexagon objects also carry Halide's HVX lock wrappers, which call QuRT's
  * lock and, when it fails, format an error on the heap. kilnc renames those
@@ -116,4 +117,38 @@ void kiln_halide_sgemm(kiln_halide_sgemm_fn fn, const int64_t *p,
     if (d < 0)
       break;
   }
+}
+
+/* A direct convolution's kernel call (kiln_t_conv's parameters, f32: the
+ * 1x1, stride 1, unpadded case kilnc gives to Halide's GEMM):
+ *   p = {nsp, N, C, M, group, chunk, 1, in[nsp], k[nsp], out[nsp], ...}
+ *   in = {X [N, C, out...], W [M, C/group], B [M] or NULL, ...}
+ * For each image and group Y = W X with W [M/group, C/group], X [C/group, P]
+ * and Y [M/group, P] all dense (P = prod(out), the input's positions too).
+ * `fn` is the pipeline compiled for M/group x P x C/group. The bias and the
+ * epilogue are the step's, after this call (kiln_conv_epilogue_f32). */
+void kiln_halide_conv(kiln_halide_sgemm_fn fn, const int64_t *p,
+                      const void *const *in, void *const *out) {
+  const int64_t nsp = p[0], N = p[1], C = p[2], M = p[3], G = p[4];
+  const int64_t cg = C / G, mg = M / G;
+  int64_t P = 1;
+  for (int64_t d = 0; d < nsp; ++d)
+    P *= p[7 + 2 * nsp + d];
+  const float *X = (const float *)in[0], *W = (const float *)in[1];
+  float *Y = (float *)out[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < G; ++g) {
+      float *y = Y + (n * M + g * mg) * P;
+      halide_buffer_t a, b, c;
+      halide_dimension_t da[2], db[2], dc[2];
+      const int32_t ea[2] = {(int32_t)cg, (int32_t)mg},
+                    eb[2] = {(int32_t)P, (int32_t)cg},
+                    ec[2] = {(int32_t)P, (int32_t)mg};
+      kiln_halide_dense_f32(&a, da, (void *)(W + g * mg * cg), ea, 2);
+      kiln_halide_dense_f32(&b, db, (void *)(X + (n * C + g * cg) * P), eb, 2);
+      kiln_halide_dense_f32(&c, dc, y, ec, 2);
+      if (fn(&a, &b, &c) != 0)
+        for (int64_t i = 0; i < mg * P; ++i)
+          y[i] = __builtin_nanf("");
+    }
 }

@@ -153,7 +153,7 @@ static cl::opt<std::string> halide(
     cl::desc("ONNX: calls that run Halide pipelines compiled for their shape "
              "(kiln-halide-gen, beside kilnc) instead of the C kernels: "
              "default (sgemm on hvx, none elsewhere), none, or sgemm (f32 "
-             "MatMul; x86, neon, hvx)"),
+             "MatMul and 1x1 stride-1 unpadded Conv; x86, neon, hvx)"),
     cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));

@@ -42,3 +42,22 @@ func.func @products(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x6xf32>,
   %d = kiln.batch_matmul %x, %y {node = "d", onnx_op = "MatMul"} : (tensor<2x3xf64>, tensor<3x2xf64>) -> tensor<2x2xf64>
   return %m, %i, %d : tensor<2x5x3x6xf32>, tensor<3x2xi64>, tensor<2x2xf64>
 }
+
+// A 1x1 convolution of stride 1 without padding is a GEMM as it stands
+// (per image and group W [M/group, C/group] times X [C/group, positions]):
+// kiln.tensor_op "halide_conv", the conv call's parameters, no scratch. A
+// padded 3x3 convolution keeps the C kernel and its scratch.
+// HALIDE-LABEL: func.func @convs
+// HALIDE: kiln.tensor_op "halide_conv"(%arg0, %arg1, %arg2) {node = "p", onnx_op = "Conv", params = array<i64: 2, 1, 4, 6, 1, 25, 1, 5, 5, 1, 1, 5, 5, 1, 1, 1, 1, 0, 0, 0>} :
+// HALIDE: kiln.tensor_op "conv"(%arg0, %arg3) {node = "q", onnx_op = "Conv", params = array<i64: 2, 1, 4, 6, 1, 25, 0, {{.*}}scratch = 19984 : i64
+// C-LABEL: func.func @convs
+// C-NOT: halide
+// C: kiln.tensor_op "conv"(%arg0, %arg1, %arg2) {node = "p", onnx_op = "Conv", params = array<i64: 2, 1, 4, 6, 1, 25, 1, 5, 5, 1, 1, 5, 5, 1, 1, 1, 1, 0, 0, 0>, scratch = 16384 : i64}
+// C-NOT: halide
+func.func @convs(%x: tensor<1x4x5x5xf32>, %w: tensor<6x4x1x1xf32>,
+                 %b: tensor<6xf32>, %w3: tensor<6x4x3x3xf32>)
+    -> (tensor<1x6x5x5xf32>, tensor<1x6x5x5xf32>) {
+  %p = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, node = "p", onnx_op = "Conv", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x5x5xf32>, tensor<6x4x1x1xf32>, tensor<6xf32>) -> tensor<1x6x5x5xf32>
+  %q = kiln.conv %x, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, node = "q", onnx_op = "Conv", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x5x5xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x5x5xf32>
+  return %p, %q : tensor<1x6x5x5xf32>, tensor<1x6x5x5xf32>
+}
