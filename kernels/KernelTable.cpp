@@ -2,6 +2,7 @@
 #include "kernels/KernelTable.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -282,6 +283,30 @@ bool kiln::kernels::tensorMultiplyAdds(const std::string &kernel,
     return true;
   }
   return false;
+}
+
+bool kiln::kernels::tensorGemmShape(const std::string &kernel,
+                                    const int64_t *p, size_t n, int64_t &M,
+                                    int64_t &N, int64_t &K) {
+  if (kernel == "matmul" || kernel == "halide_sgemm") {
+    if (n < 5)
+      return false;
+    M = p[1], N = p[2], K = p[3];
+    return true;
+  }
+  if (kernel != "conv" && kernel != "halide_conv")
+    return false;
+  if (n < 7 || p[0] < 1 || p[0] > 6 || p[4] < 1 || p[6] != 1 ||
+      n < size_t(7 + 3 * p[0]))
+    return false;
+  M = p[3] / p[4], K = p[2] / p[4], N = 1;
+  for (int64_t d = 0; d < p[0]; ++d) {
+    const int64_t e = p[7 + 2 * p[0] + d];
+    if (e <= 0 || N > INT64_MAX / e)
+      return false;
+    N *= e;
+  }
+  return true;
 }
 
 int64_t kiln::kernels::tensorShares(const std::string &kernel, const int64_t *p,

@@ -84,6 +84,13 @@ int64_t tensorEpilogueAt(const std::string &kernel, const int64_t *p,
 /// layout; false for any other kernel.
 bool tensorMultiplyAdds(const std::string &kernel, const int64_t *p, size_t n,
                         double &macs);
+/// The GEMM a call is as it stands, M x N x K with A, B and C dense: per
+/// batch index of a matmul or halide_sgemm ({dtype, M, N, K, ...}), per
+/// image and group of a direct conv or halide_conv (M/group x prod(out) x
+/// C/group: a 1x1 kernel, stride 1, no padding). False for any other call,
+/// a conv that builds columns, or parameters too short or out of range.
+bool tensorGemmShape(const std::string &kernel, const int64_t *p, size_t n,
+                     int64_t &M, int64_t &N, int64_t &K);
 /// How many of `parts` shares of one call of tensor kernel `kernel` (its n
 /// integer parameters p) have work: kiln_tp_NAME splits one dimension, which
 /// can have fewer units than shares -- a ConvTranspose's output channels per

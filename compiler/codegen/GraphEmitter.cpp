@@ -8,6 +8,7 @@
 // and output (name, type, shape, bytes) as constants and as tables.
 //
 #include "kernels/Embedded.h"
+#include "kernels/KernelTable.h"
 #include "compiler/codegen/GraphEmitter.h"
 #include "compiler/codegen/EpilogueLoops.h"
 #include "compiler/codegen/WeightBlob.h"
@@ -221,19 +222,10 @@ bool generateGraphSources(ModuleOp module,
       stride = bytes.getInt() / parts; // kiln-plan-memory: one per share
     std::string fn = "kiln_t_" + t.getKernel().str();
     const bool halideConv = t.getKernel() == "halide_conv";
-    if (t.getKernel() == "halide_sgemm" || halideConv) {
-      // The pipeline's shape M x N x K: a matmul's p = {dtype, M, N, K, ...}
-      // (kiln_t_matmul's); a direct conv's p = {nsp, N, C, M, group, ...,
-      // out[nsp], ...} (kiln_t_conv's) is per image and group
-      // M/group x prod(out) x C/group.
-      int64_t m = params[1], n = params[2], k = params[3];
-      if (halideConv) {
-        m = params[3] / params[4];
-        k = params[2] / params[4];
-        n = 1;
-        for (int64_t d = 0; d < params[0]; ++d)
-          n *= params[7 + 2 * params[0] + d];
-      }
+    int64_t m, n, k; // the pipeline's shape
+    if ((t.getKernel() == "halide_sgemm" || halideConv) &&
+        kernels::tensorGemmShape(t.getKernel().str(), params.data(),
+                                 params.size(), m, n, k)) {
       const std::string dims = std::to_string(m) + "x" + std::to_string(n) +
                                "x" + std::to_string(k);
       const std::string symbol = N + "_halide_sgemm_" + dims;

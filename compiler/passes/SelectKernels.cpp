@@ -172,47 +172,23 @@ bool chooseHalide(StringRef option, const kernels::CpuLevel &level,
   return false;
 }
 
-/// True if matmul call `t` ({dtype, M, N, K, R, ...}) can run Halide's GEMM:
-/// f32, and each matrix under 2^31 elements (the pipelines' 32-bit indices).
-bool fitsHalideSgemm(TensorOp t) {
-  if (t.getKernel() != "matmul" ||
-      !t.getResult(0).getType().cast<RankedTensorType>().getElementType().isF32())
-    return false;
+/// The Halide kernel that can run call `t`, or "": an f32 matmul
+/// ("halide_sgemm") or an f32 convolution that is a GEMM as it stands, a 1x1
+/// kernel of stride 1 without padding ("halide_conv", per image and group),
+/// with each matrix under 2^31 elements (the pipelines' 32-bit indices).
+StringRef halideKernelFor(TensorOp t) {
+  if (!t.getResult(0).getType().cast<RankedTensorType>().getElementType().isF32())
+    return "";
   ArrayRef<int64_t> p = t.getParams();
-  if (p.size() < 5)
-    return false;
+  int64_t M, N, K;
+  if (!kernels::tensorGemmShape(t.getKernel().str(), p.data(), p.size(), M, N, K))
+    return "";
   auto under = [](int64_t a, int64_t b) {
     return a > 0 && b > 0 && a <= 0x7fffffff / b;
   };
-  return under(p[1], p[3]) && under(p[3], p[2]) && under(p[1], p[2]);
-}
-
-/// True if conv call `t` ({nsp, N, C, M, group, chunk, direct, in, k, out,
-/// ...}) is a GEMM as it stands, so Halide's GEMM can run it: f32, and
-/// direct (a 1x1 kernel of stride 1 without padding, the output the size of
-/// the input), so that per image and group W [M/group, C/group] times X
-/// [C/group, P] is dense and writes Y [M/group, P] densely; each matrix under
-/// 2^31 elements.
-bool fitsHalideConv(TensorOp t) {
-  if (t.getKernel() != "conv" ||
-      !t.getResult(0).getType().cast<RankedTensorType>().getElementType().isF32())
-    return false;
-  ArrayRef<int64_t> p = t.getParams();
-  if (p.size() < 7 || p[0] < 1 || p[0] > 6 || p[6] != 1 || p[4] < 1 ||
-      (int64_t)p.size() < 7 + 3 * p[0])
-    return false;
-  const int64_t mg = p[3] / p[4], cg = p[2] / p[4];
-  int64_t P = 1;
-  for (int64_t d = 0; d < p[0]; ++d) {
-    const int64_t e = p[7 + 2 * p[0] + d];
-    if (e <= 0 || P > 0x7fffffff / e)
-      return false;
-    P *= e;
-  }
-  auto under = [](int64_t a, int64_t b) {
-    return a > 0 && b > 0 && a <= 0x7fffffff / b;
-  };
-  return under(mg, cg) && under(cg, P) && under(mg, P);
+  if (!under(M, K) || !under(K, N) || !under(M, N))
+    return "";
+  return t.getKernel() == "matmul" ? "halide_sgemm" : "halide_conv";
 }
 
 /// Replaces `op` by kiln.tensor_op `call` of its operands, with the same
@@ -285,13 +261,9 @@ struct SelectKernelsPass : kiln::impl::SelectKernelsBase<SelectKernelsPass> {
       if (auto t = dyn_cast<TensorOp>(op)) { // graph ops name their kernel
         // A Halide pipeline is compiled for the call's shape and needs no
         // scratch; it runs on one thread (its object is one function).
-        if (halideChoice.sgemm && fitsHalideSgemm(t)) {
-          t.setKernel("halide_sgemm");
-          t.setScratch(0);
-          return WalkResult::advance();
-        }
-        if (halideChoice.sgemm && fitsHalideConv(t)) {
-          t.setKernel("halide_conv");
+        if (StringRef h = halideChoice.sgemm ? halideKernelFor(t) : "";
+            !h.empty()) {
+          t.setKernel(h);
           t.setScratch(0);
           return WalkResult::advance();
         }
