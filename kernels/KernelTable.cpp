@@ -242,6 +242,8 @@ int64_t kiln::kernels::tensorEpilogueAt(const std::string &kernel,
     at = 5 + 3 * p[4];
   else if (kernel == "gemm")
     at = 9;
+  else if (kernel == "conv_nchwc")
+    at = 17;
   if (at < 0 || (int64_t)n < at + 1 || p[at] < 0 ||
       (int64_t)n != at + 1 + 4 * p[at])
     return -1;
@@ -263,6 +265,12 @@ bool kiln::kernels::tensorMultiplyAdds(const std::string &kernel,
         p[4] >= 1)
       macs = (double)p[1] * p[3] * (double)(p[2] / p[4]) *
              product(7 + p[0], p[0]) * product(7 + 2 * p[0], p[0]);
+    return true;
+  }
+  if (kernel == "conv_nchwc") { // {N, C, M, cb, depthwise, IH, IW, KH, KW, OH, OW}
+    if (n >= 11)
+      macs = (double)p[0] * p[2] * (p[4] ? 1.0 : (double)p[1]) * p[7] * p[8] *
+             p[9] * p[10];
     return true;
   }
   if (kernel == "conv_transpose") { // {nsp, N, C, M, group, chunk, in, k}
@@ -330,6 +338,8 @@ int64_t kiln::kernels::tensorShares(const std::string &kernel, const int64_t *p,
       units = mg; // output channels (else positions, 64 or more a share)
   } else if (kernel == "conv_transpose" && n >= 5 && p[4] >= 1) {
     units = p[3] / p[4]; // output channels of each group
+  } else if (kernel == "conv_nchwc" && n >= 11 && p[3] >= 1) {
+    units = p[0] * ((p[2] + p[3] - 1) / p[3]) * p[9]; // output rows
   } else if ((kernel == "softmax" || kernel == "global_pool") && n >= 3) {
     units = p[2]; // {op, dtype, outer, ...}, {dtype, kind, NC, S}
   }

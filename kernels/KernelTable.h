@@ -70,15 +70,15 @@ bool hasPortableKernel(const std::string &weight);
 /// KILN_TENSOR_PARTS in tensor/kiln_tensor_kernels.def).
 bool tensorKernelHasParts(const std::string &kernel);
 /// Where the epilogue (kiln_tensor.h) of a conv, halide_conv, conv_transpose,
-/// gemm, matmul or halide_sgemm call begins in its n integer parameters p: the
-/// index of its operation count E (after {nsp, N, C, M, group, chunk[,
-/// direct]} and six per-axis lists; gemm's nine; matmul's {dtype, M, N, K,
-/// R} and three lists of R), with exactly E operations after it; -1 for any
-/// other kernel or layout.
+/// conv_nchwc, gemm, matmul or halide_sgemm call begins in its n integer
+/// parameters p: the index of its operation count E (after {nsp, N, C, M,
+/// group, chunk[, direct]} and six per-axis lists; conv_nchwc's and gemm's
+/// fixed 17 and 9; matmul's {dtype, M, N, K, R} and three lists of R), with
+/// exactly E operations after it; -1 for any other kernel or layout.
 int64_t tensorEpilogueAt(const std::string &kernel, const int64_t *p,
                          size_t n);
 /// The multiply-adds of one call of a product kernel (conv, halide_conv,
-/// conv_transpose, matmul, halide_sgemm, gemm), from its n integer parameters p (their
+/// conv_transpose, conv_nchwc, matmul, halide_sgemm, gemm), from its n integer parameters p (their
 /// layouts as in tensorEpilogueAt), in a double (a count that cannot wrap):
 /// true with `macs`, or with macs = -1 when p is too short for the kernel's
 /// layout; false for any other kernel.

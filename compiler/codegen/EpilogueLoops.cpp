@@ -46,12 +46,16 @@ bool unaryInLoop(int64_t code) {
   }
 }
 
-/// True if operation {kind, code, a, b} has a loop-body form.
-bool inLoop(const int64_t *op) {
+/// True if operation {kind, code, a, b} has a loop-body form. In a blocked
+/// channel layout (conv_nchwc) each lane of a block is another channel,
+/// which a loop over one channel's elements cannot express.
+bool inLoop(const int64_t *op, bool blocked) {
   switch (op[0]) {
   case KILN_EP_SAVE: case KILN_EP_CLIP:
     return true;
-  case KILN_EP_SCALAR: case KILN_EP_CHANNEL: case KILN_EP_FULL:
+  case KILN_EP_CHANNEL:
+    return !blocked && binaryMacro(op[1]) != nullptr;
+  case KILN_EP_SCALAR: case KILN_EP_FULL:
   case KILN_EP_SAVED: case KILN_EP_COLUMN:
     return binaryMacro(op[1]) != nullptr;
   case KILN_EP_UNARY:
@@ -163,6 +167,8 @@ SmallVector<int64_t> emitEpilogueLoops(StringRef kernel,
     return fns;
   const int64_t E = params[at];
   const int64_t *ops = params.data() + at + 1;
+  const bool blocked = kernel == "conv_nchwc";
+  auto inLoop = [&](const int64_t *op) { return kiln::inLoop(op, blocked); };
   // Runs [first, end): maximal stretches of loop-body operations, each cut
   // back so that a save and its read are both in it or both out.
   SmallVector<std::pair<int64_t, int64_t>> runs;

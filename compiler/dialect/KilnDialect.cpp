@@ -467,6 +467,17 @@ static int64_t constantElementBytes(Type t) {
   return t.getIntOrFloatBitWidth() % 8 ? 0 : t.getIntOrFloatBitWidth() / 8;
 }
 
+std::optional<ArrayRef<float>> kiln::constantFloats(Value v) {
+  auto c = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!c || !c.getResult().getType().cast<ShapedType>().getElementType().isF32())
+    return std::nullopt;
+  std::optional<ArrayRef<char>> bytes = c.bytes();
+  if (!bytes)
+    return std::nullopt;
+  return ArrayRef<float>((const float *)bytes->data(),
+                         bytes->size() / sizeof(float));
+}
+
 DenseResourceElementsAttr kiln::constantValue(MLIRContext *ctx, StringRef name,
                                               RankedTensorType type,
                                               ArrayRef<char> bytes) {
@@ -601,7 +612,8 @@ static LogicalResult verifyPoolKind(Operation *op, StringRef kind, Type e) {
 static LogicalResult
 verifyEpilogue(Operation *op, std::optional<ArrayRef<int64_t>> epilogue,
                OperandRange inputs, std::optional<ArrayRef<float>> floats,
-               RankedTensorType y, int64_t M, int64_t columns) {
+               RankedTensorType y, int64_t M, int64_t columns,
+               RankedTensorType channelsOf = {}) {
   if (!epilogue) {
     if (!inputs.empty() || floats)
       return op->emitOpError("has epilogue inputs or floats but no epilogue");
@@ -649,7 +661,7 @@ verifyEpilogue(Operation *op, std::optional<ArrayRef<int64_t>> epilogue,
       const auto k = (EpilogueKind)kind;
       const bool fits = t && (k == EpilogueKind::Scalar ? t.getNumElements() == 1
                               : k == EpilogueKind::Channel
-                                  ? broadcastsPerChannel(t, y)
+                                  ? broadcastsPerChannel(t, channelsOf ? channelsOf : y)
                               : k == EpilogueKind::Column
                                   ? broadcastsPerColumn(t, y, columns)
                                   : t == y);
@@ -759,6 +771,88 @@ LogicalResult ConvOp::verify() {
   }
   return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
                         getEpilogueFloats(), y, M, -1);
+}
+
+RankedTensorType kiln::channelBlockedType(RankedTensorType t, int64_t b) {
+  SmallVector<int64_t> shape(t.getShape().begin(), t.getShape().end());
+  shape[1] = (shape[1] + b - 1) / b;
+  shape.push_back(b);
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+/// `blocked` is `plain` ([N, C, spatial...], f32) in blocks of some width.
+static LogicalResult verifyBlockedPair(Operation *op, RankedTensorType plain,
+                                       RankedTensorType blocked) {
+  if (!plain.getElementType().isF32() || plain.getRank() < 3 ||
+      blocked.getRank() != plain.getRank() + 1 ||
+      blocked.getShape().back() < 1 ||
+      channelBlockedType(plain, blocked.getShape().back()) != blocked)
+    return op->emitOpError("needs f32 [N, C, spatial...] and [N, ceil(C / b), "
+                           "spatial..., b], not ")
+           << plain << " and " << blocked;
+  return success();
+}
+
+LogicalResult BlockChannelsOp::verify() {
+  return verifyBlockedPair(*this, getInput().getType().cast<RankedTensorType>(),
+                           getResult().getType().cast<RankedTensorType>());
+}
+
+LogicalResult UnblockChannelsOp::verify() {
+  return verifyBlockedPair(*this,
+                           getResult().getType().cast<RankedTensorType>(),
+                           getInput().getType().cast<RankedTensorType>());
+}
+
+LogicalResult ConvBlockedOp::verify() {
+  auto x = getInput().getType().cast<RankedTensorType>();
+  auto w = getFilter().getType().cast<RankedTensorType>();
+  auto y = getResult().getType().cast<RankedTensorType>();
+  if (x.getRank() != 5 || y.getRank() != 5 || !x.getElementType().isF32() ||
+      !w.getElementType().isF32() || y.getElementType() != x.getElementType() ||
+      x.getShape().back() != y.getShape().back() || x.getShape().back() < 1)
+    return emitOpError("input ") << x << " and result " << y
+                                 << " must be f32 [N, blocks, H, W, b] of one b";
+  const int64_t b = x.getShape().back(), N = x.getDimSize(0),
+                Cb = x.getDimSize(1), M = getChannels(),
+                Mb = (M + b - 1) / b;
+  if (M < 1 || y.getDimSize(0) != N || y.getDimSize(1) != Mb)
+    return emitOpError("result ") << y << " must be [" << N << ", " << Mb
+                                  << ", OH, OW, " << b << "] for " << M
+                                  << " channels";
+  ArrayRef<int64_t> strides = getStrides(), dil = getDilations(),
+                    pads = getPads();
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4)
+    return emitOpError("needs 2 strides, 2 dilations and 4 pads");
+  const int64_t KH = w.getRank() >= 3 ? w.getDimSize(w.getRank() == 4 ? 1 : 2) : 0,
+                KW = w.getRank() >= 3 ? w.getDimSize(w.getRank() == 4 ? 2 : 3) : 0;
+  const SmallVector<int64_t> want =
+      getDepthwise() ? SmallVector<int64_t>{Cb, KH, KW, b}
+                     : SmallVector<int64_t>{Mb, Cb, KH, KW, b, b};
+  if (w.getShape() != ArrayRef<int64_t>(want) || (getDepthwise() && Mb != Cb))
+    return emitOpError("filter ")
+           << w << (getDepthwise() ? " must be [Cb, KH, KW, b] with as many "
+                                     "output as input blocks"
+                                   : " must be [Mb, Cb, KH, KW, b, b]");
+  if (getBias() &&
+      getBias().getType() != RankedTensorType::get({Mb * b}, y.getElementType()))
+    return emitOpError("bias must be tensor<") << Mb * b << "xf32>";
+  const int64_t k[2] = {KH, KW};
+  for (int64_t d = 0; d < 2; ++d) {
+    if (strides[d] < 1 || dil[d] < 1 || pads[d] < 0 || pads[2 + d] < 0)
+      return emitOpError("strides and dilations must be positive and pads "
+                         "not negative");
+    const int64_t out = windowCount(x.getDimSize(2 + d), k[d], strides[d],
+                                    dil[d], pads[d], pads[2 + d], false);
+    if (out != y.getDimSize(2 + d))
+      return emitOpError("spatial dimension ") << d << ": the result has "
+                                               << y.getDimSize(2 + d)
+                                               << ", the window gives " << out;
+  }
+  const RankedTensorType plain = RankedTensorType::get(
+      {N, M, y.getDimSize(2), y.getDimSize(3)}, y.getElementType());
+  return verifyEpilogue(*this, getEpilogue(), getEpilogueInputs(),
+                        getEpilogueFloats(), y, M, -1, plain);
 }
 
 LogicalResult ConvTransposeOp::verify() {

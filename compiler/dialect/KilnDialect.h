@@ -131,7 +131,8 @@ inline bool broadcastsPerColumn(mlir::RankedTensorType t,
 /// normalizations, poolings, reductions, resizing and data movement); the passes
 /// after it see only calls.
 inline bool isTypedGraphOp(mlir::Operation *op) {
-  return mlir::isa<ConvOp, ConvTransposeOp, GemmOp, BatchMatMulOp, BinaryOp,
+  return mlir::isa<ConvOp, ConvTransposeOp, ConvBlockedOp, BlockChannelsOp,
+                   UnblockChannelsOp, GemmOp, BatchMatMulOp, BinaryOp,
                    UnaryOp, ClipOp, BatchNormOp, InstanceNormOp, LayerNormOp,
                    LrnOp, SoftmaxOp, PoolOp, GlobalPoolOp, ReduceOp,
                    ArgReduceOp, ConcatOp, SplitOp, GatherOp, WhereOp, CastOp,
@@ -139,6 +140,14 @@ inline bool isTypedGraphOp(mlir::Operation *op) {
                    GatherNdOp, ScatterNdOp, CumSumOp, PadOp, ResizeAxisOp,
                    TriluOp, OneHotOp>(op);
 }
+
+/// `t` ([N, C, spatial...]) with its channels in blocks of `b`: [N,
+/// ceil(C / b), spatial..., b] (kiln.block_channels' result).
+mlir::RankedTensorType channelBlockedType(mlir::RankedTensorType t, int64_t b);
+
+/// The f32 elements of `v` when a kiln.constant with its bytes defines it
+/// (passes that rewrite constant weights read them so), else std::nullopt.
+std::optional<llvm::ArrayRef<float>> constantFloats(mlir::Value v);
 
 /// A kiln.constant value: a dense_resource of `type` holding a copy of
 /// `bytes`, its blob keyed by `name` made an identifier (and unique).

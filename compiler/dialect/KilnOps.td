@@ -528,6 +528,95 @@ def Kiln_ConvTransposeOp : Kiln_Op<"conv_transpose", [Pure, AttrSizedOperandSegm
   }];
 }
 
+def Kiln_BlockChannelsOp : Kiln_Op<"block_channels", [Pure]> {
+  let summary = "channels regrouped in blocks of a vector's width (NCHW to NCHWc)";
+  let description = [{
+    `input` [N, C, spatial...] -> `result` [N, ceil(C / b), spatial..., b],
+    f32: result[n, c / b, s..., c % b] = input[n, c, s...], zero for the
+    lanes past C. kiln-layout-channels places it where a region of
+    convolutions in the blocked layout reads a value from outside; `node`
+    names the node that reads it. kiln-select-kernels lowers it to a
+    kiln.tensor_op "block_channels".
+
+      %y = kiln.block_channels %x {node = "c", onnx_op = "Conv"}
+           : (tensor<1x12x6x6xf32>) -> tensor<1x2x6x6x8xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_UnblockChannelsOp : Kiln_Op<"unblock_channels", [Pure]> {
+  let summary = "blocked channels back in NCHW (NCHWc to NCHW)";
+  let description = [{
+    The inverse of kiln.block_channels: `input` [N, Cb, spatial..., b] ->
+    `result` [N, C, spatial...] with C in ((Cb - 1) * b, Cb * b]; the lanes
+    past C are dropped. kiln-layout-channels places it where a value of a
+    blocked region is read outside it; `node` names the node that made the
+    value. kiln-select-kernels lowers it to a kiln.tensor_op
+    "unblock_channels".
+
+      %y = kiln.unblock_channels %x {node = "c", onnx_op = "Conv"}
+           : (tensor<1x2x6x6x8xf32>) -> tensor<1x12x6x6xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, StrAttr:$onnx_op,
+                       StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_ConvBlockedOp : Kiln_Op<"conv_blocked", [Pure, AttrSizedOperandSegments]> {
+  let summary = "a 2-D convolution in the blocked channel layout (NCHWc), with the elementwise work after it";
+  let description = [{
+    kiln.conv of a dense (group 1) or depthwise (one input and one output
+    channel per group, `depthwise`) 2-D f32 convolution, on activations of
+    kiln.block_channels' layout with b lanes: `input` [N, Cb, H, W, b],
+    `result` [N, Mb, OH, OW, b] with M = `channels` real output channels
+    (lanes past M are zero), `filter` packed at compile time, [Mb, Cb, KH,
+    KW, b, b] (input lane, then output lane) or depthwise [Cb, KH, KW, b],
+    zeros for padded channels; the optional `bias` [Mb * b]. `strides`,
+    `dilations`, `pads` as kiln.conv's. The epilogue is kiln.conv's, with
+    same-shape operands in the blocked layout and per-channel ones as they
+    were ([M] values). kiln-layout-channels makes it; kiln-select-kernels
+    lowers it to a kiln.tensor_op "conv_nchwc" (kernels/tensor/blocked.c).
+
+      %y = kiln.conv_blocked %x, %w, %b {channels = 12 : i64,
+             dilations = array<i64: 1, 1>, node = "c", onnx_op = "Conv",
+             pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+           : (tensor<1x1x6x6x8xf32>, tensor<2x1x3x3x8x8xf32>, tensor<16xf32>)
+             -> tensor<1x2x6x6x8xf32>
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       AnyStaticShapeTensor:$filter,
+                       Optional<AnyStaticShapeTensor>:$bias,
+                       Variadic<AnyStaticShapeTensor>:$epilogue_inputs,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, I64Attr:$channels,
+                       UnitAttr:$depthwise,
+                       OptionalAttr<DenseI64ArrayAttr>:$epilogue,
+                       OptionalAttr<DenseF32ArrayAttr>:$epilogue_floats,
+                       StrAttr:$onnx_op, StrAttr:$node);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? (`epilogue` `(` $epilogue_inputs^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Lanes per channel block.
+    int64_t getBlock() {
+      return getInput().getType().cast<::mlir::RankedTensorType>().getShape().back();
+    }
+    /// Epilogue operations ({kind, code, a, b} each).
+    int64_t getEpilogueLength() {
+      return getEpilogue() ? (int64_t)getEpilogue()->size() / 4 : 0;
+    }
+  }];
+}
+
 def Kiln_GemmOp : Kiln_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
   let summary = "a general matrix product (ONNX Gemm), with the elementwise work after it";
   let description = [{

@@ -34,18 +34,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-/// The f32 elements of `v` when a kiln.constant with its bytes defines it.
-std::optional<ArrayRef<float>> constantFloats(Value v) {
-  auto c = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
-  if (!c || !c.getResult().getType().cast<ShapedType>().getElementType().isF32())
-    return std::nullopt;
-  std::optional<ArrayRef<char>> bytes = c.bytes();
-  if (!bytes)
-    return std::nullopt;
-  return ArrayRef<float>((const float *)bytes->data(),
-                         bytes->size() / sizeof(float));
-}
-
 /// The M values, one per channel, of a constant operand `v` that broadcasts
 /// against `out` ([N, M, ...]) as a scalar or along axis 1 only.
 std::optional<std::vector<double>> channelValues(Value v,

@@ -206,6 +206,46 @@ std::optional<KernelCall> convCall(ConvLike conv, std::string &why) {
   return call;
 }
 
+/// kiln.conv_blocked: blocked.c's kiln_t_conv_nchwc p = {N, C, M, b,
+/// depthwise, IH, IW, KH, KW, OH, OW, SH, SW, DH, DW, PH, PW, epilogue...}.
+/// It reads C, the real input channels, from the filter (dense) or M.
+std::optional<KernelCall> blockedConvCall(ConvBlockedOp conv,
+                                          std::string &why) {
+  auto x = conv.getInput().getType().cast<RankedTensorType>();
+  auto w = conv.getFilter().getType().cast<RankedTensorType>();
+  auto y = conv.getResult().getType().cast<RankedTensorType>();
+  const int64_t b = conv.getBlock(), M = conv.getChannels();
+  const bool dw = conv.getDepthwise();
+  const int64_t C = dw ? M : x.getDimSize(1) * b;
+  ArrayRef<int64_t> st = conv.getStrides(), dl = conv.getDilations(),
+                    pd = conv.getPads();
+  KernelCall call("conv_nchwc",
+                  {x.getDimSize(0), C, M, b, dw ? 1 : 0, x.getDimSize(2),
+                   x.getDimSize(3), w.getDimSize(dw ? 1 : 2),
+                   w.getDimSize(dw ? 2 : 3), y.getDimSize(2), y.getDimSize(3),
+                   st[0], st[1], dl[0], dl[1], pd[0], pd[1]});
+  if (!conv.getBias())
+    call.slots = {0, 1, -1};
+  if (!appendEpilogue(conv, 3, call, why)) // after X, W, bias
+    return std::nullopt;
+  return call;
+}
+
+/// kiln.block_channels and kiln.unblock_channels: p = {N, C, S, b}.
+KernelCall channelBlocksCall(Operation *op) {
+  const bool block = isa<BlockChannelsOp>(op);
+  auto plain = (block ? op->getOperand(0) : op->getResult(0))
+                   .getType()
+                   .cast<RankedTensorType>();
+  auto blocked = (block ? op->getResult(0) : op->getOperand(0))
+                     .getType()
+                     .cast<RankedTensorType>();
+  return KernelCall{block ? "block_channels" : "unblock_channels",
+                    {plain.getDimSize(0), plain.getDimSize(1),
+                     elements(plain.getShape().drop_front(2)),
+                     blocked.getShape().back()}};
+}
+
 /// kiln.binary, kiln.unary, kiln.clip and kiln.batchnorm.
 KernelCall elementwiseCall(Operation *op) {
   Value y = op->getResult(0);
@@ -566,6 +606,10 @@ std::optional<KernelCall> kiln::kernelCallOf(Operation *op, std::string &why) {
     return convCall(conv, why);
   if (auto conv = dyn_cast<ConvTransposeOp>(op))
     return convCall(conv, why);
+  if (auto conv = dyn_cast<ConvBlockedOp>(op))
+    return blockedConvCall(conv, why);
+  if (isa<BlockChannelsOp, UnblockChannelsOp>(op))
+    return channelBlocksCall(op);
   if (auto gemm = dyn_cast<GemmOp>(op))
     return gemmCall(gemm, why);
   if (isa<PoolOp, GlobalPoolOp>(op))

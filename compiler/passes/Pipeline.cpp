@@ -18,6 +18,7 @@ const std::vector<PipelineStep> &kiln::pipelineSteps() {
       {"kiln-pack-weights", true, true},
       {"kiln-fold-conv-affine", true, true},
       {"kiln-fuse-tensor-epilogues", true, true},
+      {"kiln-layout-channels", true, true},
       {"kiln-select-kernels", false, true},
       {"kiln-plan-memory", false, true},
       {"kiln-in-place", true, false},
@@ -106,6 +107,10 @@ bool kiln::buildPipeline(OpPassManager &pm, const PipelineOptions &o,
         pm.addPass(createFoldConvAffine());
       } else if (name == "kiln-fuse-tensor-epilogues") {
         pm.addPass(createFuseTensorEpilogues());
+      } else if (name == "kiln-layout-channels") {
+        LayoutChannelsOptions lco;
+        lco.mode = o.layout;
+        pm.addPass(createLayoutChannels(lco));
       } else if (name == "kiln-select-kernels") {
         SelectKernelsOptions sko;
         sko.halide = o.halide;
@@ -138,6 +143,8 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
                                 llvm::cl::desc("as kilnc --stop-after")};
   Option<std::string> halide{*this, "halide", llvm::cl::desc("as kilnc --halide"),
                              llvm::cl::init("default")};
+  Option<std::string> layout{*this, "layout", llvm::cl::desc("as kilnc --layout"),
+                             llvm::cl::init("nchw")};
 };
 } // namespace
 
@@ -155,6 +162,7 @@ void kiln::registerPipeline() {
         o.disabled.assign(cl.disabled.begin(), cl.disabled.end());
         o.stopAfter = cl.stopAfter;
         o.halide = cl.halide;
+        o.layout = cl.layout;
         std::string error;
         if (!buildPipeline(pm, o, error))
           llvm::report_fatal_error(llvm::Twine("--kiln-pipeline: ") + error,

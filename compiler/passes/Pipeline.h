@@ -48,6 +48,7 @@ struct PipelineOptions {
   std::vector<std::string> disabled; // optional steps switched off
   std::string stopAfter;             // a pass name, "import" or "" (all)
   std::string halide = "default";    // kiln-select-kernels' halide option
+  std::string layout = "nchw";       // kiln-layout-channels' layout option
 };
 
 /// Checks `o.disabled` and `o.stopAfter` against the steps, with the messages
@@ -58,7 +59,7 @@ bool buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &o,
                    std::string &error);
 /// Registers --kiln-pipeline for kiln-opt, with the options above as
 /// quantize=, quantize-exclude=, quantize-override=, disable=,
-/// stop-after= and halide=.
+/// stop-after=, halide= and layout=.
 void registerPipeline();
 } // namespace kiln
 

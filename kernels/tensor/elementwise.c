@@ -437,6 +437,56 @@ static void ep_binary(int op, float *y, const float *other, int64_t step,
     bin_float(op, y, other, y, n, 1, step);
 }
 
+/* Operation `op` of an epilogue on m elements yb[0..m) of one output
+ * channel, element 0 being element `offset` of the output. Returns how many
+ * operations after it the call ran too (KILN_EP_CALL). */
+static int64_t ep_apply(const int64_t *op, const float *f,
+                        const void *const *in, float *yb, int64_t m,
+                        int64_t channel, int64_t offset, float *saved) {
+  const int code = (int)op[1];
+  switch (op[0]) {
+  case KILN_EP_SAVE:
+    memcpy(saved, yb, (size_t)m * sizeof(float));
+    break;
+  case KILN_EP_SCALAR:
+    ep_binary(code, yb, (const float *)in[op[2]], 0, (int)op[3], m);
+    break;
+  case KILN_EP_CHANNEL:
+    ep_binary(code, yb, (const float *)in[op[2]] + channel, 0, (int)op[3], m);
+    break;
+  case KILN_EP_FULL:
+    ep_binary(code, yb, (const float *)in[op[2]] + offset, 1, (int)op[3], m);
+    break;
+  case KILN_EP_SAVED:
+    ep_binary(code, yb, saved, 1, (int)op[3], m);
+    break;
+  case KILN_EP_UNARY:
+    un_float(code, yb, yb, m, f[op[2]], f[op[2] + 1]);
+    break;
+  case KILN_EP_CLIP: {
+    const int64_t cp[2] = {KILN_F32, m};
+    const void *cin[3] = {yb, op[2] < 0 ? NULL : in[op[2]],
+                          op[3] < 0 ? NULL : in[op[3]]};
+    void *cout[1] = {yb};
+    kiln_t_clip(cp, NULL, cin, cout, NULL);
+    break;
+  }
+  case KILN_EP_BATCHNORM:
+    kiln_batchnorm_channel_f32(in + op[2], f[op[3]], channel, yb, yb, m);
+    break;
+  case KILN_EP_COLUMN: /* one row's block: channel is its first column */
+    ep_binary(code, yb, (const float *)in[op[2]] + channel, 1, (int)op[3], m);
+    break;
+  case KILN_EP_CALL: {
+    kiln_epilogue_fn fn;
+    memcpy(&fn, &in[op[2]], sizeof fn); /* a function stored as data */
+    fn(f, in, yb, m, channel, offset);
+    return op[1];
+  }
+  }
+  return 0;
+}
+
 void kiln_epilogue_f32(const int64_t *ep, const float *f,
                        const void *const *in, float *y, int64_t n,
                        int64_t channel, int64_t offset) {
@@ -444,54 +494,35 @@ void kiln_epilogue_f32(const int64_t *ep, const float *f,
   float saved[KILN_EP_BLOCK];
   for (int64_t b = 0; b < n; b += KILN_EP_BLOCK) {
     const int64_t m = n - b < KILN_EP_BLOCK ? n - b : KILN_EP_BLOCK;
-    float *yb = y + b;
+    for (int64_t e = 0; e < E; ++e)
+      e += ep_apply(ep + 1 + 4 * e, f, in, y + b, m,
+                    channel + (ep[1 + 4 * e] == KILN_EP_COLUMN ? b : 0),
+                    offset + b, saved);
+  }
+}
+
+void kiln_epilogue_blocked_f32(const int64_t *ep, const float *f,
+                               const void *const *in, float *y,
+                               int64_t npos, int64_t cb, int64_t ch0,
+                               int64_t lanes, int64_t offset) {
+  const int64_t E = ep[0], step = KILN_EP_BLOCK / cb;
+  float saved[KILN_EP_BLOCK];
+  for (int64_t b = 0; b < npos; b += step) {
+    const int64_t m = npos - b < step ? npos - b : step;
+    float *yb = y + b * cb;
     for (int64_t e = 0; e < E; ++e) {
       const int64_t *op = ep + 1 + 4 * e;
-      const int code = (int)op[1];
-      switch (op[0]) {
-      case KILN_EP_SAVE:
-        memcpy(saved, yb, (size_t)m * sizeof(float));
-        break;
-      case KILN_EP_SCALAR:
-        ep_binary(code, yb, (const float *)in[op[2]], 0, (int)op[3], m);
-        break;
-      case KILN_EP_CHANNEL:
-        ep_binary(code, yb, (const float *)in[op[2]] + channel, 0, (int)op[3],
-                  m);
-        break;
-      case KILN_EP_FULL:
-        ep_binary(code, yb, (const float *)in[op[2]] + offset + b, 1,
-                  (int)op[3], m);
-        break;
-      case KILN_EP_SAVED:
-        ep_binary(code, yb, saved, 1, (int)op[3], m);
-        break;
-      case KILN_EP_UNARY:
-        un_float(code, yb, yb, m, f[op[2]], f[op[2] + 1]);
-        break;
-      case KILN_EP_CLIP: {
-        const int64_t cp[2] = {KILN_F32, m};
-        const void *cin[3] = {yb, op[2] < 0 ? NULL : in[op[2]],
-                              op[3] < 0 ? NULL : in[op[3]]};
-        void *cout[1] = {yb};
-        kiln_t_clip(cp, NULL, cin, cout, NULL);
-        break;
-      }
-      case KILN_EP_BATCHNORM:
-        kiln_batchnorm_channel_f32(in + op[2], f[op[3]], channel, yb, yb, m);
-        break;
-      case KILN_EP_COLUMN: /* b is 0 in kiln_epilogue_rows_f32's calls */
-        ep_binary(code, yb, (const float *)in[op[2]] + channel + b, 1,
-                  (int)op[3], m);
-        break;
-      case KILN_EP_CALL: {
-        kiln_epilogue_fn fn;
-        memcpy(&fn, &in[op[2]], sizeof fn); /* a function stored as data */
-        fn(f, in, yb, m, channel, offset + b);
-        e += op[1];
-        break;
-      }
-      }
+      if (op[0] == KILN_EP_CHANNEL) /* lane l is channel ch0 + l */
+        for (int64_t q = 0; q < m; ++q)
+          ep_binary((int)op[1], yb + q * cb, (const float *)in[op[2]] + ch0, 1,
+                    (int)op[3], lanes);
+      else if (op[0] == KILN_EP_BATCHNORM)
+        for (int64_t q = 0; q < m; ++q)
+          for (int64_t l = 0; l < lanes; ++l)
+            kiln_batchnorm_channel_f32(in + op[2], f[op[3]], ch0 + l,
+                                       yb + q * cb + l, yb + q * cb + l, 1);
+      else /* the same operation on every element, or a same-layout operand */
+        e += ep_apply(op, f, in, yb, m * cb, ch0, offset + b * cb, saved);
     }
   }
 }

@@ -178,6 +178,15 @@ void kiln_batchnorm_channel_f32(const void *const *params, float eps,
 void kiln_epilogue_f32(const int64_t *ep, const float *f,
                        const void *const *in, float *y, int64_t n,
                        int64_t channel, int64_t offset);
+/* Applies the epilogue `ep` of a convolution in a blocked channel layout
+ * (kernels/tensor/blocked.c) to npos positions of one block of cb channels,
+ * y[q * cb + l] being channel ch0 + l, element `offset` of the output for
+ * q = l = 0. Per-channel operations touch the first `lanes` lanes only (the
+ * block's real channels); the others see every element. */
+void kiln_epilogue_blocked_f32(const int64_t *ep, const float *f,
+                               const void *const *in, float *y,
+                               int64_t npos, int64_t cb, int64_t ch0,
+                               int64_t lanes, int64_t offset);
 /* Applies the epilogue `ep` of a matrix product with N output columns to
  * `rows` rows of n columns from column `col` (row r at y + r * ld), y[0]
  * being element `offset` of the output. Each call of kiln_epilogue_f32 it

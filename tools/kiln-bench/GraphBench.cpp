@@ -119,6 +119,7 @@ int bench::graphBench(const GraphBenchOptions &o) {
   opts.emit.name = "bench";
   opts.layout.threads = o.threads;
   opts.pipeline.halide = o.halide;
+  opts.pipeline.layout = o.layout;
   opts.pipeline.disabled = o.disabledPasses;
   mlir::MLIRContext ctx;
   LoadedModel model;

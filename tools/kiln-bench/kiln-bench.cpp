@@ -139,6 +139,9 @@ static cl::opt<int64_t> iterations(
 static cl::opt<std::string> halide(
     "halide", cl::desc("ONNX: as kilnc --halide"), cl::init("default"),
     cl::cat(cat));
+static cl::opt<std::string> layout(
+    "layout", cl::desc("ONNX: as kilnc --layout"), cl::init("nchw"),
+    cl::cat(cat));
 static cl::list<std::string> disablePass(
     "disable-pass", cl::CommaSeparated,
     cl::desc("As kilnc --disable-pass (to time a pass: run with and "
@@ -268,11 +271,12 @@ int main(int argc, char **argv) {
     g.json = jsonOut;
     g.vsOnnxruntime = vsOnnxruntime;
     g.halide = halide;
+    g.layout = layout;
     g.disabledPasses.assign(disablePass.begin(), disablePass.end());
     return bench::graphBench(g);
   }
   if (std::string bad = given({std::addressof(inputShape), &iterations, &vsOnnxruntime,
-                               &halide});
+                               &halide, &layout});
       !bad.empty())
     return fail(bad + ": options of ONNX graphs, not of " + modelPath);
   if (decodeTokens < 1)

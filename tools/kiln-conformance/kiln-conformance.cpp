@@ -43,6 +43,8 @@ static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU/feature level"),
                                 cl::init(""), cl::cat(cat));
 static cl::opt<std::string> halide("halide", cl::desc("As kilnc --halide"),
                                    cl::init("default"), cl::cat(cat));
+static cl::opt<std::string> layout("layout", cl::desc("As kilnc --layout"),
+                                   cl::init("nchw"), cl::cat(cat));
 static cl::opt<int64_t> vectorBits(
     "vector-bits", cl::desc("SVE/RVV vector length to run at under qemu"),
     cl::init(0), cl::cat(cat));
@@ -162,6 +164,7 @@ int main(int argc, char **argv) {
     opts.targetOptions = topts;
     opts.emit.name = "k" + std::to_string(i);
     opts.pipeline.halide = halide;
+    opts.pipeline.layout = layout;
     bool loadedOk;
     while (!(loadedOk = loadModel(ctx, t.dir.dir + "/model.onnx", loaded, err,
                                   shapes, t.frozen))) {

@@ -77,6 +77,7 @@ int runGraphModel(const GraphRunOptions &o) {
   opts.emit.name = "model";
   opts.pipeline.disabled = o.disabledPasses;
   opts.pipeline.halide = o.halide;
+  opts.pipeline.layout = o.layout;
   opts.layout.threads = o.threads;
   auto target = createTarget(opts.target, opts.targetOptions, error);
   if (!target)

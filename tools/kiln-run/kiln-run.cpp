@@ -114,6 +114,8 @@ static cl::list<std::string> disablePass(
     cl::cat(cat));
 static cl::opt<std::string> halide("halide", cl::desc("As kilnc --halide"),
                                    cl::init("default"), cl::cat(cat));
+static cl::opt<std::string> layout("layout", cl::desc("As kilnc --layout"),
+                                   cl::init("nchw"), cl::cat(cat));
 static cl::opt<std::string> quantize("kiln-quantize",
                                      cl::desc("As kilnc --kiln-quantize"),
                                      cl::cat(cat));
@@ -271,13 +273,14 @@ int main(int argc, char **argv) {
     g.frozenInputs.assign(freezeInput.begin(), freezeInput.end());
     g.disabledPasses.assign(disablePass.begin(), disablePass.end());
     g.halide = halide;
+    g.layout = layout;
     std::string optionError;
     if (!parseThreadsOption(threadsArg, g.threads, optionError))
       return fail(optionError);
     return runGraphModel(g);
   }
   for (const char *opt : {"input", "output-dir", "input-shape", "freeze-input",
-                          "halide"})
+                          "halide", "layout"})
     if (cl::getRegisteredOptions().lookup(opt)->getNumOccurrences())
       return fail(std::string("--") + opt + " applies to ONNX models");
 

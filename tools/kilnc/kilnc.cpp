@@ -155,6 +155,12 @@ static cl::opt<std::string> halide(
              "default (sgemm on hvx, none elsewhere), none, or sgemm (f32 "
              "MatMul and 1x1 stride-1 unpadded Conv; x86, neon, hvx)"),
     cl::cat(cat));
+static cl::opt<std::string> layout(
+    "layout", cl::init("nchw"),
+    cl::desc("ONNX: activation layout of convolutions and the ops between "
+             "them: nchw (the default) or nchwc (channels in blocks of a "
+             "vector, kiln-layout-channels; x86, neon, sve, rvv, generic)"),
+    cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
 static cl::opt<std::string> ar("ar", cl::desc("Archiver (default: llvm-ar-16)"),
@@ -309,6 +315,7 @@ int main(int argc, char **argv) {
   opts.pipeline.quantizeExclude = quantizeExclude;
   opts.pipeline.quantizeOverrides.assign(quantizeOverride.begin(), quantizeOverride.end());
   opts.pipeline.halide = halide;
+  opts.pipeline.layout = layout;
   if (emit != "lib" && emit != "c" && emit != "mlir")
     return fail("--emit=" + emit + ": expected lib, c or mlir");
   if (tokenizerMode != "none" && tokenizerMode != "embed")
@@ -383,6 +390,11 @@ int main(int argc, char **argv) {
   if (!loadModel(ctx, modelPath, model, error, shapes, frozen,
                  opts.layout.maxTensorBytes))
     return progress.finish(), fail(error);
+  if (layout.getNumOccurrences() && !isGraphModule(*model.module))
+    return progress.finish(),
+           fail("--layout applies to ONNX models; " +
+                sys::path::filename(modelPath).str() +
+                " is a language model (it has no convolutions)");
   if (halide.getNumOccurrences() && !isGraphModule(*model.module))
     return progress.finish(),
            fail("--halide applies to ONNX models; " +

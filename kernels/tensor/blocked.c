@@ -1,0 +1,148 @@
+/* blocked.c - convolutions in a blocked channel layout (NCHWc).
+ *
+ * kiln-layout-channels (compiler/passes/LayoutChannels.cpp) keeps the
+ * activations of a region of convolutions as [N, ceil(C / cb), spatial...,
+ * cb]: cb consecutive channels of one position side by side, cb a vector of
+ * floats on the target. A dense convolution then loads one vector of
+ * weights per input channel and tap, broadcasts one input value into it and
+ * accumulates a register tile of positions, with no column matrix and no
+ * padded copy; a depthwise one multiplies whole vectors of channels. The
+ * lanes of the last block past the real channel count hold zeros on every
+ * convolution's output (and its weights for them are zeros), so they never
+ * reach a real channel.
+ *
+ * block_channels / unblock_channels (f32):
+ *   p = {N, C, S, cb}: x [N, C, S] <-> y [N, ceil(C / cb), S, cb]
+ * conv_nchwc (f32, 2-D):
+ *   p = {N, C, M, cb, depthwise, IH, IW, KH, KW, OH, OW, SH, SW, DH, DW,
+ *        PH, PW, epilogue...}
+ *   in = {X [N, Cb, IH, IW, cb], W, B [Mb * cb] or NULL, the epilogue's
+ *         operands...}, W [Mb, Cb, KH, KW, cb (in), cb (out)] when dense,
+ *         [Cb, KH, KW, cb] when depthwise (M = C, one channel per group)
+ *   out = {Y [N, Mb, OH, OW, cb]}
+ *   f = the epilogue's floats (kiln_tensor.h; kiln_epilogue_blocked_f32,
+ *       on each output row once its sums are in)
+ * Shares (kiln_tp_conv_nchwc): output rows (image, channel block, row). Each
+ * output element sums its bias, then input channel blocks, taps and lanes
+ * in that order whatever the tile or share, so results do not depend on
+ * the number of threads. */
+#include "kiln_tensor.h"
+
+typedef float kiln_v4 __attribute__((vector_size(16), aligned(4)));
+typedef float kiln_v8 __attribute__((vector_size(32), aligned(4)));
+typedef float kiln_v16 __attribute__((vector_size(64), aligned(4)));
+
+/* A conv_nchwc call's geometry. */
+struct kiln_blocked_conv {
+  int64_t N, C, M, cb, depthwise, IH, IW, KH, KW, OH, OW, SH, SW, DH, DW, PH,
+      PW, Cb, Mb;
+  const int64_t *ep;
+};
+
+static struct kiln_blocked_conv blocked_geometry(const int64_t *p) {
+  struct kiln_blocked_conv g = {
+      p[0], p[1], p[2],  p[3],  p[4],  p[5],  p[6], p[7], p[8], p[9],
+      p[10], p[11], p[12], p[13], p[14], p[15], p[16], 0, 0, p + 17};
+  g.Cb = (g.C + g.cb - 1) / g.cb;
+  g.Mb = (g.M + g.cb - 1) / g.cb;
+  return g;
+}
+
+/* Runs the epilogue on output row r (one image, channel block and row) and
+ * zeroes the lanes past the real channels. */
+static void blocked_row_end(const struct kiln_blocked_conv *g, float *yr,
+                            int64_t r, const float *f, const void *const *in) {
+  const int64_t mb = (r / g->OH) % g->Mb, cb = g->cb;
+  const int64_t lanes = g->M - mb * cb < cb ? g->M - mb * cb : cb;
+  if (g->ep[0])
+    kiln_epilogue_blocked_f32(g->ep, f, in, yr, g->OW, cb, mb * cb, lanes,
+                              r * g->OW * cb);
+  if (lanes < cb)
+    for (int64_t q = 0; q < g->OW; ++q)
+      for (int64_t l = lanes; l < cb; ++l)
+        yr[q * cb + l] = 0;
+}
+
+/* The tile loops, once per block width. */
+#define KILN_CB 4
+#define KILN_V kiln_v4
+#include "blocked_tile.h"
+#define KILN_CB 8
+#define KILN_V kiln_v8
+#include "blocked_tile.h"
+#define KILN_CB 16
+#define KILN_V kiln_v16
+#include "blocked_tile.h"
+
+static void conv_nchwc_share(const int64_t *p, const float *f,
+                             const void *const *in, void *const *out,
+                             int part, int parts) {
+  const struct kiln_blocked_conv g = blocked_geometry(p);
+  const int64_t rows = g.N * g.Mb * g.OH;
+  int64_t r0, r1;
+  kiln_part_range(rows, part, parts, 1, &r0, &r1);
+  const float *X = (const float *)in[0], *W = (const float *)in[1],
+              *B = (const float *)in[2];
+  float *Y = (float *)out[0];
+  switch (g.cb) {
+#define X_CB(n)                                                                \
+  case n:                                                                      \
+    if (g.depthwise)                                                           \
+      blocked_depthwise_rows_##n(&g, X, W, B, Y, r0, r1, f, in);               \
+    else                                                                       \
+      blocked_dense_rows_##n(&g, X, W, B, Y, r0, r1, f, in);                   \
+    break;
+    X_CB(4) X_CB(8) X_CB(16)
+#undef X_CB
+  }
+}
+
+void kiln_t_conv_nchwc(const int64_t *p, const float *f, const void *const *in,
+                       void *const *out, void *scratch) {
+  (void)scratch;
+  conv_nchwc_share(p, f, in, out, 0, 1);
+}
+
+void kiln_tp_conv_nchwc(const int64_t *p, const float *f,
+                        const void *const *in, void *const *out, void *scratch,
+                        int part, int parts) {
+  (void)scratch;
+  conv_nchwc_share(p, f, in, out, part, parts);
+}
+
+void kiln_t_block_channels(const int64_t *p, const float *f,
+                           const void *const *in, void *const *out,
+                           void *scratch) {
+  (void)f; (void)scratch;
+  const int64_t N = p[0], C = p[1], S = p[2], cb = p[3];
+  const int64_t Cb = (C + cb - 1) / cb;
+  const float *x = (const float *)in[0];
+  float *y = (float *)out[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t b = 0; b < Cb; ++b) {
+      float *yb = y + (n * Cb + b) * S * cb;
+      for (int64_t l = 0; l < cb; ++l) {
+        const int64_t c = b * cb + l;
+        const float *xc = x + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s)
+          yb[s * cb + l] = c < C ? xc[s] : 0.0f;
+      }
+    }
+}
+
+void kiln_t_unblock_channels(const int64_t *p, const float *f,
+                             const void *const *in, void *const *out,
+                             void *scratch) {
+  (void)f; (void)scratch;
+  const int64_t N = p[0], C = p[1], S = p[2], cb = p[3];
+  const int64_t Cb = (C + cb - 1) / cb;
+  const float *x = (const float *)in[0];
+  float *y = (float *)out[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      const float *xb = x + (n * Cb + c / cb) * S * cb + c % cb;
+      float *yc = y + (n * C + c) * S;
+      for (int64_t s = 0; s < S; ++s)
+        yc[s] = xb[s * cb];
+    }
+}
