@@ -10,13 +10,15 @@
 // so the pass finds regions of ops that can all run on blocked values
 // (dense and depthwise 2-D convolutions with their epilogues, elementwise
 // ops whose operands share the channel axis, global pooling) joined by the
-// values they pass each other, converts each region with a convolution, and
-// converts values only where they enter or leave it. Constant operands are
+// values they pass each other, converts the chosen regions, and converts
+// values only where they enter or leave them. Constant operands are
 // packed at compile time (the convolutions' weights in the kernel's order,
 // zeros for the padded channels).
 //
-// kilnc runs it only when asked (--layout=nchwc): on the PP-OCR models its
-// kernels are slower than the NCHW GEMM paths on x86 (docs/onnx.md).
+// Which regions: all of them with layout=nchwc; with layout=auto (kilnc's
+// default) those where the blocked kernels were measured to gain: x86 at
+// the AVX-512 level, regions whose channel padding costs at most 5% more
+// multiply-adds (docs/onnx.md).
 //
 #include "compiler/dialect/KilnDialect.h"
 #include "compiler/passes/Passes.h"
@@ -68,7 +70,7 @@ bool finiteAtZero(int64_t code) {
 /// f32 (2-D), its channel axis is never broadcast, and (outside a
 /// convolution, which zeroes its padded lanes last) nothing in it turns a
 /// padded lane's zero into something that is not finite.
-bool blockable(Operation *op) {
+bool blockable(Operation *op, int64_t b) {
   if (auto conv = dyn_cast<ConvOp>(op)) {
     auto x = conv.getInput().getType().cast<RankedTensorType>();
     auto y = conv.getResult().getType().cast<RankedTensorType>();
@@ -79,6 +81,11 @@ bool blockable(Operation *op) {
     const int64_t G = conv.getGroup(), C = x.getDimSize(1),
                   M = y.getDimSize(1);
     if (!(G == 1 || (G == C && M == C)))
+      return false;
+    // A dense one with fewer input channels than a block (an image's
+    // stem, 3 channels) would multiply mostly padding: it stays in NCHW
+    // and its output enters the region.
+    if (G == 1 && C < b)
       return false;
     // Its epilogue may do anything to the padded lanes: the kernel zeroes
     // them after it.
@@ -111,6 +118,22 @@ bool blockable(Operation *op) {
     return isPlainActivation(pool.getInput().getType()) &&
            (pool.getKind() == "average" || pool.getKind() == "max");
   return false;
+}
+
+/// The multiply-adds of `conv` with its channel counts rounded up to
+/// multiples of `b` (b = 1: as it is).
+double convMacs(ConvOp conv, int64_t b) {
+  auto x = conv.getInput().getType().cast<RankedTensorType>();
+  auto y = conv.getResult().getType().cast<RankedTensorType>();
+  auto w = conv.getFilter().getType().cast<RankedTensorType>();
+  auto up = [&](int64_t c) { return double((c + b - 1) / b * b); };
+  const double taps = double(w.getDimSize(2)) * w.getDimSize(3);
+  const double positions =
+      double(y.getDimSize(0)) * y.getDimSize(2) * y.getDimSize(3);
+  const double channels = conv.getGroup() == 1
+                              ? up(y.getDimSize(1)) * up(x.getDimSize(1))
+                              : up(y.getDimSize(1));
+  return channels * taps * positions;
 }
 
 /// The activation operands of a region op: those that take the blocked
@@ -157,14 +180,19 @@ struct LayoutChannelsPass
     ModuleOp module = getOperation();
     if (mode == "nchw")
       return;
-    if (mode != "nchwc") {
+    if (mode != "nchwc" && mode != "auto") {
       module.emitError() << "kiln-layout-channels: layout=" << mode
-                         << ": unknown value (nchw or nchwc)";
+                         << ": unknown value (auto, nchw or nchwc)";
       return signalPassFailure();
     }
     TargetAttr target = moduleTarget(module);
     const StringRef isa = target ? target.getIsa() : StringRef("generic");
     const int64_t b = blockFor(isa, target ? target.getCpu() : StringRef());
+    // `auto` blocks where the kernels were measured to gain: x86 at the
+    // AVX-512 level (16 lanes; at AVX2's 8 the blocked tiles lose to the
+    // NCHW GEMMs, docs/onnx.md).
+    if (mode == "auto" && (isa != "x86" || b != 16))
+      return;
     if (b == 0) {
       module.emitError() << "kiln-layout-channels: layout=nchwc: no blocked "
                             "convolution kernels for --target="
@@ -184,7 +212,7 @@ struct LayoutChannelsPass
     SmallVector<Operation *> members;
     llvm::EquivalenceClasses<Operation *> regions;
     func.walk([&](Operation *op) {
-      if (op->getParentOp() != func || !blockable(op))
+      if (op->getParentOp() != func || !blockable(op, b))
         return;
       members.push_back(op);
       regions.insert(op);
@@ -193,15 +221,24 @@ struct LayoutChannelsPass
             def && regions.findValue(def) != regions.end())
           regions.unionSets(def, op);
     });
-    // The regions with a convolution: elementwise work alone gains nothing
-    // from the layout.
-    llvm::SmallPtrSet<Operation *, 32> withConv, chosen;
+    // The regions with a convolution (elementwise work alone gains nothing
+    // from the layout), and with `auto` only those whose padded channels
+    // add at most 5% to their multiply-adds: the blocked tiles run about as
+    // fast as the NCHW GEMMs per multiply-add, so padding decides.
+    llvm::DenseMap<Operation *, std::pair<double, double>> macs;
     for (Operation *op : members)
-      if (isa<ConvOp>(op))
-        withConv.insert(regions.getLeaderValue(op));
-    for (Operation *op : members)
-      if (withConv.count(regions.getLeaderValue(op)))
+      if (auto conv = dyn_cast<ConvOp>(op)) {
+        std::pair<double, double> &m = macs[regions.getLeaderValue(op)];
+        m.first += convMacs(conv, 1);
+        m.second += convMacs(conv, b);
+      }
+    llvm::SmallPtrSet<Operation *, 32> chosen;
+    for (Operation *op : members) {
+      auto it = macs.find(regions.getLeaderValue(op));
+      if (it != macs.end() &&
+          (mode == "nchwc" || it->second.second <= 1.05 * it->second.first))
         chosen.insert(op);
+    }
     if (chosen.empty())
       return;
 

@@ -112,24 +112,28 @@ def FuseTensorEpilogues : Pass<"kiln-fuse-tensor-epilogues", "mlir::ModuleOp"> {
 def LayoutChannels : Pass<"kiln-layout-channels", "mlir::ModuleOp"> {
   let summary = "Run regions of convolutions in a blocked channel layout (NCHWc)";
   let description = [{
-    With `layout=nchwc`, finds regions of ops that can all run on
-    activations whose channels are in blocks of a vector's width ([N, C/b,
-    H, W, b]; b from the module's kiln.target: 16 on x86 at the AVX-512
-    level, 8 at AVX2 and on the generic target, 4 on neon, sve and rvv):
-    dense and depthwise 2-D f32 convolutions with constant weights
+    Finds regions of ops that can all run on activations whose channels are
+    in blocks of a vector's width ([N, C/b, H, W, b]; b from the module's
+    kiln.target: 16 on x86 at the AVX-512 level, 8 at AVX2 and on the
+    generic target, 4 on neon, sve and rvv): dense 2-D f32 convolutions of
+    at least b input channels and depthwise ones, with constant weights
     (kiln.conv_blocked, their epilogues kept), kiln.unary and kiln.clip,
     kiln.binary whose operands share the result's channel axis, and
     kiln.global_pool (as a kiln.reduce over the spatial axes), joined by
-    the values they pass each other. Each region with a convolution is
-    rewritten: constants are packed at compile time, other values entering
-    it go through kiln.block_channels, and values read outside it (or as a
+    the values they pass each other. A chosen region is rewritten:
+    constants are packed at compile time, other values entering it go
+    through kiln.block_channels, and values read outside it (or as a
     per-channel epilogue input or clip bound) through
-    kiln.unblock_channels. `layout=nchw`, the default, leaves the module as
-    it is.
+    kiln.unblock_channels.
+
+    `layout=auto` (the default) chooses, on x86 at the AVX-512 level only,
+    the regions whose convolutions' channel padding adds at most 5% to
+    their multiply-adds; `layout=nchwc` every region with a convolution
+    (on any target with the kernels); `layout=nchw` none.
   }];
   let options = [
-    Option<"mode", "layout", "std::string", /*default=*/"\"nchw\"",
-           "nchw or nchwc">,
+    Option<"mode", "layout", "std::string", /*default=*/"\"auto\"",
+           "auto, nchw or nchwc">,
   ];
 }
 

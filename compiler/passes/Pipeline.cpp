@@ -144,7 +144,7 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> halide{*this, "halide", llvm::cl::desc("as kilnc --halide"),
                              llvm::cl::init("default")};
   Option<std::string> layout{*this, "layout", llvm::cl::desc("as kilnc --layout"),
-                             llvm::cl::init("nchw")};
+                             llvm::cl::init("auto")};
 };
 } // namespace
 

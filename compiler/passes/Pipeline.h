@@ -48,7 +48,7 @@ struct PipelineOptions {
   std::vector<std::string> disabled; // optional steps switched off
   std::string stopAfter;             // a pass name, "import" or "" (all)
   std::string halide = "default";    // kiln-select-kernels' halide option
-  std::string layout = "nchw";       // kiln-layout-channels' layout option
+  std::string layout = "auto";       // kiln-layout-channels' layout option
 };
 
 /// Checks `o.disabled` and `o.stopAfter` against the steps, with the messages

@@ -22,11 +22,16 @@
  *   out = {Y [N, Mb, OH, OW, cb]}
  *   f = the epilogue's floats (kiln_tensor.h; kiln_epilogue_blocked_f32,
  *       on each output row once its sums are in)
- * Shares (kiln_tp_conv_nchwc): output rows (image, channel block, row). Each
- * output element sums its bias, then input channel blocks, taps and lanes
- * in that order whatever the tile or share, so results do not depend on
- * the number of threads. */
+ * Shares (kiln_tp_conv_nchwc): output rows, as (image, row, block) when
+ * dense (a tile takes up to four blocks of one row), (image, block, row)
+ * when depthwise. Each output element sums its bias, then input channel
+ * blocks, taps and lanes in that order whatever the tile or share, so
+ * results do not depend on the number of threads. */
 #include "kiln_tensor.h"
+
+/* The vectors pass only between this file's static functions (for the
+ * register width, blocked_tile.h), so the ABI warning concerns no interface. */
+#pragma clang diagnostic ignored "-Wpsabi"
 
 typedef float kiln_v4 __attribute__((vector_size(16), aligned(4)));
 typedef float kiln_v8 __attribute__((vector_size(32), aligned(4)));
@@ -48,15 +53,16 @@ static struct kiln_blocked_conv blocked_geometry(const int64_t *p) {
   return g;
 }
 
-/* Runs the epilogue on output row r (one image, channel block and row) and
- * zeroes the lanes past the real channels. */
+/* Runs the epilogue on an output row of block mb, element `offset` of the
+ * output, and zeroes the lanes past the real channels. */
 static void blocked_row_end(const struct kiln_blocked_conv *g, float *yr,
-                            int64_t r, const float *f, const void *const *in) {
-  const int64_t mb = (r / g->OH) % g->Mb, cb = g->cb;
+                            int64_t mb, int64_t offset, const float *f,
+                            const void *const *in) {
+  const int64_t cb = g->cb;
   const int64_t lanes = g->M - mb * cb < cb ? g->M - mb * cb : cb;
   if (g->ep[0])
     kiln_epilogue_blocked_f32(g->ep, f, in, yr, g->OW, cb, mb * cb, lanes,
-                              r * g->OW * cb);
+                              offset);
   if (lanes < cb)
     for (int64_t q = 0; q < g->OW; ++q)
       for (int64_t l = lanes; l < cb; ++l)
@@ -88,9 +94,10 @@ static void conv_nchwc_share(const int64_t *p, const float *f,
 #define X_CB(n)                                                                \
   case n:                                                                      \
     if (g.depthwise)                                                           \
-      blocked_depthwise_rows_##n(&g, X, W, B, Y, r0, r1, f, in);               \
+      blocked_depthwise_rows_##n((kiln_v##n){0}, &g, X, W, B, Y, r0, r1, f,   \
+                                 in);                                          \
     else                                                                       \
-      blocked_dense_rows_##n(&g, X, W, B, Y, r0, r1, f, in);                   \
+      blocked_dense_rows_##n((kiln_v##n){0}, &g, X, W, B, Y, r0, r1, f, in);   \
     break;
     X_CB(4) X_CB(8) X_CB(16)
 #undef X_CB
@@ -118,14 +125,18 @@ void kiln_t_block_channels(const int64_t *p, const float *f,
   const int64_t Cb = (C + cb - 1) / cb;
   const float *x = (const float *)in[0];
   float *y = (float *)out[0];
+  /* Each output line is written whole, from cb input rows read in step. */
   for (int64_t n = 0; n < N; ++n)
     for (int64_t b = 0; b < Cb; ++b) {
       float *yb = y + (n * Cb + b) * S * cb;
-      for (int64_t l = 0; l < cb; ++l) {
-        const int64_t c = b * cb + l;
-        const float *xc = x + (n * C + c) * S;
-        for (int64_t s = 0; s < S; ++s)
-          yb[s * cb + l] = c < C ? xc[s] : 0.0f;
+      const float *xb = x + (n * C + b * cb) * S;
+      const int64_t lanes = C - b * cb < cb ? C - b * cb : cb;
+      for (int64_t s = 0; s < S; ++s) {
+        float *ys = yb + s * cb;
+        for (int64_t l = 0; l < lanes; ++l)
+          ys[l] = xb[l * S + s];
+        for (int64_t l = lanes; l < cb; ++l)
+          ys[l] = 0.0f;
       }
     }
 }
@@ -138,11 +149,14 @@ void kiln_t_unblock_channels(const int64_t *p, const float *f,
   const int64_t Cb = (C + cb - 1) / cb;
   const float *x = (const float *)in[0];
   float *y = (float *)out[0];
+  /* Each input line is read whole, into cb output rows written in step. */
   for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c) {
-      const float *xb = x + (n * Cb + c / cb) * S * cb + c % cb;
-      float *yc = y + (n * C + c) * S;
+    for (int64_t b = 0; b < Cb; ++b) {
+      const float *xb = x + (n * Cb + b) * S * cb;
+      float *yb = y + (n * C + b * cb) * S;
+      const int64_t lanes = C - b * cb < cb ? C - b * cb : cb;
       for (int64_t s = 0; s < S; ++s)
-        yc[s] = xb[s * cb];
+        for (int64_t l = 0; l < lanes; ++l)
+          yb[l * S + s] = xb[s * cb + l];
     }
 }

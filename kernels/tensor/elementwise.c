@@ -139,6 +139,59 @@ static void store_from_double(void *p, int64_t dtype, int64_t i, double v) {
   }
 }
 
+/* Rows [row0, row1) of a float operation of shape [R, S, n] whose rows
+ * (n elements) are contiguous in both operands: a blocked channel layout's
+ * [blocks, positions, lanes] against [blocks, 1, lanes], whose rows are
+ * too short for a call of bin_float each. Inlined with n constant for the
+ * block widths, so each row is whole vectors. The same expressions; 0 for
+ * an operation it does not take. */
+static inline __attribute__((always_inline)) int
+bin_short_rows_f32(int op, const float *A, const float *B, float *Y,
+                   int64_t S, const int64_t n, const int64_t *sa,
+                   const int64_t *sb, int64_t row0, int64_t row1) {
+#define KILN_ROWS(expr)                                                        \
+  for (int64_t row = row0, r = row0 / S, s = row0 % S; row < row1; ++row) {   \
+    const float *a = A + r * sa[0] + s * sa[1], *b = B + r * sb[0] + s * sb[1]; \
+    float *y = Y + row * n;                                                    \
+    KILN_SAFE_LOOP                                                             \
+    for (int64_t i = 0; i < n; ++i) {                                          \
+      const float u = a[i], v = b[i];                                          \
+      y[i] = expr;                                                             \
+    }                                                                          \
+    if (++s == S)                                                              \
+      s = 0, ++r;                                                              \
+  }                                                                            \
+  return 1;
+  switch (op) {
+  case KILN_BIN_ADD: KILN_ROWS(KILN_EX_ADD(u, v))
+  case KILN_BIN_SUB: KILN_ROWS(KILN_EX_SUB(u, v))
+  case KILN_BIN_MUL: KILN_ROWS(KILN_EX_MUL(u, v))
+  case KILN_BIN_DIV: KILN_ROWS(KILN_EX_DIV(u, v))
+  case KILN_BIN_MAX: KILN_ROWS(KILN_EX_MAX(u, v))
+  case KILN_BIN_MIN: KILN_ROWS(KILN_EX_MIN(u, v))
+  case KILN_BIN_PRELU: KILN_ROWS(KILN_EX_PRELU(u, v))
+  }
+#undef KILN_ROWS
+  return 0;
+}
+
+/* bin_short_rows_f32 for rank 2 ([R, n]) or 3 ([R, S, n]). */
+static int bin_short_rows(int op, const void *const *in, void *const *out,
+                          int rank, const int64_t *shape, const int64_t *sa,
+                          const int64_t *sb, int64_t row0, int64_t row1) {
+  const int64_t S = rank == 3 ? shape[1] : 1, n = shape[rank - 1];
+  const int64_t a2[2] = {sa[0], rank == 3 ? sa[1] : 0},
+                b2[2] = {sb[0], rank == 3 ? sb[1] : 0};
+  const float *A = (const float *)in[0], *B = (const float *)in[1];
+  float *Y = (float *)out[0];
+  switch (n) {
+  case 4: return bin_short_rows_f32(op, A, B, Y, S, 4, a2, b2, row0, row1);
+  case 8: return bin_short_rows_f32(op, A, B, Y, S, 8, a2, b2, row0, row1);
+  case 16: return bin_short_rows_f32(op, A, B, Y, S, 16, a2, b2, row0, row1);
+  }
+  return 0;
+}
+
 /* p = {op, dtype_a, dtype_b, dtype_out, rank, shape[rank], strides_a[rank],
  *      strides_b[rank]}. Comparisons and logic write bool (one byte).
  * Shares (kiln_tp_binary): rows (the innermost dimension), or, when there
@@ -172,6 +225,10 @@ void kiln_tp_binary(const int64_t *p, const float *f, const void *const *in,
   else
     kiln_part_range(n, part, parts, 16, &i0, &i1);
   if (row0 >= row1 || i0 >= i1)
+    return;
+  if ((rank == 2 || rank == 3) && ia == 1 && ib == 1 && i0 == 0 &&
+      i1 == n && ta == KILN_F32 && tb == KILN_F32 && to == KILN_F32 &&
+      bin_short_rows(op, in, out, rank, shape, sa, sb, row0, row1))
     return;
   for (int64_t rest = row0, d = r - 2; d >= 0; --d) { /* row0's index */
     idx[d] = rest % shape[d];

@@ -14,7 +14,7 @@ struct GraphBenchOptions {
   bool json = false;
   std::string vsOnnxruntime; // the peer's driver, or empty
   std::string halide = "default"; // --halide
-  std::string layout = "nchw";    // --layout
+  std::string layout = "auto";    // --layout
   std::vector<std::string> disabledPasses; // --disable-pass
 };
 

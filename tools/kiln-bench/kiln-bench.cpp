@@ -140,7 +140,7 @@ static cl::opt<std::string> halide(
     "halide", cl::desc("ONNX: as kilnc --halide"), cl::init("default"),
     cl::cat(cat));
 static cl::opt<std::string> layout(
-    "layout", cl::desc("ONNX: as kilnc --layout"), cl::init("nchw"),
+    "layout", cl::desc("ONNX: as kilnc --layout"), cl::init("auto"),
     cl::cat(cat));
 static cl::list<std::string> disablePass(
     "disable-pass", cl::CommaSeparated,

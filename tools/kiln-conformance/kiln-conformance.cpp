@@ -44,7 +44,7 @@ static cl::opt<std::string> cpu("cpu", cl::desc("Target CPU/feature level"),
 static cl::opt<std::string> halide("halide", cl::desc("As kilnc --halide"),
                                    cl::init("default"), cl::cat(cat));
 static cl::opt<std::string> layout("layout", cl::desc("As kilnc --layout"),
-                                   cl::init("nchw"), cl::cat(cat));
+                                   cl::init("auto"), cl::cat(cat));
 static cl::opt<int64_t> vectorBits(
     "vector-bits", cl::desc("SVE/RVV vector length to run at under qemu"),
     cl::init(0), cl::cat(cat));

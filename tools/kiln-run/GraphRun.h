@@ -14,7 +14,7 @@ struct GraphRunOptions {
   std::vector<std::string> frozenInputs; // NAME=FILE.pb
   std::vector<std::string> disabledPasses; // --disable-pass
   std::string halide = "default";           // --halide
-  std::string layout = "nchw";              // --layout
+  std::string layout = "auto";              // --layout
   int64_t threads = 1; // compiled for and started with
 };
 /// Compiles the ONNX model for the target, runs it on the inputs (natively

@@ -115,7 +115,7 @@ static cl::list<std::string> disablePass(
 static cl::opt<std::string> halide("halide", cl::desc("As kilnc --halide"),
                                    cl::init("default"), cl::cat(cat));
 static cl::opt<std::string> layout("layout", cl::desc("As kilnc --layout"),
-                                   cl::init("nchw"), cl::cat(cat));
+                                   cl::init("auto"), cl::cat(cat));
 static cl::opt<std::string> quantize("kiln-quantize",
                                      cl::desc("As kilnc --kiln-quantize"),
                                      cl::cat(cat));

@@ -156,10 +156,12 @@ static cl::opt<std::string> halide(
              "MatMul and 1x1 stride-1 unpadded Conv; x86, neon, hvx)"),
     cl::cat(cat));
 static cl::opt<std::string> layout(
-    "layout", cl::init("nchw"),
+    "layout", cl::init("auto"),
     cl::desc("ONNX: activation layout of convolutions and the ops between "
-             "them: nchw (the default) or nchwc (channels in blocks of a "
-             "vector, kiln-layout-channels; x86, neon, sve, rvv, generic)"),
+             "them (kiln-layout-channels): auto (the default: channels in "
+             "blocks of 16 for regions that pad them by at most 5%, on x86 "
+             "at the AVX-512 level; NCHW elsewhere), nchwc (every region, "
+             "on x86, neon, sve, rvv, generic) or nchw"),
     cl::cat(cat));
 static cl::opt<std::string> cc("cc", cl::desc("C compiler (default: clang-16)"),
                                cl::cat(cat));
