@@ -117,46 +117,41 @@ void kiln_tp_conv_nchwc(const int64_t *p, const float *f,
   conv_nchwc_share(p, f, in, out, part, parts);
 }
 
+/* x [N, C, S] <-> y [N, ceil(C / cb), S, cb] for p = {N, C, S, cb}: each
+ * blocked line is written (to_blocked) or read whole, cb plain rows in
+ * step; to_blocked also zeroes the lanes past C. */
+static void channel_blocks(const int64_t *p, const float *x, float *y,
+                           int to_blocked) {
+  const int64_t N = p[0], C = p[1], S = p[2], cb = p[3];
+  const int64_t Cb = (C + cb - 1) / cb;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t b = 0; b < Cb; ++b) {
+      const int64_t line = (n * Cb + b) * S * cb, row = (n * C + b * cb) * S;
+      const int64_t lanes = C - b * cb < cb ? C - b * cb : cb;
+      for (int64_t s = 0; s < S; ++s) {
+        if (!to_blocked) {
+          for (int64_t l = 0; l < lanes; ++l)
+            y[row + l * S + s] = x[line + s * cb + l];
+          continue;
+        }
+        for (int64_t l = 0; l < lanes; ++l)
+          y[line + s * cb + l] = x[row + l * S + s];
+        for (int64_t l = lanes; l < cb; ++l)
+          y[line + s * cb + l] = 0.0f;
+      }
+    }
+}
+
 void kiln_t_block_channels(const int64_t *p, const float *f,
                            const void *const *in, void *const *out,
                            void *scratch) {
   (void)f; (void)scratch;
-  const int64_t N = p[0], C = p[1], S = p[2], cb = p[3];
-  const int64_t Cb = (C + cb - 1) / cb;
-  const float *x = (const float *)in[0];
-  float *y = (float *)out[0];
-  /* Each output line is written whole, from cb input rows read in step. */
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t b = 0; b < Cb; ++b) {
-      float *yb = y + (n * Cb + b) * S * cb;
-      const float *xb = x + (n * C + b * cb) * S;
-      const int64_t lanes = C - b * cb < cb ? C - b * cb : cb;
-      for (int64_t s = 0; s < S; ++s) {
-        float *ys = yb + s * cb;
-        for (int64_t l = 0; l < lanes; ++l)
-          ys[l] = xb[l * S + s];
-        for (int64_t l = lanes; l < cb; ++l)
-          ys[l] = 0.0f;
-      }
-    }
+  channel_blocks(p, (const float *)in[0], (float *)out[0], 1);
 }
 
 void kiln_t_unblock_channels(const int64_t *p, const float *f,
                              const void *const *in, void *const *out,
                              void *scratch) {
   (void)f; (void)scratch;
-  const int64_t N = p[0], C = p[1], S = p[2], cb = p[3];
-  const int64_t Cb = (C + cb - 1) / cb;
-  const float *x = (const float *)in[0];
-  float *y = (float *)out[0];
-  /* Each input line is read whole, into cb output rows written in step. */
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t b = 0; b < Cb; ++b) {
-      const float *xb = x + (n * Cb + b) * S * cb;
-      float *yb = y + (n * C + b * cb) * S;
-      const int64_t lanes = C - b * cb < cb ? C - b * cb : cb;
-      for (int64_t s = 0; s < S; ++s)
-        for (int64_t l = 0; l < lanes; ++l)
-          yb[l * S + s] = xb[s * cb + l];
-    }
+  channel_blocks(p, (const float *)in[0], (float *)out[0], 0);
 }

@@ -15,12 +15,11 @@
 
 /* Output blocks and positions of the dense loop's register tile: each
  * broadcast input value feeds MBT multiply-adds, each weight vector T. */
+#define KILN_BT_DT 6
 #if KILN_CB == 16
 #define KILN_BT_MBT 4
-#define KILN_BT_DT 6
 #else
 #define KILN_BT_MBT 2
-#define KILN_BT_DT 6
 #endif
 
 /* A dense tile: `mbt` output blocks from mb (a constant where it is
