@@ -251,7 +251,8 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * tiles of up to 4 activation rows, TILE(group, metaBytes, nsb, activations,
  * MR, acc), and store. Groups are [META bytes of metadata per super-block,
  * padded to 64][QUANT bytes of quants per super-block]. */
-#define KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, TILE, WALK, STORE)   \
+#define KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, TILE, WALK, STORE,   \
+                            HAS8)                                              \
   KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, int64_t ldy, void *scratch) {               \
@@ -281,7 +282,15 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
         const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;                      \
         kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
                                (rows + KILN_X86_MR - 1) / KILN_X86_MR);        \
-        ACC_T acc[KILN_X86_MR];                                                \
+        ACC_T acc[2 * KILN_X86_MR];                                            \
+        if ((HAS8) && rows - r0 >= 2 * KILN_X86_MR) {                          \
+          TILE(grp, metaBytes, nsb, ar, 2 * KILN_X86_MR, acc);                 \
+          for (int r = 0; r < 2 * KILN_X86_MR; ++r)                            \
+            STORE(y + (int64_t)(r0 + r) * ldy + j0, acc[r],                    \
+                  bias ? bias + j0 : (const float *)0, n);                     \
+          r0 += KILN_X86_MR;                                                   \
+          continue;                                                            \
+        }                                                                      \
         switch (rt) {                                                          \
         case 4: TILE(grp, metaBytes, nsb, ar, 4, acc); break;                  \
         case 3: TILE(grp, metaBytes, nsb, ar, 3, acc); break;                  \
@@ -1286,7 +1295,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
 }
 
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
-                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8)
+                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -1587,9 +1596,10 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
     if (HASMIN)                                                                \
       *acc = _mm512_fmadd_ps(mt, _mm512_set1_ps(da * (float)as), *acc);        \
   }                                                                            \
-  KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(                               \
-      const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
-      const float *da, const int32_t *as, int MR, __m512 *acc) {               \
+  KILN_X86_INLINE void kiln_x86_tiles_##T##_vnni(                              \
+      const uint8_t *grp, int64_t metaBytes, int nb,                           \
+      const kiln_x86_tile_act *t, int MR, const kiln_x86_pf_share *pf,         \
+      __m512 *acc) {                                                           \
     KILN_X86_UNROLL                                                            \
     for (int r = 0; r < MR; ++r)                                               \
       acc[r] = _mm512_setzero_ps();                                            \
@@ -1598,13 +1608,18 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
       KILN_X86_PREFETCH(qp, QB);                                               \
       __m512i u[8];                                                            \
       DECODE(qp, u);                                                           \
+      if (pf && b == 0)                                                        \
+        kiln_x86_pf_fetch(pf);                                                 \
       KILN_X86_UNROLL                                                          \
       for (int r = 0; r < MR; ++r) {                                           \
-        const int64_t i = KILN_X86_AT(MR, r, b);                               \
-        kiln_x86_vnni_block_##T(grp, u, b, a[i].qs, da[i], as[i], &acc[r]);   \
+        const kiln_x86_tile_act *ta = &t[r / KILN_X86_MR];                     \
+        const int64_t i = KILN_X86_TILE_ROW(MR, r, b);                         \
+        kiln_x86_vnni_block_##T(grp, u, b, ta->a[i].qs, ta->da[i], ta->as[i],  \
+                                &acc[r]);                                      \
       }                                                                        \
     }                                                                          \
   }                                                                            \
+  KILN_X86_TILES_OF(T)                                                         \
   KILN_X86_INLINE void kiln_x86_tileg_##T##_vnni(                              \
       const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nb,        \
       const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
@@ -1687,7 +1702,10 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBy
   const uint8_t *qp = grp + metaBytes;
   for (int sb = 0; sb < nsb; ++sb) {
     const uint8_t *m = grp + 320 * sb;
-    __m512i isum[KILN_X86_MR];
+    __m512i isum[2 * KILN_X86_MR];
+    KILN_X86_UNROLL
+    for (int r = 0; r < MR; ++r)
+      isum[r] = _mm512_setzero_si512();
     for (int j = 0; j < 8; ++j, qp += 256) {
       KILN_X86_PREFETCH(qp, 256);
       __m512i u[8];
@@ -1695,9 +1713,12 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBy
       const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)));
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
-        const __m512i t = _mm512_mullo_epi32(
-            kiln_x86_vnni_dot8(u, a[(int64_t)r * nsb + sb].qs + 32 * j, 0), sc);
-        isum[r] = j ? _mm512_add_epi32(isum[r], t) : t;
+        /* One chain per row, as Q4_0's: the rows are chains enough. */
+        const int8_t *q = a[(int64_t)r * nsb + sb].qs + 32 * j;
+        __m512i s = _mm512_setzero_si512();
+        for (int c = 0; c < 8; ++c)
+          s = _mm512_dpbusd_epi32(s, u[c], KILN_X86_BC512(q + 16 * (c / 4) + 4 * (c % 4)));
+        isum[r] = _mm512_add_epi32(isum[r], _mm512_mullo_epi32(s, sc));
       }
     }
     kiln_x86_q4kk_vmeta t;
@@ -1863,21 +1884,21 @@ KILN_X86_MATMUL(matmul_q8_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 512,
                 1, kiln_x86_tile8_q8_0_vnni)
 KILN_X86_MATMUL(matmul_q5_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 320,
                 kiln_x86_tile_q5_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_0_vnni,
-                0, KILN_X86_NO_TILE8)
+                1, kiln_x86_tile8_q5_0_vnni)
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni,
-                0, KILN_X86_NO_TILE8)
+                1, kiln_x86_tile8_q5_1_vnni)
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
-                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16)
+                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_MATMUL(matmul_q6_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 3072,
                 kiln_x86_tile_q6kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q6kv_vnni,
                 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
                 kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni,
-                0, KILN_X86_NO_TILE8)
+                1, kiln_x86_tile8_q5_k_vnni)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni,
-                0, KILN_X86_NO_TILE8)
+                1, kiln_x86_tile8_iq4_nl_vnni)
 KILN_X86_MATMUL(matmul_q3_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 1536,
                 kiln_x86_tile_q3kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q3kv_vnni,
                 0, KILN_X86_NO_TILE8)
@@ -1886,7 +1907,7 @@ KILN_X86_MATMUL(matmul_q2_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 0, 1600,
                 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
                 kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni,
-                0, KILN_X86_NO_TILE8)
+                1, kiln_x86_tile8_iq4_xs_vnni)
 #endif /* AVX-512 VNNI */
 
 /* ---- float weights, f32 activations ------------------------------------ */
