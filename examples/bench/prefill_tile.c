@@ -2,9 +2,9 @@
  *
  *   clang-16 -O3 -march=native -Iruntime/include -Ikernels -Ikernels/common \
  *     examples/bench/prefill_tile.c -o prefill_tile &&
- *   taskset -c 0 ./prefill_tile [q8_0|q4_0|q4_k] [ROWS] [K] [N]
+ *   taskset -c 0 ./prefill_tile [TYPE] [ROWS] [K] [N]
  *
- * Times kiln_matmul_q8_0_q8_0_4x16_avx512vnni (or the Q4_0 or Q4_K kernel) on ROWS
+ * Times kiln_matmul_q8_0_q8_0_4x16_avx512vnni (or TYPE's AVX-512 kernel) on ROWS
  * activation rows (default 64, the prefill chunk kilnc picks for a 1 MiB L2)
  * against N x K weights (default 2048 x 2048, one attention projection of
  * the 1B shape), quantizer included, as a library calls it. Beside it, the
@@ -61,22 +61,43 @@ __attribute__((noinline)) static double unit_rate(void) {
   return (double)iters * 12 * 64 * 2 / t / 1e9;
 }
 
+/* The AVX-512 VNNI kernels this times: block (weights per scale block),
+ * meta and quant bytes per block and group of 16 rows (the kernels' layouts
+ * in kernels_x86.c), and whether the activations are Q8_K. */
+typedef struct {
+  const char *name;
+  matmul_fn fn;
+  int block, meta, quant, q8k;
+} kernel_kind;
+static const kernel_kind kinds[] = {
+    {"q8_0", kiln_matmul_q8_0_q8_0_4x16_avx512vnni, 32, 32, 512, 0},
+    {"q4_0", kiln_matmul_q4_0_q8_0_4x16_avx512vnni, 32, 32, 256, 0},
+    {"q5_0", kiln_matmul_q5_0_q8_0_4x16_avx512vnni, 32, 32, 320, 0},
+    {"q5_1", kiln_matmul_q5_1_q8_0_4x16_avx512vnni, 32, 64, 320, 0},
+    {"iq4_nl", kiln_matmul_iq4_nl_q8_0_4x16_avx512vnni, 32, 32, 256, 0},
+    {"q4_k", kiln_matmul_q4_k_q8_k_4x16_avx512vnni, 256, 320, 2048, 1},
+    {"q5_k", kiln_matmul_q5_k_q8_0_4x16_avx512vnni, 256, 320, 2560, 0},
+    {"q6_k", kiln_matmul_q6_k_q8_k_4x16_avx512vnni, 256, 288, 3072, 1},
+    {"iq4_xs", kiln_matmul_iq4_xs_q8_0_4x16_avx512vnni, 256, 160, 2048, 0},
+};
+
 int main(int argc, char **argv) {
   const char *type = argc > 1 ? argv[1] : "q8_0";
-  const int q4 = !strcmp(type, "q4_0"), q4k = !strcmp(type, "q4_k");
+  const kernel_kind *k = 0;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i)
+    if (!strcmp(type, kinds[i].name))
+      k = &kinds[i];
   const int rows = argc > 2 ? atoi(argv[2]) : 64, K = argc > 3 ? atoi(argv[3]) : 2048,
             N = argc > 4 ? atoi(argv[4]) : 2048;
-  const int kb = q4k ? 256 : 32;
-  if ((!q4 && !q4k && strcmp(type, "q8_0")) || rows < 1 || K < kb || K % kb || N < 16 ||
-      N % 16) {
-    fprintf(stderr, "prefill_tile: TYPE q8_0, q4_0 or q4_k; ROWS >= 1, K a multiple "
-                    "of 32 (q4_k: 256), N of 16\n");
+  if (!k || rows < 1 || K < k->block || K % k->block || N < 16 || N % 16) {
+    fprintf(stderr, "prefill_tile: TYPE q8_0, q4_0, q5_0, q5_1, iq4_nl, q4_k, q5_k, "
+                    "q6_k or iq4_xs; ROWS >= 1, K a multiple of its block (32 or "
+                    "256), N of 16\n");
     return 2;
   }
-  matmul_fn volatile fn = q4k ? kiln_matmul_q4_k_q8_k_4x16_avx512vnni
-                          : q4 ? kiln_matmul_q4_0_q8_0_4x16_avx512vnni
-                               : kiln_matmul_q8_0_q8_0_4x16_avx512vnni;
-  const int nb = K / kb, quant = q4k ? 2048 : q4 ? 256 : 512, meta = q4k ? 320 : 32;
+  matmul_fn volatile fn = k->fn;
+  const int nb = K / k->block, quant = k->quant, meta = k->meta;
+  const int q4k = !strcmp(type, "q4_k");
   /* A group of 16 weight rows: nb x META bytes of scales (padded to 64
    * bytes), then nb blocks of quants (X86Target.cpp's layout). */
   const long metaBytes = ((long)nb * meta + 63) & ~63L;
@@ -84,7 +105,7 @@ int main(int argc, char **argv) {
   const long wbytes = (long)(N / 16) * groupBytes;
   uint8_t *w = aligned_alloc(64, (size_t)((wbytes + 63) & ~63L));
   float *x = malloc(sizeof(float) * (size_t)rows * K), *y = malloc(sizeof(float) * (size_t)rows * N);
-  const long actBytes = q4k ? (long)rows * nb * 292 : (long)rows * nb * 42;
+  const long actBytes = k->q8k ? (long)rows * (K / 256) * 292 : (long)rows * (K / 32) * 42;
   void *scratch = aligned_alloc(64, (size_t)((actBytes + 4096 + 63) & ~63L));
   if (!w || !x || !y || !scratch) {
     fprintf(stderr, "prefill_tile: out of memory\n");
@@ -96,6 +117,12 @@ int main(int argc, char **argv) {
   for (int g = 0; g < N / 16; ++g)
     for (int b = 0; b < nb; ++b) {
       uint8_t *m = w + g * groupBytes + (long)b * meta;
+      if (strcmp(type, "q8_0") && strcmp(type, "q4_0") && !q4k) {
+        /* the other types: fp16 scales of 0x2020 (about 2^-7), integer
+         * scales and mins of 32 */
+        memset(m, 0x20, (size_t)meta);
+        continue;
+      }
       for (int i = 0; i < 16 * (q4k ? 2 : 1); ++i)
         ((uint16_t *)m)[i] = 0x2000; /* 2^-7: d (and Q4_K's dmin) */
       for (int i = 64; q4k && i < meta; ++i)

@@ -1783,8 +1783,8 @@ typedef struct {
   __m512i lo[4], hi[4], sc0, sc1, mn0, mn1;
   __m512 d, dmin;
 } kiln_x86_k23_vnni_blk;
-/* Q3_K and Q6_K share their metadata (per super-block: 16 fp16 d, then the
- * int8 scales of its 16-element sub-blocks, 16 rows each) and their row
+/* Q3_K's metadata, which Q6_K's shares (per super-block: 16 fp16 d, then
+ * the int8 scales of its 16-element sub-blocks, 16 rows each), and its row
  * step: unsigned values u = q + OFF, -OFF x the activation half sums, the
  * two halves' exact sums times their scales. */
 KILN_X86_INLINE void kiln_x86_k16_scales_vnni(const uint8_t *grp, int b,
@@ -1847,12 +1847,16 @@ KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int
   *acc = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mi), _mm512_mul_ps(s->dmin, dav), *acc);
   (void)as;
 }
-/* Q6_K: the AVX2 layout at 16 rows (metadata as Q3_K's); per 32-element
- * block 4 nibble words and 2 words of high bit pairs per row, joined into
- * u = q + 32 (0..63); the row step is Q3_K's with offset 32. */
-KILN_X86_INLINE void kiln_x86_q6kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
-                                          kiln_x86_k23_vnni_blk *s) {
-  const uint8_t *p = grp + metaBytes + 384 * (int64_t)b;
+/* Q6_K with Q8_K activations: the AVX2 layout at 16 rows (metadata as
+ * Q3_K's); per 32-element block 4 nibble words and 2 words of high bit
+ * pairs per row, joined into u = q + 32 (0..63). A super-block sums in
+ * integers: each half block's VPDPBUSD sum times its int8 scale (VPMULLD),
+ * and the offset, -32 x scale x the activation's 16-element sum, by one
+ * VPDPWSSD per block on (scale, scale) pairs against the Q8_K block's sums,
+ * broadcast from memory; one float step per super-block. With Q8_0
+ * activations every block needed its half sums and a float step per row,
+ * and ran at half the unit's rate of the other types. */
+KILN_X86_INLINE void kiln_x86_q6k_u_vnni(const uint8_t *p, __m512i lo[4], __m512i hi[4]) {
   const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
   const __m512i h0 = _mm512_load_si512((const void *)(p + 256)),
                 h1 = _mm512_load_si512((const void *)(p + 320));
@@ -1861,19 +1865,115 @@ KILN_X86_INLINE void kiln_x86_q6kv_decode(const uint8_t *grp, int64_t metaBytes,
     /* bits 2c..2c+1 of each high byte to bits 4..5 */
     const __m512i a0 = c < 3 ? _mm512_slli_epi16(h0, 4 - 2 * c) : _mm512_srli_epi16(h0, 2);
     const __m512i a1 = c < 3 ? _mm512_slli_epi16(h1, 4 - 2 * c) : _mm512_srli_epi16(h1, 2);
-    s->lo[c] = _mm512_or_si512(_mm512_and_si512(v, m4), _mm512_and_si512(a0, m30));
-    s->hi[c] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), m4),
-                               _mm512_and_si512(a1, m30));
+    lo[c] = _mm512_or_si512(_mm512_and_si512(v, m4), _mm512_and_si512(a0, m30));
+    hi[c] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(v, 4), m4),
+                            _mm512_and_si512(a1, m30));
   }
-  kiln_x86_k16_scales_vnni(grp, b, s);
 }
-KILN_X86_INLINE void kiln_x86_q6kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
-                                       float da, int32_t as, __m512 *acc) {
-  kiln_x86_k16_row_vnni(s, q, da, 32, acc);
-  (void)as;
+
+/* Block j of a super-block's metadata m: the two half scales as int32 lanes
+ * and the offset pairs, lane i (-32 x sc0[i], -32 x sc1[i]) as int16. */
+typedef struct {
+  __m512i sc0, sc1, off;
+} kiln_x86_q6kk_scales;
+KILN_X86_INLINE void kiln_x86_q6kk_scales_vnni(const uint8_t *m, int j,
+                                               kiln_x86_q6kk_scales *s) {
+  const __m128i b0 = _mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)),
+                b1 = _mm_loadu_si128((const __m128i *)(m + 48 + 32 * j));
+  s->sc0 = _mm512_cvtepi8_epi32(b0);
+  s->sc1 = _mm512_cvtepi8_epi32(b1);
+  const __m512i pairs = _mm512_cvtepi8_epi16(
+      _mm256_set_m128i(_mm_unpackhi_epi8(b0, b1), _mm_unpacklo_epi8(b0, b1)));
+  s->off = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_slli_epi16(pairs, 5));
+}
+
+/* One activation row's block j (its 32 values at q, the Q8_K block's
+ * 16-element sums at bsums) added to the integer sum. */
+KILN_X86_INLINE __m512i kiln_x86_q6kk_row_vnni(const __m512i lo[4], const __m512i hi[4],
+                                               const kiln_x86_q6kk_scales *s,
+                                               const int8_t *q, const int16_t *bsums,
+                                               __m512i isum) {
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+  for (int c = 0; c < 4; ++c) {
+    s0 = _mm512_dpbusd_epi32(s0, lo[c], KILN_X86_BC512(q + 4 * c));
+    s1 = _mm512_dpbusd_epi32(s1, hi[c], KILN_X86_BC512(q + 16 + 4 * c));
+  }
+  isum = _mm512_add_epi32(isum, _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0),
+                                                 _mm512_mullo_epi32(s1, s->sc1)));
+  return _mm512_dpwssd_epi32(isum, s->off, KILN_X86_BC512(bsums));
+}
+
+/* The float step of one super-block: acc += isum x d x the row's scale. The
+ * first super-block assigns *acc (as Q4_K's: no reload of a zeroed array). */
+KILN_X86_INLINE void kiln_x86_q6kk_acc_vnni(const uint8_t *m, const kiln_q8k_block *a,
+                                            __m512i isum, int first, __m512 *acc) {
+  const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
+                                 _mm512_set1_ps(a->d));
+  *acc = first ? _mm512_mul_ps(_mm512_cvtepi32_ps(isum), d)
+               : _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), d, *acc);
+}
+
+/* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
+KILN_X86_INLINE void kiln_x86_tile_q6_kk_vnni(const uint8_t *grp, int64_t metaBytes,
+                                              int nsb, const kiln_q8k_block *a,
+                                              int MR, __m512 *acc) {
+  const uint8_t *qp = grp + metaBytes;
+  for (int sb = 0; sb < nsb; ++sb) {
+    const uint8_t *m = grp + 288 * sb;
+    __m512i isum[2 * KILN_X86_MR];
+    KILN_X86_UNROLL
+    for (int r = 0; r < MR; ++r)
+      isum[r] = _mm512_setzero_si512();
+    for (int j = 0; j < 8; ++j, qp += 384) {
+      KILN_X86_PREFETCH(qp, 384);
+      __m512i lo[4], hi[4];
+      kiln_x86_q6k_u_vnni(qp, lo, hi);
+      kiln_x86_q6kk_scales s;
+      kiln_x86_q6kk_scales_vnni(m, j, &s);
+      KILN_X86_UNROLL
+      for (int r = 0; r < MR; ++r) {
+        const kiln_q8k_block *ar = a + (int64_t)r * nsb + sb;
+        isum[r] = kiln_x86_q6kk_row_vnni(lo, hi, &s, ar->qs + 32 * j, ar->bsums + 2 * j,
+                                         isum[r]);
+      }
+    }
+    KILN_X86_UNROLL
+    for (int r = 0; r < MR; ++r)
+      kiln_x86_q6kk_acc_vnni(m, a + (int64_t)r * nsb + sb, isum[r], sb == 0, &acc[r]);
+  }
+}
+
+/* Decode walk: one activation row against G groups at once. */
+KILN_X86_INLINE void kiln_x86_walk_q6_kk_vnni(const uint8_t *g0, int64_t groupBytes,
+                                              int64_t metaBytes, int nsb,
+                                              const kiln_q8k_block *a, int G,
+                                              __m512 *acc) {
+  for (int sb = 0; sb < nsb; ++sb) {
+    __m512i isum[4];
+    KILN_X86_UNROLL
+    for (int g = 0; g < G; ++g)
+      isum[g] = _mm512_setzero_si512();
+    for (int j = 0; j < 8; ++j) {
+      const int b = sb * 8 + j;
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 384, 36);
+      KILN_X86_UNROLL
+      for (int g = 0; g < G; ++g) {
+        const uint8_t *grp = g0 + g * groupBytes;
+        __m512i lo[4], hi[4];
+        kiln_x86_q6k_u_vnni(grp + metaBytes + 384 * (int64_t)b, lo, hi);
+        kiln_x86_q6kk_scales s;
+        kiln_x86_q6kk_scales_vnni(grp + 288 * sb, j, &s);
+        isum[g] = kiln_x86_q6kk_row_vnni(lo, hi, &s, a[sb].qs + 32 * j, a[sb].bsums + 2 * j,
+                                         isum[g]);
+      }
+    }
+    KILN_X86_UNROLL
+    for (int g = 0; g < G; ++g)
+      kiln_x86_q6kk_acc_vnni(g0 + g * groupBytes + 288 * sb, a + sb, isum[g], sb == 0,
+                             &acc[g]);
+  }
 }
 KILN_X86_STEP_KERNELS(q3kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 192, 36)
-KILN_X86_STEP_KERNELS(q6kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 384, 36)
 KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 200, 0)
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
@@ -1890,9 +1990,8 @@ KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 1, kiln_x86_tile8_q5_1_vnni)
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
                     kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1)
-KILN_X86_MATMUL(matmul_q6_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 3072,
-                kiln_x86_tile_q6kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q6kv_vnni,
-                0, KILN_X86_NO_TILE8)
+KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 3072,
+                    kiln_x86_tile_q6_kk_vnni, kiln_x86_walk_q6_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
                 kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni,
                 1, kiln_x86_tile8_q5_k_vnni)
