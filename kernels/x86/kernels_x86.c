@@ -1559,18 +1559,6 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_q5_1(const uint8_t *grp, int b,
   *ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 64 * b)));
   *mt = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 64 * b + 32)));
 }
-KILN_X86_INLINE void kiln_x86_vnni_scales_q5_k(const uint8_t *grp, int b,
-                                               __m512 *ds, __m512 *mt) {
-  const uint8_t *m = grp + 320 * (b / 8);
-  const int j = b % 8;
-  *ds = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
-                      _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-                          _mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)))));
-  *mt = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32))),
-                      _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-                          _mm_loadu_si128((const __m128i *)(m + 192 + 16 * j)))));
-  *mt = _mm512_sub_ps(_mm512_setzero_ps(), *mt);
-}
 KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
                                                  __m512 *ds, __m512 *mt) {
   const uint8_t *m = grp + 160 * (b / 8);
@@ -1645,16 +1633,16 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
 
 KILN_X86_VNNI_KERNELS(q5_0, 320, 32, kiln_x86_vnni_u5, 16, 0)
 KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
-KILN_X86_VNNI_KERNELS(q5_k, 320, 40, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
 KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
 
-/* ---- Q4_K with Q8_K activations (AVX-512 VNNI) --------------------------
- * As the AVX2 kernel: a super-block's eight blocks sum in integers, each
- * VPDPBUSD block sum (<= 32 x 15 x 127) times its 6-bit scale (VPMULLD), the
- * float steps and the min term once per super-block. Weights are the VNNI
- * Q4_K groups: per super-block 16 d, 16 dmin (fp16), 8x16 u8 scales, 8x16 u8
- * mins, then 256 bytes of nibble words per block. */
+/* ---- Q4_K and Q5_K with Q8_K activations (AVX-512 VNNI) ----------------
+ * As the AVX2 Q4_K kernel: a super-block's eight blocks sum in integers,
+ * each VPDPBUSD block sum (<= 32 x 31 x 128) times its 6-bit scale
+ * (VPMULLD), the float steps and the min term once per super-block. Weights
+ * are the VNNI Q4_K (Q5_K) groups: per super-block 16 d, 16 dmin (fp16),
+ * 8x16 u8 scales, 8x16 u8 mins, then 256 bytes of nibble words per block
+ * (Q5_K: and 64 of fifth bits). */
 
 /* A super-block's metadata shared by every activation row: d and dmin as
  * floats, the mins as int16 pairs (lane i of mp[k]: the mins of blocks 2k
@@ -1695,10 +1683,21 @@ KILN_X86_INLINE void kiln_x86_q4kk_acc_vnni(const kiln_x86_q4kk_vmeta *t,
   *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
 }
 
-/* Tile: MR activation rows (nsb super-blocks each) by one group. */
-KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBytes,
-                                              int nsb, const kiln_q8k_block *a,
-                                              int MR, __m512 *acc) {
+/* Q5_K shares all of it: the same metadata, and u = the five-bit value
+ * (kiln_x86_vnni_u5: 320 quant bytes per block, the fifth bits after the
+ * nibbles); `five` picks it. */
+#define KILN_X86_K45_QB(five) ((five) ? 320 : 256)
+KILN_X86_INLINE void kiln_x86_k45_u_vnni(const uint8_t *p, int five, __m512i u[8]) {
+  if (five)
+    kiln_x86_vnni_u5(p, u);
+  else
+    kiln_x86_vnni_u4(p, u);
+}
+
+/* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
+KILN_X86_INLINE void kiln_x86_tile_k45_vnni(const uint8_t *grp, int64_t metaBytes,
+                                            int nsb, const kiln_q8k_block *a,
+                                            int MR, int five, __m512 *acc) {
   const uint8_t *qp = grp + metaBytes;
   for (int sb = 0; sb < nsb; ++sb) {
     const uint8_t *m = grp + 320 * sb;
@@ -1706,10 +1705,10 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBy
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
       isum[r] = _mm512_setzero_si512();
-    for (int j = 0; j < 8; ++j, qp += 256) {
-      KILN_X86_PREFETCH(qp, 256);
+    for (int j = 0; j < 8; ++j, qp += KILN_X86_K45_QB(five)) {
+      KILN_X86_PREFETCH(qp, KILN_X86_K45_QB(five));
       __m512i u[8];
-      kiln_x86_vnni_u4(qp, u);
+      kiln_x86_k45_u_vnni(qp, five, u);
       const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)));
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
@@ -1730,20 +1729,20 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_vnni(const uint8_t *grp, int64_t metaBy
 }
 
 /* Decode walk: one activation row against G groups at once. */
-KILN_X86_INLINE void kiln_x86_walk_q4_kk_vnni(const uint8_t *g0, int64_t groupBytes,
-                                              int64_t metaBytes, int nsb,
-                                              const kiln_q8k_block *a, int G,
-                                              __m512 *acc) {
+KILN_X86_INLINE void kiln_x86_walk_k45_vnni(const uint8_t *g0, int64_t groupBytes,
+                                            int64_t metaBytes, int nsb,
+                                            const kiln_q8k_block *a, int G, int five,
+                                            __m512 *acc) {
   for (int sb = 0; sb < nsb; ++sb) {
     __m512i isum[4];
     for (int j = 0; j < 8; ++j) {
       const int b = sb * 8 + j;
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 256, 40);
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, KILN_X86_K45_QB(five), 40);
       KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m512i u[8];
-        kiln_x86_vnni_u4(grp + metaBytes + 256 * (int64_t)b, u);
+        kiln_x86_k45_u_vnni(grp + metaBytes + KILN_X86_K45_QB(five) * (int64_t)b, five, u);
         const __m512i sc = _mm512_cvtepu8_epi32(
             _mm_loadu_si128((const __m128i *)(grp + 320 * sb + 64 + 16 * j)));
         const __m512i t = _mm512_mullo_epi32(kiln_x86_vnni_dot8(u, a[sb].qs + 32 * j, 0), sc);
@@ -1758,6 +1757,19 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_vnni(const uint8_t *g0, int64_t groupBy
     }
   }
 }
+#define KILN_X86_K45_ENTRIES(T, FIVE)                                          \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(const uint8_t *grp, int64_t metaBytes, \
+                                                int nsb, const kiln_q8k_block *a, \
+                                                int MR, __m512 *acc) {         \
+    kiln_x86_tile_k45_vnni(grp, metaBytes, nsb, a, MR, FIVE, acc);            \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_walk_##T##_vnni(                               \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
+      const kiln_q8k_block *a, int G, __m512 *acc) {                           \
+    kiln_x86_walk_k45_vnni(g0, groupBytes, metaBytes, nsb, a, G, FIVE, acc);   \
+  }
+KILN_X86_K45_ENTRIES(q4_kk, 0)
+KILN_X86_K45_ENTRIES(q5_kk, 1)
 
 /* Q2_K and Q3_K: the AVX2 layouts at 16 rows; VPDPBUSD on the unsigned
  * values (Q3_K: u = q + 4, with -4 x the half sums), the 16-element
@@ -1992,9 +2004,8 @@ KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
                     kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 3072,
                     kiln_x86_tile_q6_kk_vnni, kiln_x86_walk_q6_kk_vnni, kiln_x86_store16, 1)
-KILN_X86_MATMUL(matmul_q5_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 320, 2560,
-                kiln_x86_tile_q5_k_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_k_vnni,
-                1, kiln_x86_tile8_q5_k_vnni)
+KILN_X86_Q8K_MATMUL(matmul_q5_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2560,
+                    kiln_x86_tile_q5_kk_vnni, kiln_x86_walk_q5_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni,
                 1, kiln_x86_tile8_iq4_nl_vnni)
