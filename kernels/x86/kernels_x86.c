@@ -8,8 +8,9 @@
  * each 32/64-byte vector, so a u8 x s8 dot product of a weight vector with a
  * broadcast 4-byte activation word leaves row i's partial sum in 32-bit lane
  * i: the accumulators hold NR outputs each, without horizontal reductions.
- * A tile is up to 4 activation rows (MR) by NR weight rows; each weight vector
- * is loaded once per tile and used for every activation row.
+ * A tile is up to 4 activation rows (MR) by NR weight rows, or under AVX-512
+ * two tiles' 8 rows; each weight vector is loaded once per tile and used for
+ * every activation row.
  *
  * Activations are quantized by kiln_q8_rows (the numerics of kernels_q8.c);
  * integer block sums are exact, so results differ from the scalar kernels only
@@ -1865,9 +1866,8 @@ KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int
  * integers: each half block's VPDPBUSD sum times its int8 scale (VPMULLD),
  * and the offset, -32 x scale x the activation's 16-element sum, by one
  * VPDPWSSD per block on (scale, scale) pairs against the Q8_K block's sums,
- * broadcast from memory; one float step per super-block. With Q8_0
- * activations every block needed its half sums and a float step per row,
- * and ran at half the unit's rate of the other types. */
+ * broadcast from memory; one float step per super-block. (With Q8_0
+ * activations every row needed its half sums and a float step per block.) */
 KILN_X86_INLINE void kiln_x86_q6k_u_vnni(const uint8_t *p, __m512i lo[4], __m512i hi[4]) {
   const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
   const __m512i h0 = _mm512_load_si512((const void *)(p + 256)),
