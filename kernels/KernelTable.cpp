@@ -180,6 +180,7 @@ bool kiln::kernels::hasQ8Activations(const std::string &weight) {
 
 const char *kiln::kernels::activationOf(const MatMulKernel &k) {
   return std::strcmp(k.quantizer, "kiln_q8k_rows") &&
+                 std::strcmp(k.quantizer, "kiln_x86_q8k_rows") &&
                  std::strcmp(k.quantizer, "kiln_neon_mmk_rows")
              ? "q8_0"
              : "q8_k";
@@ -199,6 +200,10 @@ int64_t kiln::kernels::scratchRowBytes(const MatMulKernel &k, int64_t K) {
   // (int32) beside it (KILN_X86_ROW_BYTES in kernels_x86.c).
   if (!std::strcmp(k.quantizer, "kiln_x86_q8_tiles"))
     return K / 32 * (34 + 8);
+  // kiln_x86_q8k_rows keeps each Q8_K block's 32-element sums, paired as
+  // four int32, after it (kiln_x86_q8kx in kernels_x86.c).
+  if (!std::strcmp(k.quantizer, "kiln_x86_q8k_rows"))
+    return K / 256 * (292 + 16);
   // kiln_neon_mm_rows keeps each row pair's scales as four f32 in the lane
   // order of the SMMLA sums (kernels_neon.c).
   if (!std::strcmp(k.quantizer, "kiln_neon_mm_rows"))

@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
   const long wbytes = (long)(N / 16) * groupBytes;
   uint8_t *w = aligned_alloc(64, (size_t)((wbytes + 63) & ~63L));
   float *x = malloc(sizeof(float) * (size_t)rows * K), *y = malloc(sizeof(float) * (size_t)rows * N);
-  const long actBytes = k->q8k ? (long)rows * (K / 256) * 292 : (long)rows * (K / 32) * 42;
+  const long actBytes = k->q8k ? (long)rows * (K / 256) * 308 : (long)rows * (K / 32) * 42;
   void *scratch = aligned_alloc(64, (size_t)((actBytes + 4096 + 63) & ~63L));
   if (!w || !x || !y || !scratch) {
     fprintf(stderr, "prefill_tile: out of memory\n");

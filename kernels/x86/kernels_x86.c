@@ -246,18 +246,19 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
   KILN_X86_PLAIN_ENTRY(NAME)
 
 /* The driver of the kernels that read Q8_K activations (one float scale per
- * 256 values, kiln_q8k_rows): quantize, then for each group of NR weight rows
+ * 256 values; QUANTIZE, kiln_q8k_rows or kiln_x86_q8k_rows, gives ACT_T
+ * blocks, nsb per row): quantize, then for each group of NR weight rows
  * either walk G = 4 or 2 groups at once for one activation row (decode),
  * WALK(group, groupBytes, metaBytes, nsb, activations, G, acc[G]), or run
  * tiles of up to 4 activation rows, TILE(group, metaBytes, nsb, activations,
  * MR, acc), and store. Groups are [META bytes of metadata per super-block,
  * padded to 64][QUANT bytes of quants per super-block]. */
 #define KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, TILE, WALK, STORE,   \
-                            HAS8)                                              \
+                            HAS8, ACT_T, QUANTIZE)                             \
   KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, int64_t ldy, void *scratch) {               \
-    const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);              \
+    const ACT_T *a = QUANTIZE(x, rows, K, scratch);                            \
     const int nsb = K / 256;                                                   \
     const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
     const int64_t groupBytes = metaBytes + (int64_t)nsb * (QUANT);             \
@@ -280,7 +281,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
       const int n = N - j0 < (NR) ? N - j0 : (NR);                             \
       for (int r0 = 0; r0 < rows; r0 += KILN_X86_MR) {                         \
         const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;      \
-        const kiln_q8k_block *ar = a + (int64_t)r0 * nsb;                      \
+        const ACT_T *ar = a + (int64_t)r0 * nsb;                               \
         kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
                                (rows + KILN_X86_MR - 1) / KILN_X86_MR);        \
         ACC_T acc[2 * KILN_X86_MR];                                            \
@@ -1296,7 +1297,8 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
 }
 
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
-                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0)
+                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0,
+                    kiln_q8k_block, kiln_q8k_rows)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -1637,6 +1639,33 @@ KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
 KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
 
+/* ---- Q8_K activations of the AVX-512 K-quant kernels -------------------
+ * ggml's Q8_K block, then the sums of its eight 32-element blocks as four
+ * int16 pairs (blocks 2k and 2k+1 in int32 k), the operand the Q4_K and
+ * Q5_K min term's VPDPWSSD broadcasts from memory. They are paired once per
+ * row here, not in every tile that reads the row: a row meets every group of
+ * the weights. The pair sums fit int16 (32 x 127). */
+typedef struct {
+  kiln_q8k_block q;
+  int32_t pairs[4];
+} kiln_x86_q8kx;
+_Static_assert(sizeof(kiln_x86_q8kx) == 308,
+               "scratchRowBytes of kiln_x86_q8k_rows in KernelTable.cpp");
+
+KILN_KERNEL const kiln_x86_q8kx *kiln_x86_q8k_rows(const float *x, int rows, int K,
+                                                   void *scratch) {
+  kiln_x86_q8kx *o = (kiln_x86_q8kx *)scratch;
+  const int64_t n = x ? (int64_t)rows * (K / 256) : 0; /* 0: already quantized */
+  for (int64_t i = 0; i < n; ++i) {
+    kiln_quantize_row_q8_k(x + 256 * i, 256, &o[i].q);
+    const int16_t *s = o[i].q.bsums;
+    for (int k = 0; k < 4; ++k)
+      o[i].pairs[k] = (int32_t)((uint32_t)(uint16_t)(s[4 * k] + s[4 * k + 1]) |
+                                (uint32_t)(uint16_t)(s[4 * k + 2] + s[4 * k + 3]) << 16);
+  }
+  return o;
+}
+
 /* ---- Q4_K and Q5_K with Q8_K activations (AVX-512 VNNI) ----------------
  * As the AVX2 Q4_K kernel: a super-block's eight blocks sum in integers,
  * each VPDPBUSD block sum (<= 32 x 31 x 128) times its 6-bit scale
@@ -1665,22 +1694,18 @@ KILN_X86_INLINE void kiln_x86_q4kk_meta_vnni(const uint8_t *m, kiln_x86_q4kk_vme
 
 /* The float steps of one super-block for one activation block a: (isum x d
  * - msum x dmin) x da, msum the mins times the activation's 32-element sums
- * (VPDPWSSD on int16 pairs, broadcast from memory). The first super-block
+ * (VPDPWSSD on the int16 pairs, broadcast from memory). The first super-block
  * assigns *acc: a zeroed accumulator array is stored in halves and reloaded
  * whole, which stalls on store forwarding. */
 KILN_X86_INLINE void kiln_x86_q4kk_acc_vnni(const kiln_x86_q4kk_vmeta *t,
-                                            const kiln_q8k_block *a, __m512i isum,
+                                            const kiln_x86_q8kx *a, __m512i isum,
                                             int first, __m512 *acc) {
-  int32_t b32[4];
-  _mm_storeu_si128((__m128i *)b32,
-                   _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)a->bsums),
-                                  _mm_loadu_si128((const __m128i *)(a->bsums + 8))));
-  __m512i msum = _mm512_madd_epi16(t->mp[0], _mm512_set1_epi32(b32[0]));
+  __m512i msum = _mm512_madd_epi16(t->mp[0], _mm512_set1_epi32(a->pairs[0]));
   for (int k = 1; k < 4; ++k)
-    msum = _mm512_dpwssd_epi32(msum, t->mp[k], _mm512_set1_epi32(b32[k]));
+    msum = _mm512_dpwssd_epi32(msum, t->mp[k], _mm512_set1_epi32(a->pairs[k]));
   const __m512 f = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(msum), t->dmin,
                                     _mm512_mul_ps(_mm512_cvtepi32_ps(isum), t->d));
-  const __m512 da = _mm512_set1_ps(a->d);
+  const __m512 da = _mm512_set1_ps(a->q.d);
   *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
 }
 
@@ -1697,7 +1722,7 @@ KILN_X86_INLINE void kiln_x86_k45_u_vnni(const uint8_t *p, int five, __m512i u[8
 
 /* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
 KILN_X86_INLINE void kiln_x86_tile_k45_vnni(const uint8_t *grp, int64_t metaBytes,
-                                            int nsb, const kiln_q8k_block *a,
+                                            int nsb, const kiln_x86_q8kx *a,
                                             int MR, int five, __m512 *acc) {
   const uint8_t *qp = grp + metaBytes;
   for (int sb = 0; sb < nsb; ++sb) {
@@ -1714,7 +1739,7 @@ KILN_X86_INLINE void kiln_x86_tile_k45_vnni(const uint8_t *grp, int64_t metaByte
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         /* One chain per row, as Q4_0's: the rows are chains enough. */
-        const int8_t *q = a[(int64_t)r * nsb + sb].qs + 32 * j;
+        const int8_t *q = a[(int64_t)r * nsb + sb].q.qs + 32 * j;
         __m512i s = _mm512_setzero_si512();
         for (int c = 0; c < 8; ++c)
           s = _mm512_dpbusd_epi32(s, u[c], KILN_X86_BC512(q + 16 * (c / 4) + 4 * (c % 4)));
@@ -1732,7 +1757,7 @@ KILN_X86_INLINE void kiln_x86_tile_k45_vnni(const uint8_t *grp, int64_t metaByte
 /* Decode walk: one activation row against G groups at once. */
 KILN_X86_INLINE void kiln_x86_walk_k45_vnni(const uint8_t *g0, int64_t groupBytes,
                                             int64_t metaBytes, int nsb,
-                                            const kiln_q8k_block *a, int G, int five,
+                                            const kiln_x86_q8kx *a, int G, int five,
                                             __m512 *acc) {
   for (int sb = 0; sb < nsb; ++sb) {
     __m512i isum[4];
@@ -1746,7 +1771,7 @@ KILN_X86_INLINE void kiln_x86_walk_k45_vnni(const uint8_t *g0, int64_t groupByte
         kiln_x86_k45_u_vnni(grp + metaBytes + KILN_X86_K45_QB(five) * (int64_t)b, five, u);
         const __m512i sc = _mm512_cvtepu8_epi32(
             _mm_loadu_si128((const __m128i *)(grp + 320 * sb + 64 + 16 * j)));
-        const __m512i t = _mm512_mullo_epi32(kiln_x86_vnni_dot8(u, a[sb].qs + 32 * j, 0), sc);
+        const __m512i t = _mm512_mullo_epi32(kiln_x86_vnni_dot8(u, a[sb].q.qs + 32 * j, 0), sc);
         isum[g] = j ? _mm512_add_epi32(isum[g], t) : t;
       }
     }
@@ -1760,13 +1785,13 @@ KILN_X86_INLINE void kiln_x86_walk_k45_vnni(const uint8_t *g0, int64_t groupByte
 }
 #define KILN_X86_K45_ENTRIES(T, FIVE)                                          \
   KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(const uint8_t *grp, int64_t metaBytes, \
-                                                int nsb, const kiln_q8k_block *a, \
+                                                int nsb, const kiln_x86_q8kx *a, \
                                                 int MR, __m512 *acc) {         \
     kiln_x86_tile_k45_vnni(grp, metaBytes, nsb, a, MR, FIVE, acc);            \
   }                                                                            \
   KILN_X86_INLINE void kiln_x86_walk_##T##_vnni(                               \
       const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
-      const kiln_q8k_block *a, int G, __m512 *acc) {                           \
+      const kiln_x86_q8kx *a, int G, __m512 *acc) {                            \
     kiln_x86_walk_k45_vnni(g0, groupBytes, metaBytes, nsb, a, G, FIVE, acc);   \
   }
 KILN_X86_K45_ENTRIES(q4_kk, 0)
@@ -1917,17 +1942,17 @@ KILN_X86_INLINE __m512i kiln_x86_q6kk_row_vnni(const __m512i lo[4], const __m512
 
 /* The float step of one super-block: acc += isum x d x the row's scale. The
  * first super-block assigns *acc (as Q4_K's: no reload of a zeroed array). */
-KILN_X86_INLINE void kiln_x86_q6kk_acc_vnni(const uint8_t *m, const kiln_q8k_block *a,
+KILN_X86_INLINE void kiln_x86_q6kk_acc_vnni(const uint8_t *m, const kiln_x86_q8kx *a,
                                             __m512i isum, int first, __m512 *acc) {
   const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
-                                 _mm512_set1_ps(a->d));
+                                 _mm512_set1_ps(a->q.d));
   *acc = first ? _mm512_mul_ps(_mm512_cvtepi32_ps(isum), d)
                : _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), d, *acc);
 }
 
 /* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
 KILN_X86_INLINE void kiln_x86_tile_q6_kk_vnni(const uint8_t *grp, int64_t metaBytes,
-                                              int nsb, const kiln_q8k_block *a,
+                                              int nsb, const kiln_x86_q8kx *a,
                                               int MR, __m512 *acc) {
   const uint8_t *qp = grp + metaBytes;
   for (int sb = 0; sb < nsb; ++sb) {
@@ -1944,7 +1969,7 @@ KILN_X86_INLINE void kiln_x86_tile_q6_kk_vnni(const uint8_t *grp, int64_t metaBy
       kiln_x86_q6kk_scales_vnni(m, j, &s);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
-        const kiln_q8k_block *ar = a + (int64_t)r * nsb + sb;
+        const kiln_q8k_block *ar = &a[(int64_t)r * nsb + sb].q;
         isum[r] = kiln_x86_q6kk_row_vnni(lo, hi, &s, ar->qs + 32 * j, ar->bsums + 2 * j,
                                          isum[r]);
       }
@@ -1958,7 +1983,7 @@ KILN_X86_INLINE void kiln_x86_tile_q6_kk_vnni(const uint8_t *grp, int64_t metaBy
 /* Decode walk: one activation row against G groups at once. */
 KILN_X86_INLINE void kiln_x86_walk_q6_kk_vnni(const uint8_t *g0, int64_t groupBytes,
                                               int64_t metaBytes, int nsb,
-                                              const kiln_q8k_block *a, int G,
+                                              const kiln_x86_q8kx *a, int G,
                                               __m512 *acc) {
   for (int sb = 0; sb < nsb; ++sb) {
     __m512i isum[4];
@@ -1975,7 +2000,7 @@ KILN_X86_INLINE void kiln_x86_walk_q6_kk_vnni(const uint8_t *g0, int64_t groupBy
         kiln_x86_q6k_u_vnni(grp + metaBytes + 384 * (int64_t)b, lo, hi);
         kiln_x86_q6kk_scales s;
         kiln_x86_q6kk_scales_vnni(grp + 288 * sb, j, &s);
-        isum[g] = kiln_x86_q6kk_row_vnni(lo, hi, &s, a[sb].qs + 32 * j, a[sb].bsums + 2 * j,
+        isum[g] = kiln_x86_q6kk_row_vnni(lo, hi, &s, a[sb].q.qs + 32 * j, a[sb].q.bsums + 2 * j,
                                          isum[g]);
       }
     }
@@ -2001,11 +2026,14 @@ KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni,
                 1, kiln_x86_tile8_q5_1_vnni)
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
-                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1)
+                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1,
+                    kiln_x86_q8kx, kiln_x86_q8k_rows)
 KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 3072,
-                    kiln_x86_tile_q6_kk_vnni, kiln_x86_walk_q6_kk_vnni, kiln_x86_store16, 1)
+                    kiln_x86_tile_q6_kk_vnni, kiln_x86_walk_q6_kk_vnni, kiln_x86_store16, 1,
+                    kiln_x86_q8kx, kiln_x86_q8k_rows)
 KILN_X86_Q8K_MATMUL(matmul_q5_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2560,
-                    kiln_x86_tile_q5_kk_vnni, kiln_x86_walk_q5_kk_vnni, kiln_x86_store16, 1)
+                    kiln_x86_tile_q5_kk_vnni, kiln_x86_walk_q5_kk_vnni, kiln_x86_store16, 1,
+                    kiln_x86_q8kx, kiln_x86_q8k_rows)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni,
                 1, kiln_x86_tile8_iq4_nl_vnni)
