@@ -246,19 +246,18 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
   KILN_X86_PLAIN_ENTRY(NAME)
 
 /* The driver of the kernels that read Q8_K activations (one float scale per
- * 256 values; QUANTIZE, kiln_q8k_rows or kiln_x86_q8k_rows, gives ACT_T
- * blocks, nsb per row): quantize, then for each group of NR weight rows
- * either walk G = 4 or 2 groups at once for one activation row (decode),
+ * 256 values, kiln_x86_q8k_rows): quantize, then for each group of NR weight
+ * rows either walk G = 4 or 2 groups at once for one activation row (decode),
  * WALK(group, groupBytes, metaBytes, nsb, activations, G, acc[G]), or run
  * tiles of up to 4 activation rows, TILE(group, metaBytes, nsb, activations,
  * MR, acc), and store. Groups are [META bytes of metadata per super-block,
  * padded to 64][QUANT bytes of quants per super-block]. */
 #define KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, TILE, WALK, STORE,   \
-                            HAS8, ACT_T, QUANTIZE)                             \
+                            HAS8)                                              \
   KILN_KERNEL KILN_X86_LD_ATTRS void kiln_##NAME##_ld(                        \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, int64_t ldy, void *scratch) {               \
-    const ACT_T *a = QUANTIZE(x, rows, K, scratch);                            \
+    const kiln_x86_q8kx *a = kiln_x86_q8k_rows(x, rows, K, scratch);           \
     const int nsb = K / 256;                                                   \
     const int64_t metaBytes = ((int64_t)nsb * (META) + 63) & ~(int64_t)63;     \
     const int64_t groupBytes = metaBytes + (int64_t)nsb * (QUANT);             \
@@ -281,7 +280,7 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
       const int n = N - j0 < (NR) ? N - j0 : (NR);                             \
       for (int r0 = 0; r0 < rows; r0 += KILN_X86_MR) {                         \
         const int rt = rows - r0 < KILN_X86_MR ? rows - r0 : KILN_X86_MR;      \
-        const ACT_T *ar = a + (int64_t)r0 * nsb;                               \
+        const kiln_x86_q8kx *ar = a + (int64_t)r0 * nsb;                       \
         kiln_x86_pf_next_group(grp + groupBytes, groupBytes, r0 / KILN_X86_MR, \
                                (rows + KILN_X86_MR - 1) / KILN_X86_MR);        \
         ACC_T acc[2 * KILN_X86_MR];                                            \
@@ -1156,8 +1155,35 @@ KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 0, 800,
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
                 kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_xs_avx2, 0, KILN_X86_NO_TILE8)
+/* ---- Q8_K activations of the K-quant kernels ----------------------------
+ * ggml's Q8_K block, then the sums of its eight 32-element blocks as four
+ * int16 pairs (blocks 2k and 2k+1 in int32 k), the operand the Q4_K and
+ * Q5_K min term's VPMADDWD (VPDPWSSD) broadcasts. They are paired once per
+ * row here, not in every tile that reads the row: a row meets every group of
+ * the weights. The pair sums fit int16 (32 x 127). */
+typedef struct {
+  kiln_q8k_block q;
+  int32_t pairs[4];
+} kiln_x86_q8kx;
+_Static_assert(sizeof(kiln_x86_q8kx) == 308,
+               "scratchRowBytes of kiln_x86_q8k_rows in KernelTable.cpp");
+
+KILN_KERNEL const kiln_x86_q8kx *kiln_x86_q8k_rows(const float *x, int rows, int K,
+                                                   void *scratch) {
+  kiln_x86_q8kx *o = (kiln_x86_q8kx *)scratch;
+  const int64_t n = x ? (int64_t)rows * (K / 256) : 0; /* 0: already quantized */
+  for (int64_t i = 0; i < n; ++i) {
+    kiln_quantize_row_q8_k(x + 256 * i, 256, &o[i].q);
+    const int16_t *s = o[i].q.bsums;
+    for (int k = 0; k < 4; ++k)
+      o[i].pairs[k] = (int32_t)((uint32_t)(uint16_t)(s[4 * k] + s[4 * k + 1]) |
+                                (uint32_t)(uint16_t)(s[4 * k + 2] + s[4 * k + 3]) << 16);
+  }
+  return o;
+}
+
 /* ---- Q4_K with Q8_K activations ----------------------------------------
- * The activations of Q4_K are quantized as ggml's Q8_K (kiln_q8k_rows): one
+ * The activations of Q4_K are quantized as ggml's Q8_K (kiln_x86_q8k_rows): one
  * float scale per 256 values, so a super-block's eight 32-element blocks
  * sum in integers, each scaled by its 6-bit scale (vpmaddwd), and the float
  * steps and the min term run once per super-block instead of once per
@@ -1214,36 +1240,33 @@ KILN_X86_INLINE void kiln_x86_q4kk_meta_avx2(const uint8_t *m, kiln_x86_q4kk_met
  * of min x the activation block's sum (vpmaddwd of the mins' and the block
  * sums' int16 pairs). */
 KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const kiln_x86_q4kk_meta *t,
-                                            const kiln_q8k_block *a, __m256i isum,
+                                            const kiln_x86_q8kx *a, __m256i isum,
                                             __m256 *acc) {
   const __m256i *mp = t->mp;
-  const __m128i b32 = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)a->bsums),
-                                     _mm_loadu_si128((const __m128i *)(a->bsums + 8)));
-  __m256i msum = _mm256_madd_epi16(mp[0], _mm256_set1_epi32(_mm_extract_epi32(b32, 0)));
-  msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[1], _mm256_set1_epi32(_mm_extract_epi32(b32, 1))));
-  msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[2], _mm256_set1_epi32(_mm_extract_epi32(b32, 2))));
-  msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[3], _mm256_set1_epi32(_mm_extract_epi32(b32, 3))));
-  const __m256 da = _mm256_set1_ps(a->d);
+  __m256i msum = _mm256_madd_epi16(mp[0], _mm256_set1_epi32(a->pairs[0]));
+  for (int k = 1; k < 4; ++k)
+    msum = _mm256_add_epi32(msum, _mm256_madd_epi16(mp[k], _mm256_set1_epi32(a->pairs[k])));
+  const __m256 da = _mm256_set1_ps(a->q.d);
   *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(t->d, da), *acc);
   *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), _mm256_mul_ps(t->dmin, da), *acc);
 }
 
 /* Tile: MR activation rows (nsb super-blocks each) by one group. */
 KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBytes,
-                                              int nsb, const kiln_q8k_block *a,
+                                              int nsb, const kiln_x86_q8kx *a,
                                               int MR, __m256 *acc) {
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
   const uint8_t *qp = grp + metaBytes;
-  const int64_t stride = (int64_t)nsb * (int64_t)sizeof(kiln_q8k_block);
+  const int64_t stride = (int64_t)nsb * (int64_t)sizeof(kiln_x86_q8kx);
   for (int sb = 0; sb < nsb; ++sb) {
     const uint8_t *m = grp + 160 * sb;
     __m256i isum[KILN_X86_MR];
     for (int j = 0; j < 8; ++j, qp += 128) {
       const __m256i sc = kiln_x86_uscale16_avx2(m + 32 + 8 * j);
       __m256i s[KILN_X86_MR];
-      kiln_x86_dots_u4_avx2(qp, a[sb].qs + 32 * j, stride, MR, s);
+      kiln_x86_dots_u4_avx2(qp, a[sb].q.qs + 32 * j, stride, MR, s);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const __m256i t = _mm256_madd_epi16(s[r], sc);
@@ -1262,7 +1285,7 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBy
  * schedule of the other walks). */
 KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBytes,
                                               int64_t metaBytes, int nsb,
-                                              const kiln_q8k_block *a, int G,
+                                              const kiln_x86_q8kx *a, int G,
                                               __m256 *acc) {
   __m256 accg[4];
   KILN_X86_UNROLL
@@ -1277,7 +1300,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m256i s;
-        kiln_x86_dots_u4_avx2(grp + metaBytes + 128 * (int64_t)b, a[sb].qs + 32 * j,
+        kiln_x86_dots_u4_avx2(grp + metaBytes + 128 * (int64_t)b, a[sb].q.qs + 32 * j,
                               0, 1, &s);
         const __m256i t =
             _mm256_madd_epi16(s, kiln_x86_uscale16_avx2(grp + 160 * sb + 32 + 8 * j));
@@ -1297,8 +1320,7 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
 }
 
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
-                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0,
-                    kiln_q8k_block, kiln_q8k_rows)
+                    kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -1638,33 +1660,6 @@ KILN_X86_VNNI_KERNELS(q5_0, 320, 32, kiln_x86_vnni_u5, 16, 0)
 KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
 KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
-
-/* ---- Q8_K activations of the AVX-512 K-quant kernels -------------------
- * ggml's Q8_K block, then the sums of its eight 32-element blocks as four
- * int16 pairs (blocks 2k and 2k+1 in int32 k), the operand the Q4_K and
- * Q5_K min term's VPDPWSSD broadcasts from memory. They are paired once per
- * row here, not in every tile that reads the row: a row meets every group of
- * the weights. The pair sums fit int16 (32 x 127). */
-typedef struct {
-  kiln_q8k_block q;
-  int32_t pairs[4];
-} kiln_x86_q8kx;
-_Static_assert(sizeof(kiln_x86_q8kx) == 308,
-               "scratchRowBytes of kiln_x86_q8k_rows in KernelTable.cpp");
-
-KILN_KERNEL const kiln_x86_q8kx *kiln_x86_q8k_rows(const float *x, int rows, int K,
-                                                   void *scratch) {
-  kiln_x86_q8kx *o = (kiln_x86_q8kx *)scratch;
-  const int64_t n = x ? (int64_t)rows * (K / 256) : 0; /* 0: already quantized */
-  for (int64_t i = 0; i < n; ++i) {
-    kiln_quantize_row_q8_k(x + 256 * i, 256, &o[i].q);
-    const int16_t *s = o[i].q.bsums;
-    for (int k = 0; k < 4; ++k)
-      o[i].pairs[k] = (int32_t)((uint32_t)(uint16_t)(s[4 * k] + s[4 * k + 1]) |
-                                (uint32_t)(uint16_t)(s[4 * k + 2] + s[4 * k + 3]) << 16);
-  }
-  return o;
-}
 
 /* ---- Q4_K and Q5_K with Q8_K activations (AVX-512 VNNI) ----------------
  * As the AVX2 Q4_K kernel: a super-block's eight blocks sum in integers,
@@ -2026,14 +2021,11 @@ KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni,
                 1, kiln_x86_tile8_q5_1_vnni)
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
-                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1,
-                    kiln_x86_q8kx, kiln_x86_q8k_rows)
+                    kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 3072,
-                    kiln_x86_tile_q6_kk_vnni, kiln_x86_walk_q6_kk_vnni, kiln_x86_store16, 1,
-                    kiln_x86_q8kx, kiln_x86_q8k_rows)
+                    kiln_x86_tile_q6_kk_vnni, kiln_x86_walk_q6_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_Q8K_MATMUL(matmul_q5_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2560,
-                    kiln_x86_tile_q5_kk_vnni, kiln_x86_walk_q5_kk_vnni, kiln_x86_store16, 1,
-                    kiln_x86_q8kx, kiln_x86_q8k_rows)
+                    kiln_x86_tile_q5_kk_vnni, kiln_x86_walk_q5_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni,
                 1, kiln_x86_tile8_iq4_nl_vnni)
