@@ -88,13 +88,20 @@ KILN_KERNEL const uint8_t *kiln_x86_q8_tiles(const float *x, int rows, int K,
     float *da = (float *)t;
     int32_t *as = (int32_t *)(t + (int64_t)rt * nb * 4);
     kiln_q8_block *blk = (kiln_q8_block *)(t + (int64_t)rt * nb * 8);
-    for (int r = 0; r < rt; ++r)
+    /* Each row's blocks first, then their scales and sums: read back at
+     * once, a block's quants (stored 8 bytes at a time) would wait for the
+     * stores to complete, since a 32-byte load cannot be forwarded from
+     * several smaller stores. */
+    for (int r = 0; r < rt; ++r) {
+      for (int b = 0; b < nb; ++b)
+        kiln_quantize_row_q8_0(x + (int64_t)(r0 + r) * K + 32 * b, 32,
+                               blk + KILN_X86_AT(rt, r, b));
       for (int b = 0; b < nb; ++b) {
         const int64_t i = KILN_X86_AT(rt, r, b);
-        kiln_quantize_row_q8_0(x + (int64_t)(r0 + r) * K + 32 * b, 32, blk + i);
-        da[i] = kiln_g_f16(blk[i].d);
+        da[i] = _cvtsh_ss(blk[i].d);
         as[i] = kiln_x86_sum32(blk[i].qs);
       }
+    }
   }
   return q;
 }
