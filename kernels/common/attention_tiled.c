@@ -61,12 +61,13 @@ static inline kiln_at_v kiln_at_sel(kiln_at_vi mask, kiln_at_v a, kiln_at_v b) {
 
 /* exp of every lane: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6
  * polynomial (Cephes' expf coefficients), 2^n through the exponent bits.
- * Within 2 ulp of expf for x in [-87, 88]; 0 below -87. */
+ * Within 2 ulp of expf for x in [-87, 0]; 0 below -87. Every caller passes
+ * a score minus a running maximum at least as large, so x <= 0 and there is
+ * no upper clamp. */
 static inline kiln_at_v kiln_at_exp(kiln_at_v x) {
   const kiln_at_v lo = (kiln_at_v){0} + KILN_AT_EXP_MIN;
   const kiln_at_vi small = x < lo;
   x = kiln_at_sel(small, lo, x);
-  x = kiln_at_sel(x > 88.0f, (kiln_at_v){0} + 88.0f, x);
   const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to int */
   kiln_at_v t = x * 1.44269504088896341f + magic;
   const kiln_at_vi n = (kiln_at_vi)t - (kiln_at_vi)((kiln_at_v){0} + magic);
@@ -213,9 +214,10 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
   int lane_row[NT][L], lane_head[NT][L], active[NT];
   float posf[L];
   kiln_at_v posv[NT];
-  uint32_t keys = 0;
+  uint32_t keys = 0, seen[NT]; /* keys every active lane of tile u sees */
   for (int u = 0; u < NT; ++u) {
     active[u] = 0;
+    seen[u] = UINT32_MAX;
     for (int i = 0; i < L; ++i) {
       const int p = pair0 + u * L + i;
       if (p < run_len * group) {
@@ -224,6 +226,7 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
         const uint32_t pos = a->pos[lane_row[u][i]];
         posf[i] = (float)pos; /* exact: positions are < 2^24 */
         keys = pos + 1 > keys ? pos + 1 : keys;
+        seen[u] = pos + 1 < seen[u] ? pos + 1 : seen[u];
         active[u] = i + 1;
       } else {
         lane_row[u][i] = lane_head[u][i] = -1;
@@ -315,12 +318,17 @@ kiln_at_tiles_of(const kiln_at_args *a, int kh, int run0, int run_len,
       kiln_at_v alpha[NT];
       for (int u = 0; u < NT; ++u) {
         kiln_at_v mx = m[u];
-        for (int j = 0; j < nk; ++j) {
-          const float t = (float)(b0 + c0 + (uint32_t)j);
-          const kiln_at_v masked = (kiln_at_v){0} - 3.0e38f;
-          s[u][j] = kiln_at_sel(t <= posv[u], s[u][j], masked);
+        /* Masked only in the steps that reach past a lane's position: in a
+         * prefill, the last one or two. Inactive lanes, unmasked, score 0
+         * (their queries are 0) and are never written. */
+        if (b0 + c0 + (uint32_t)nk > seen[u])
+          for (int j = 0; j < nk; ++j) {
+            const float t = (float)(b0 + c0 + (uint32_t)j);
+            const kiln_at_v masked = (kiln_at_v){0} - 3.0e38f;
+            s[u][j] = kiln_at_sel(t <= posv[u], s[u][j], masked);
+          }
+        for (int j = 0; j < nk; ++j)
           mx = kiln_at_max(mx, s[u][j]);
-        }
         alpha[u] = kiln_at_exp(m[u] - mx);
         m[u] = mx;
         kiln_at_v sum = {0};
