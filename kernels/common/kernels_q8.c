@@ -10,9 +10,18 @@
  */
 #include "kiln_kernels.h"
 
-/* Round half away from zero, as roundf does, without libm. */
+/* Round half away from zero, as roundf does, without libm: t = v +- 0.5,
+ * then t truncated. The truncation is |t| rounded to nearest by adding
+ * 1.5 * 2^23 (|t| < 2^22 here: |v| <= 127), less one where that rounded up,
+ * read from the sum's low mantissa bits: clang vectorizes this loop for RVV,
+ * where a truncating conversion is VFCVT.RTZ, which qemu-user 7.2 (Debian 12)
+ * aborts on when it starts a translation block. */
 static int kiln_q_round(float v) {
-  return (int)(v >= 0.0f ? v + 0.5f : v - 0.5f);
+  const float t = v >= 0.0f ? v + 0.5f : v - 0.5f, a = t < 0.0f ? -t : t;
+  const float magic = 12582912.0f;
+  union { float f; int32_t i; } r = {a + magic};
+  const int n = r.i - 0x4B400000 - (r.f - magic > a);
+  return t < 0.0f ? -n : n;
 }
 
 /* One row of K floats -> K/32 blocks. */

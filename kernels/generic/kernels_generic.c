@@ -25,10 +25,15 @@ static float kiln_g_expf(float x) {
     return kiln_g_bits_to_float(0x7f800000u);
   if (x < -103.9f)
     return 0.0f;
-  float fn = x * 1.44269504f;
-  fn = fn < 0 ? fn - 0.5f : fn + 0.5f;
-  int n = (int)fn;
-  float r = x - (float)n * 0.693145752f - (float)n * 1.42860677e-6f;
+  /* n = x / ln2 rounded to the nearest integer: adding 1.5 * 2^23 rounds
+   * it, and the sum's low mantissa bits are n. No float-to-int conversion:
+   * vectorized for RVV, a truncating one is VFCVT.RTZ, which qemu-user 7.2
+   * (Debian 12) aborts on when it starts a translation block. */
+  const float magic = 12582912.0f;
+  union { float f; int32_t i; } t = {x * 1.44269504f + magic};
+  const int n = t.i - 0x4B400000;
+  const float fn = t.f - magic;
+  float r = x - fn * 0.693145752f - fn * 1.42860677e-6f;
   float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.166666672f +
             r * (0.0416666567f + r * (0.00833336077f + r * 0.00138889043f)))));
   /* 2^n in two steps so that n down to -150 stays representable. */

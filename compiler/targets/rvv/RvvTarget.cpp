@@ -198,7 +198,10 @@ private:
   // rv64gv: no compressed instructions, so no 4-byte instruction straddles a
   // page; qemu-user 7.2 (Debian 12) aborts translating vector instructions
   // that do ("decode_save_opc: Assertion `ctx->insn_start != NULL'", fixed in
-  // QEMU 8.1), so the tests under qemu use it.
+  // QEMU 8.1), so the tests under qemu use it. The same assertion fires on a
+  // VFCVT.RTZ that starts a translation block (a page's first instruction, a
+  // branch target), so the kernels convert floats to integers without it
+  // (kiln_g_expf).
   bool compressed;
 };
 } // namespace
