@@ -171,8 +171,8 @@ const AttentionKernel *kiln::kernels::attentionKernel(const CpuLevel &level,
 }
 
 bool kiln::kernels::hasQ8Activations(const std::string &weight) {
-  for (const char *t : {"q8_0", "q4_0", "q4_k", "q6_k", "q5_0", "q5_1", "q5_k",
-                        "q2_k", "q3_k", "iq4_nl", "iq4_xs"})
+  for (const char *t : {"q8_0", "q4_0", "q4_1", "q4_k", "q6_k", "q5_0", "q5_1",
+                        "q5_k", "q2_k", "q3_k", "iq4_nl", "iq4_xs"})
     if (weight == t)
       return true;
   return false;

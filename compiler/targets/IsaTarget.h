@@ -15,8 +15,9 @@ class IsaTarget : public Target {
 public:
   /// The portable kernels, then the ISA's.
   std::vector<std::string> kernelFiles() const override;
-  /// Packs for the kernel's table row: its packer's layout, or the GGML
-  /// layout as it is ("ggml", and kernels outside the table).
+  /// Packs for the kernel's table row: its packer's layout (q4_1 rows: as
+  /// Q5_1 blocks), or the GGML layout as it is ("ggml", and kernels outside
+  /// the table).
   bool packWeight(llvm::StringRef kernel, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                   std::string &error) const final;
@@ -30,6 +31,12 @@ protected:
   /// The ISA's microkernel files (after the portable kernels); the ISAs the
   /// table gives the tiled attention add attention_tiled.c.
   virtual std::vector<std::string> isaKernelFiles() const = 0;
+
+private:
+  /// Q4_1 weights in the q5_1 layout of the same table row (fifth bits 0).
+  bool packQ4_1AsQ5_1(const kernels::MatMulKernel &k, int64_t N, int64_t K,
+                      const uint8_t *ggml, size_t bytes,
+                      std::vector<uint8_t> &out, std::string &error) const;
 };
 
 std::unique_ptr<Target> createX86Target(const TargetOptions &);

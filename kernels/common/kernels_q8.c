@@ -330,6 +330,21 @@ static float kiln_dot_q5_0_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
   return sum;
 }
 
+/* Q4_1: x = q*d + m (q in 0..15, nibbles as Q4_0's), as Q5_1 below. */
+static float kiln_dot_q4_1_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
+  float sum = 0.0f;
+  for (int b = 0; b < K / 32; ++b, w += 20) {
+    int32_t isum = 0, asum = 0;
+    for (int j = 0; j < 16; ++j) {
+      isum += (w[4 + j] & 15) * a[b].qs[j] + (w[4 + j] >> 4) * a[b].qs[j + 16];
+      asum += a[b].qs[j] + a[b].qs[j + 16];
+    }
+    const float d = kiln_g_f16(kiln_g_u16(w)), m = kiln_g_f16(kiln_g_u16(w + 2));
+    sum += kiln_g_f16(a[b].d) * (d * (float)isum + m * (float)asum);
+  }
+  return sum;
+}
+
 /* Q5_1: x = q*d + m, so the block contributes da*(d*sum(q*a) + m*sum(a)). */
 static float kiln_dot_q5_1_q8(const uint8_t *w, const kiln_q8_block *a, int K) {
   float sum = 0.0f;
@@ -537,6 +552,7 @@ KILN_Q8_MATMUL(q4_k, 256, 144)
 KILN_Q8_MATMUL(q6_k, 256, 210)
 KILN_Q8_MATMUL(q5_0, 32, 22)
 KILN_Q8_MATMUL(q5_1, 32, 24)
+KILN_Q8_MATMUL(q4_1, 32, 20)
 KILN_Q8_MATMUL(q5_k, 256, 176)
 KILN_Q8_MATMUL(q2_k, 256, 84)
 KILN_Q8_MATMUL(q3_k, 256, 110)

@@ -139,4 +139,14 @@ KILN_KERNEL void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y
 KILN_KERNEL const kiln_q8k_block *kiln_q8k_rows(const float *x, int rows, int K,
                                                 void *scratch);
 
+/* Q4_1 weights run an ISA's Q5_1 kernel: the target packs each Q4_1 block as
+ * the Q5_1 block of the same values, fifth bits zero (IsaTarget::packWeight),
+ * so x = q*d + m with q in 0..15 is Q5_1's x = q*d + m with q in 0..31. */
+#define KILN_Q4_1_AS_Q5_1(SUFFIX)                                              \
+  KILN_KERNEL void kiln_matmul_q4_1_q8_0_##SUFFIX(                             \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    kiln_matmul_q5_1_q8_0_##SUFFIX(x, rows, K, w, N, bias, y, scratch);        \
+  }
+
 #endif /* KILN_KERNELS_H */

@@ -412,6 +412,7 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 /* Tile bytes per 32-element block: iq4_xs 552 per 8 blocks. */
 KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0, kiln_neon_q5_0_tile_one)
 KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1, kiln_neon_q5_1_tile_one)
+KILN_Q4_1_AS_Q5_1(4x4_neon_dotprod)
 KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0, kiln_neon_iq4_nl_tile_one)
 KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
 

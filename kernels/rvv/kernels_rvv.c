@@ -674,3 +674,105 @@ KILN_RVV_Q8_WRAP(q5_0, 0)
 KILN_RVV_Q8_WRAP(iq4_nl, 0)
 KILN_RVV_Q8_WRAP(iq4_xs, 0)
 KILN_RVV_Q8_WRAP(q5_1, 2)
+KILN_Q4_1_AS_Q5_1(128x_rvv)
+
+/* ---- float weights, f32 activations ------------------------------------ */
+
+/* y[r][j] = x[r] . W[j] (+ bias[j]) for f32, f16 or bf16 rows of W in the
+ * file's layout (row-major). A pass takes up to 4 weight rows against up to
+ * 2 activation rows, 8 multiply-add chains of e32m2 vectors; the 4 weight
+ * rows stay in cache while the activation rows pass. The chains run
+ * tail-undisturbed, so the last, shorter vector of a row leaves the lanes
+ * past it as they were, and each row sums its chain once at the end.
+ *
+ * rv64gv has no f16 conversion (Zvfhmin), so f16 widens in integers: the
+ * magnitude moved to an f32's exponent and mantissa fields is the value
+ * times 2^-112 (subnormal halves become subnormal floats), one multiply
+ * makes it exact, and halves with an all-ones exponent (infinity, NaN)
+ * keep it. bf16 is the high half of its f32. */
+static inline vfloat32m2_t kiln_rvv_load_f32(const float *p, size_t vl) {
+  return __riscv_vle32_v_f32m2(p, vl);
+}
+static inline vfloat32m2_t kiln_rvv_load_f16(const uint16_t *p, size_t vl) {
+  const vuint32m2_t u = __riscv_vzext_vf2_u32m2(__riscv_vle16_v_u16m1(p, vl), vl);
+  const vuint32m2_t mag = __riscv_vand_vx_u32m2(u, 0x7fff, vl);
+  const vfloat32m2_t f = __riscv_vfmul_vf_f32m2(
+      __riscv_vreinterpret_v_u32m2_f32m2(__riscv_vsll_vx_u32m2(mag, 13, vl)),
+      0x1p112f, vl);
+  vuint32m2_t bits = __riscv_vreinterpret_v_f32m2_u32m2(f);
+  const vbool16_t special = __riscv_vmsgeu_vx_u32m2_b16(mag, 0x7c00, vl);
+  bits = __riscv_vor_vx_u32m2_mu(special, bits, bits, 0x7f800000u, vl);
+  const vuint32m2_t sign =
+      __riscv_vsll_vx_u32m2(__riscv_vand_vx_u32m2(u, 0x8000, vl), 16, vl);
+  return __riscv_vreinterpret_v_u32m2_f32m2(__riscv_vor_vv_u32m2(bits, sign, vl));
+}
+static inline vfloat32m2_t kiln_rvv_load_bf16(const uint16_t *p, size_t vl) {
+  return __riscv_vreinterpret_v_u32m2_f32m2(__riscv_vsll_vx_u32m2(
+      __riscv_vzext_vf2_u32m2(__riscv_vle16_v_u16m1(p, vl), vl), 16, vl));
+}
+
+static inline float kiln_rvv_sum(vfloat32m2_t v) {
+  const size_t vlmax = __riscv_vsetvlmax_e32m2();
+  return __riscv_vfmv_f_s_f32m1_f32(__riscv_vfredusum_vs_f32m2_f32m1(
+      v, __riscv_vfmv_s_f_f32m1(0.0f, 1), vlmax));
+}
+
+#define KILN_RVV_FMLA_ROW(R, A0, A1, A2, A3)                                   \
+  if ((R) < nr) {                                                              \
+    const vfloat32m2_t xv = __riscv_vle32_v_f32m2(x + (int64_t)(R) * K + k, vl); \
+    A0 = __riscv_vfmacc_vv_f32m2_tu(A0, w0, xv, vl);                           \
+    if (nw > 1) A1 = __riscv_vfmacc_vv_f32m2_tu(A1, w1, xv, vl);               \
+    if (nw > 2) A2 = __riscv_vfmacc_vv_f32m2_tu(A2, w2, xv, vl);               \
+    if (nw > 3) A3 = __riscv_vfmacc_vv_f32m2_tu(A3, w3, xv, vl);               \
+  }
+#define KILN_RVV_FSTORE(R, C, A)                                               \
+  if ((R) < nr && (C) < nw)                                                    \
+    y[(int64_t)(R) * N + j + (C)] = kiln_rvv_sum(A) + (bias ? bias[j + (C)] : 0.0f);
+
+#define KILN_RVV_FLOAT_MATMUL(T, ELEM)                                         \
+  static inline __attribute__((always_inline)) void kiln_rvv_##T##_pass(       \
+      const float *x, int nr, int K, const ELEM *wj, int nw, int N,            \
+      const float *bias, float *y, int j) {                                    \
+    const size_t vlmax = __riscv_vsetvlmax_e32m2();                            \
+    vfloat32m2_t a00 = __riscv_vfmv_v_f_f32m2(0.0f, vlmax), a01 = a00,         \
+                 a02 = a00, a03 = a00, a10 = a00, a11 = a00, a12 = a00,        \
+                 a13 = a00;                                                    \
+    for (int k = 0; k < K;) {                                                  \
+      const size_t vl = __riscv_vsetvl_e32m2((size_t)(K - k));                 \
+      const vfloat32m2_t w0 = kiln_rvv_load_##T(wj + k, vl),                   \
+          w1 = nw > 1 ? kiln_rvv_load_##T(wj + K + k, vl) : w0,                \
+          w2 = nw > 2 ? kiln_rvv_load_##T(wj + 2 * (int64_t)K + k, vl) : w0,   \
+          w3 = nw > 3 ? kiln_rvv_load_##T(wj + 3 * (int64_t)K + k, vl) : w0;   \
+      KILN_RVV_FMLA_ROW(0, a00, a01, a02, a03)                                 \
+      KILN_RVV_FMLA_ROW(1, a10, a11, a12, a13)                                 \
+      k += (int)vl;                                                            \
+    }                                                                          \
+    KILN_RVV_FSTORE(0, 0, a00) KILN_RVV_FSTORE(0, 1, a01)                      \
+    KILN_RVV_FSTORE(0, 2, a02) KILN_RVV_FSTORE(0, 3, a03)                      \
+    KILN_RVV_FSTORE(1, 0, a10) KILN_RVV_FSTORE(1, 1, a11)                      \
+    KILN_RVV_FSTORE(1, 2, a12) KILN_RVV_FSTORE(1, 3, a13)                      \
+  }                                                                            \
+  KILN_KERNEL void kiln_matmul_##T##_f32_2x4_rvv(const float *x, int rows,     \
+                                                 int K, const uint8_t *w,      \
+                                                 int N, const float *bias,     \
+                                                 float *y) {                   \
+    const ELEM *we = (const ELEM *)w;                                          \
+    for (int j = 0; j < N; j += 4) {                                           \
+      const ELEM *wj = we + (int64_t)j * K;                                    \
+      const int nw = N - j < 4 ? N - j : 4;                                    \
+      for (int r0 = 0; r0 < rows; r0 += 2) {                                   \
+        const float *xr = x + (int64_t)r0 * K;                                 \
+        float *yr = y + (int64_t)r0 * N;                                       \
+        if (rows - r0 > 1) {                                                   \
+          if (nw == 4) kiln_rvv_##T##_pass(xr, 2, K, wj, 4, N, bias, yr, j);   \
+          else kiln_rvv_##T##_pass(xr, 2, K, wj, nw, N, bias, yr, j);          \
+        } else {                                                               \
+          if (nw == 4) kiln_rvv_##T##_pass(xr, 1, K, wj, 4, N, bias, yr, j);   \
+          else kiln_rvv_##T##_pass(xr, 1, K, wj, nw, N, bias, yr, j);          \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+KILN_RVV_FLOAT_MATMUL(f32, float)
+KILN_RVV_FLOAT_MATMUL(f16, uint16_t)
+KILN_RVV_FLOAT_MATMUL(bf16, uint16_t)

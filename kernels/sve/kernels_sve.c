@@ -440,6 +440,86 @@ KILN_SVE_I8_PASS(iq4_xs, 0)
 #undef DOT_I8
 KILN_SVE_MATMUL_K(q5_0, 576)
 KILN_SVE_MATMUL_K(q5_1, 640)
+KILN_Q4_1_AS_Q5_1(16x4_sve)
 KILN_SVE_MATMUL_K(q5_k, 640)
 KILN_SVE_MATMUL_K(iq4_nl, 576)
 KILN_SVE_MATMUL_K(iq4_xs, 576)
+
+/* ---- float weights, f32 activations ------------------------------------ */
+
+/* y[r][j] = x[r] . W[j] (+ bias[j]) for f32, f16 or bf16 rows of W in the
+ * file's layout (row-major, ELEM elements). A pass takes up to 4 weight rows
+ * against up to 2 activation rows: 8 independent multiply-add chains, enough
+ * to cover FMLA's latency on one activation row with 4 (decode). The 4
+ * weight rows stay in L1 while the activation rows pass. The last
+ * vector of a row is predicated, so any K is one loop. A 16-bit element is
+ * loaded zero-extended into a 32-bit container: FCVT widens the f16 in its
+ * low half, and bf16 is the high half of its f32. */
+static inline svfloat32_t kiln_sve_load_f32(svbool_t pg, const float *p) {
+  return svld1_f32(pg, p);
+}
+static inline svfloat32_t kiln_sve_load_f16(svbool_t pg, const uint16_t *p) {
+  return svcvt_f32_f16_x(pg, svreinterpret_f16_u32(svld1uh_u32(pg, p)));
+}
+static inline svfloat32_t kiln_sve_load_bf16(svbool_t pg, const uint16_t *p) {
+  return svreinterpret_f32_u32(svlsl_n_u32_x(pg, svld1uh_u32(pg, p), 16));
+}
+
+#define KILN_SVE_FMLA_ROW(R, XV, A0, A1, A2, A3)                               \
+  if ((R) < nr) {                                                              \
+    const svfloat32_t XV = svld1_f32(pg, x + (int64_t)(R) * K + k);            \
+    A0 = svmla_f32_m(pg, A0, w0, XV);                                          \
+    if (nw > 1) A1 = svmla_f32_m(pg, A1, w1, XV);                              \
+    if (nw > 2) A2 = svmla_f32_m(pg, A2, w2, XV);                              \
+    if (nw > 3) A3 = svmla_f32_m(pg, A3, w3, XV);                              \
+  }
+#define KILN_SVE_FSTORE(R, C, A)                                               \
+  if ((R) < nr && (C) < nw)                                                    \
+    y[(int64_t)(R) * N + j + (C)] =                                            \
+        svaddv_f32(all, A) + (bias ? bias[j + (C)] : 0.0f);
+
+#define KILN_SVE_FLOAT_MATMUL(T, ELEM)                                         \
+  static inline __attribute__((always_inline)) void kiln_sve_##T##_pass(       \
+      const float *x, int nr, int K, const ELEM *wj, int nw, int N,            \
+      const float *bias, float *y, int j) {                                    \
+    const svbool_t all = svptrue_b32();                                        \
+    svfloat32_t a00 = svdup_n_f32(0), a01 = a00, a02 = a00, a03 = a00,         \
+                a10 = a00, a11 = a00, a12 = a00, a13 = a00;                    \
+    for (int k = 0; k < K; k += (int)svcntw()) {                               \
+      const svbool_t pg = svwhilelt_b32(k, K);                                 \
+      const svfloat32_t w0 = kiln_sve_load_##T(pg, wj + k),                    \
+                        w1 = nw > 1 ? kiln_sve_load_##T(pg, wj + K + k) : w0,  \
+                        w2 = nw > 2 ? kiln_sve_load_##T(pg, wj + 2 * (int64_t)K + k) : w0, \
+                        w3 = nw > 3 ? kiln_sve_load_##T(pg, wj + 3 * (int64_t)K + k) : w0; \
+      KILN_SVE_FMLA_ROW(0, x0, a00, a01, a02, a03)                             \
+      KILN_SVE_FMLA_ROW(1, x1, a10, a11, a12, a13)                             \
+    }                                                                          \
+    KILN_SVE_FSTORE(0, 0, a00) KILN_SVE_FSTORE(0, 1, a01)                      \
+    KILN_SVE_FSTORE(0, 2, a02) KILN_SVE_FSTORE(0, 3, a03)                      \
+    KILN_SVE_FSTORE(1, 0, a10) KILN_SVE_FSTORE(1, 1, a11)                      \
+    KILN_SVE_FSTORE(1, 2, a12) KILN_SVE_FSTORE(1, 3, a13)                      \
+  }                                                                            \
+  KILN_KERNEL void kiln_matmul_##T##_f32_2x4_sve(const float *x, int rows,     \
+                                                 int K, const uint8_t *w,      \
+                                                 int N, const float *bias,     \
+                                                 float *y) {                   \
+    const ELEM *we = (const ELEM *)w;                                          \
+    for (int j = 0; j < N; j += 4) {                                           \
+      const ELEM *wj = we + (int64_t)j * K;                                    \
+      const int nw = N - j < 4 ? N - j : 4;                                    \
+      for (int r0 = 0; r0 < rows; r0 += 2) {                                   \
+        const float *xr = x + (int64_t)r0 * K;                                 \
+        float *yr = y + (int64_t)r0 * N;                                       \
+        if (rows - r0 > 1) {                                                   \
+          if (nw == 4) kiln_sve_##T##_pass(xr, 2, K, wj, 4, N, bias, yr, j);   \
+          else kiln_sve_##T##_pass(xr, 2, K, wj, nw, N, bias, yr, j);          \
+        } else {                                                               \
+          if (nw == 4) kiln_sve_##T##_pass(xr, 1, K, wj, 4, N, bias, yr, j);   \
+          else kiln_sve_##T##_pass(xr, 1, K, wj, nw, N, bias, yr, j);          \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+KILN_SVE_FLOAT_MATMUL(f32, float)
+KILN_SVE_FLOAT_MATMUL(f16, uint16_t)
+KILN_SVE_FLOAT_MATMUL(bf16, uint16_t)

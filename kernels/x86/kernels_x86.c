@@ -168,6 +168,16 @@ static inline void kiln_x86_pf_next_group(const uint8_t *next, int64_t groupByte
  * straight into its rows through the second (ldy = the full width) rather
  * than into scratch and then copied. A library calls one or the other. */
 #define KILN_X86_LD_ATTRS __attribute__((unused))
+/* Q4_1 runs the Q5_1 kernel (KILN_Q4_1_AS_Q5_1 in kiln_kernels.h): both
+ * entries of kiln_matmul_q4_1_q8_0_SUFFIX call the Q5_1 ones. */
+#define KILN_X86_Q4_1_AS_Q5_1(SUFFIX)                                          \
+  KILN_KERNEL KILN_X86_LD_ATTRS void kiln_matmul_q4_1_q8_0_##SUFFIX##_ld(      \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, int64_t ldy, void *scratch) {               \
+    kiln_matmul_q5_1_q8_0_##SUFFIX##_ld(x, rows, K, w, N, bias, y, ldy,        \
+                                        scratch);                              \
+  }                                                                            \
+  KILN_X86_PLAIN_ENTRY(matmul_q4_1_q8_0_##SUFFIX)
 #define KILN_X86_PLAIN_ENTRY(NAME)                                             \
   KILN_KERNEL __attribute__((unused)) void kiln_##NAME(                        \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -1147,6 +1157,7 @@ KILN_X86_MATMUL(matmul_q5_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 160,
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x8_avx2, 8, __m256, 32, 32, 160,
                 kiln_x86_tile_q5_1_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_q5_1_avx2, 0, KILN_X86_NO_TILE8)
+KILN_X86_Q4_1_AS_Q5_1(4x8_avx2)
 KILN_X86_MATMUL(matmul_q5_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1280,
                 kiln_x86_tile_q5_k_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_q5_k_avx2, 0, KILN_X86_NO_TILE8)
@@ -2027,6 +2038,7 @@ KILN_X86_MATMUL(matmul_q5_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 320,
 KILN_X86_MATMUL(matmul_q5_1_q8_0_4x16_avx512vnni, 16, __m512, 32, 64, 320,
                 kiln_x86_tile_q5_1_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q5_1_vnni,
                 1, kiln_x86_tile8_q5_1_vnni)
+KILN_X86_Q4_1_AS_Q5_1(4x16_avx512vnni)
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2048,
                     kiln_x86_tile_q4_kk_vnni, kiln_x86_walk_q4_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 3072,

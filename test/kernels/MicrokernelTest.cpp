@@ -330,6 +330,22 @@ TEST(KernelTable, EveryCpuLevelHasAMicrokernelForEveryQuantizedType) {
           << l.isa << " --cpu=" << l.cpu << " has no " << t << " microkernel";
 }
 
+// The same for float weights (F32, F16, BF16 files, and the F16 output and
+// embedding matrices of quantized ones) on every ISA with float vectors:
+// all but the generic target and HVX, whose v67 vector unit has no float
+// arithmetic (there kilnc --report names the portable kernel).
+TEST(KernelTable, EveryFloatVectorIsaHasFloatWeightKernels) {
+  for (const kernels::CpuLevel &l : kernels::cpuLevels())
+    for (const char *t : {"f32", "f16", "bf16"}) {
+      const std::string isa = l.isa;
+      if (isa == "generic" || isa == "hvx")
+        continue;
+      const kernels::MatMulKernel *k = kernels::matmulKernel(l, t);
+      EXPECT_TRUE(k && std::string(k->quantizer) == "none")
+          << isa << " --cpu=" << l.cpu << " has no " << t << " kernel";
+    }
+}
+
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Microkernel);
 INSTANTIATE_TEST_SUITE_P(Isa, Microkernel, ::testing::ValuesIn(params()),
                          [](const auto &info) {

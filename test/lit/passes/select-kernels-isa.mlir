@@ -63,15 +63,23 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // AVX2-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x8_avx2", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 8>}
   // VNNI-SAME: kiln.kernel = "matmul_q8_0_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 16>}
   %d = kiln.matmul %x, @w8 : tensor<?x256xf32> -> tensor<?x64xf32>
-  // CHECK: kiln.matmul %{{.*}}, @w1 {kiln.kernel = "matmul_q4_1_f32_generic"}
+  // Q4_1: each ISA's Q5_1 kernel under the q4_1 name, Q8_0 activations.
+  // CHECK: kiln.matmul {{.*}}@w1 {kiln.activation = "q8_0",
+  // NEON-SAME: kiln.kernel = "matmul_q4_1_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // I8MM-SAME: kiln.kernel = "matmul_q4_1_q8_0_4x4_neon_dotprod", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 4>}
+  // SVE-SAME: kiln.kernel = "matmul_q4_1_q8_0_16x4_sve", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 4, 16>}
+  // RVV-SAME: kiln.kernel = "matmul_q4_1_q8_0_128x_rvv", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 128>}
+  // HVX-SAME: kiln.kernel = "matmul_q4_1_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // AVX2-SAME: kiln.kernel = "matmul_q4_1_q8_0_4x8_avx2", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 8>}
+  // VNNI-SAME: kiln.kernel = "matmul_q4_1_q8_0_4x16_avx512vnni", kiln.scratch_per_row = 336 : i64, kiln.tile = array<i64: 4, 16>}
   %e = kiln.matmul %x, @w1 : tensor<?x256xf32> -> tensor<?x64xf32>
-  // F16 weights: the widening kernels on x86 and NEON, the portable one
-  // elsewhere.
+  // F16 weights: the widening kernels everywhere but HVX (no float vectors
+  // on v67), which runs the portable one.
   // CHECK: kiln.matmul %{{.*}}, @wh {kiln.kernel = "matmul_f16_f32_
   // NEON-SAME: 4x1_neon"}
   // I8MM-SAME: 4x1_neon"}
-  // SVE-SAME: generic"}
-  // RVV-SAME: generic"}
+  // SVE-SAME: 2x4_sve"}
+  // RVV-SAME: 2x4_rvv"}
   // HVX-SAME: generic"}
   // AVX2-SAME: 4x1_avx2"}
   // VNNI-SAME: 4x1_avx2"}
