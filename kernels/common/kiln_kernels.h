@@ -139,6 +139,33 @@ KILN_KERNEL void kiln_quantize_row_q8_k(const float *x, int K, kiln_q8k_block *y
 KILN_KERNEL const kiln_q8k_block *kiln_q8k_rows(const float *x, int rows, int K,
                                                 void *scratch);
 
+/* The float-weight matmuls whose pass, PASS(x, nr, K, w, nw, N, bias, y, j),
+ * multiplies nw <= 4 weight rows (ELEM elements, the file's layout) by
+ * nr <= 2 activation rows (SVE, RVV): weight rows outer, so a pass's rows
+ * stay in cache while the activation rows go by, and each pass called with
+ * constant counts for the common cases, so that it unrolls. */
+#define KILN_FLOAT_2X4_DRIVER(NAME, ELEM, PASS)                                \
+  KILN_KERNEL void kiln_##NAME(const float *x, int rows, int K,                \
+                               const uint8_t *w, int N, const float *bias,     \
+                               float *y) {                                     \
+    const ELEM *we = (const ELEM *)w;                                          \
+    for (int j = 0; j < N; j += 4) {                                           \
+      const ELEM *wj = we + (int64_t)j * K;                                    \
+      const int nw = N - j < 4 ? N - j : 4;                                    \
+      for (int r0 = 0; r0 < rows; r0 += 2) {                                   \
+        const float *xr = x + (int64_t)r0 * K;                                 \
+        float *yr = y + (int64_t)r0 * N;                                       \
+        if (rows - r0 > 1) {                                                   \
+          if (nw == 4) PASS(xr, 2, K, wj, 4, N, bias, yr, j);                  \
+          else PASS(xr, 2, K, wj, nw, N, bias, yr, j);                         \
+        } else {                                                               \
+          if (nw == 4) PASS(xr, 1, K, wj, 4, N, bias, yr, j);                  \
+          else PASS(xr, 1, K, wj, nw, N, bias, yr, j);                         \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  }
+
 /* Q4_1 weights run an ISA's Q5_1 kernel: the target packs each Q4_1 block as
  * the Q5_1 block of the same values, fifth bits zero (IsaTarget::packWeight),
  * so x = q*d + m with q in 0..15 is Q5_1's x = q*d + m with q in 0..31. */

@@ -752,27 +752,7 @@ static inline float kiln_rvv_sum(vfloat32m2_t v) {
     KILN_RVV_FSTORE(1, 0, a10) KILN_RVV_FSTORE(1, 1, a11)                      \
     KILN_RVV_FSTORE(1, 2, a12) KILN_RVV_FSTORE(1, 3, a13)                      \
   }                                                                            \
-  KILN_KERNEL void kiln_matmul_##T##_f32_2x4_rvv(const float *x, int rows,     \
-                                                 int K, const uint8_t *w,      \
-                                                 int N, const float *bias,     \
-                                                 float *y) {                   \
-    const ELEM *we = (const ELEM *)w;                                          \
-    for (int j = 0; j < N; j += 4) {                                           \
-      const ELEM *wj = we + (int64_t)j * K;                                    \
-      const int nw = N - j < 4 ? N - j : 4;                                    \
-      for (int r0 = 0; r0 < rows; r0 += 2) {                                   \
-        const float *xr = x + (int64_t)r0 * K;                                 \
-        float *yr = y + (int64_t)r0 * N;                                       \
-        if (rows - r0 > 1) {                                                   \
-          if (nw == 4) kiln_rvv_##T##_pass(xr, 2, K, wj, 4, N, bias, yr, j);   \
-          else kiln_rvv_##T##_pass(xr, 2, K, wj, nw, N, bias, yr, j);          \
-        } else {                                                               \
-          if (nw == 4) kiln_rvv_##T##_pass(xr, 1, K, wj, 4, N, bias, yr, j);   \
-          else kiln_rvv_##T##_pass(xr, 1, K, wj, nw, N, bias, yr, j);          \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
-  }
+  KILN_FLOAT_2X4_DRIVER(matmul_##T##_f32_2x4_rvv, ELEM, kiln_rvv_##T##_pass)
 KILN_RVV_FLOAT_MATMUL(f32, float)
 KILN_RVV_FLOAT_MATMUL(f16, uint16_t)
 KILN_RVV_FLOAT_MATMUL(bf16, uint16_t)
