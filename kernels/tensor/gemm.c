@@ -498,9 +498,11 @@ void kiln_tp_gemm(const int64_t *p, const float *f, const void *const *in,
     T *Y = (T *)out[0] + r0 * N + c0;                                         \
     const T *C = (const T *)in[2];                                            \
     if (acc)                                                                  \
-      for (int64_t i = r0; i < r1; ++i)                                       \
+      for (int64_t i = r0; i < r1; ++i) {                                     \
+        KILN_T_SCALAR_CONVERSIONS                                             \
         for (int64_t j = c0; j < c1; ++j)                                     \
           Y[(i - r0) * N + (j - c0)] = (T)(beta * C[i * csm + j * csn]);      \
+      }                                                                       \
     gemm_##T(m, n, K, (T)alpha, (const T *)in[0] + r0 * sam, sam, sak,        \
              (const T *)in[1] + c0 * sbn, sbk, sbn, Y, N, acc);               \
     break;                                                                    \

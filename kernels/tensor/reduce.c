@@ -14,8 +14,10 @@
 #include <stdint.h>
 
 /* One pass over the input combining each element v (of type ACC) into its
- * accumulator s; m is the element's accumulator in `mx` (LogSumExp's max). */
-#define RED_PASS(A, COMBINE)                                                   \
+ * accumulator s; m is the element's accumulator in `mx` (LogSumExp's max).
+ * LOOP goes before the element loops: KILN_T_SCALAR_CONVERSIONS where
+ * COMBINE converts a float to an integer accumulator. */
+#define RED_PASS(A, COMBINE, LOOP)                                             \
   do {                                                                         \
     int64_t idx[KILN_MAX_RANK] = {0};                                          \
     int64_t row = 0;                                                           \
@@ -28,12 +30,14 @@
         acc_t s = a[0];                                                          \
         const acc_t m = mm[0];                                                   \
         (void)m;                                                               \
+        LOOP                                                                   \
         for (int64_t i = 0; i < n; ++i) {                                      \
           acc_t v = (acc_t)xr[i];                                                  \
           COMBINE(s, v, m);                                                    \
         }                                                                      \
         a[0] = s;                                                              \
       } else {                                                                 \
+        LOOP                                                                   \
         for (int64_t i = 0; i < n; ++i) {                                      \
           acc_t v = (acc_t)xr[i];                                                  \
           COMBINE(a[i], v, mm[i]);                                             \
@@ -66,17 +70,17 @@
       acc[i] = init;                                                           \
     if (inum > 0) {                                                            \
       switch (op) {                                                            \
-      case KILN_RED_SUM: case KILN_RED_MEAN: case KILN_RED_LOGSUM: RED_PASS(acc, C_ADD); break; \
-      case KILN_RED_MAX: RED_PASS(acc, C_MAX); break;                               \
-      case KILN_RED_MIN: RED_PASS(acc, C_MIN); break;                               \
-      case KILN_RED_PROD: RED_PASS(acc, C_MUL); break;                              \
-      case KILN_RED_L1: RED_PASS(acc, C_ABS); break;                                \
-      case KILN_RED_L2: case KILN_RED_SUMSQ: RED_PASS(acc, C_SQ); break;                 \
+      case KILN_RED_SUM: case KILN_RED_MEAN: case KILN_RED_LOGSUM: RED_PASS(acc, C_ADD, ); break; \
+      case KILN_RED_MAX: RED_PASS(acc, C_MAX, ); break;                        \
+      case KILN_RED_MIN: RED_PASS(acc, C_MIN, ); break;                        \
+      case KILN_RED_PROD: RED_PASS(acc, C_MUL, ); break;                       \
+      case KILN_RED_L1: RED_PASS(acc, C_ABS, ); break;                         \
+      case KILN_RED_L2: case KILN_RED_SUMSQ: RED_PASS(acc, C_SQ, ); break;     \
       case KILN_RED_LOGSUMEXP:                                                      \
         for (int64_t i = 0; i < onum; ++i)                                     \
           mx[i] = (ACC)(LO);                                                   \
-        RED_PASS(mx, C_MAX);                                                   \
-        RED_PASS(acc, C_EXP);                                                  \
+        RED_PASS(mx, C_MAX, );                                                 \
+        RED_PASS(acc, C_EXP, KILN_T_SCALAR_CONVERSIONS);                       \
         break;                                                                 \
       }                                                                        \
     }                                                                          \

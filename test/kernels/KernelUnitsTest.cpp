@@ -8,7 +8,8 @@
 // are exported), and the objects are checked: together they define every
 // matmul and attention kernel the kernel table gives the target's CPU level,
 // and the activation quantizer the ISA files call is defined by kernels_q8.c
-// alone. RVV's files have no truncating vector conversion (see below).
+// alone. RVV's files, and the ONNX graphs' tensor kernels compiled for
+// RVV, have no truncating vector conversion (see below).
 //
 #include "compiler/support/Process.h"
 #include "compiler/targets/Target.h"
@@ -53,6 +54,28 @@ std::string symbols(const std::string &dir, const std::string &object) {
 
 bool has(const std::string &syms, const std::string &line) {
   return ("\n" + syms).find("\n" + line + "\n") != std::string::npos;
+}
+
+/// RVV: no truncating vector conversion (VFCVT.RTZ and its narrowing and
+/// widening forms) in `file` compiled to assembly by `cc` (a compile command
+/// ending in "-c FILE -o OBJECT"). qemu-user 7.2 (Debian 12), which runs the
+/// RVV tests, aborts on one that starts a translation block
+/// ("decode_save_opc: Assertion `ctx->insn_start != NULL'"), so where a
+/// kernel's code falls on a page decides whether the suite crashes.
+void expectNoTruncatingConversions(std::vector<std::string> cc,
+                                   const std::string &dir,
+                                   const std::string &file) {
+  std::string out;
+  cc.back() = file.substr(0, file.size() - 2) + ".s";
+  cc[cc.size() - 4] = "-S";
+  ASSERT_EQ(runProgram(cc, dir, out), 0) << joinCommand(cc) << "\n" << out;
+  std::ifstream in(dir + "/" + cc.back());
+  int line = 0;
+  for (std::string text; std::getline(in, text);) {
+    ++line;
+    EXPECT_EQ(text.find("cvt.rtz."), std::string::npos)
+        << file << ".s:" << line << ": " << text;
+  }
 }
 
 class KernelUnits : public ::testing::TestWithParam<std::string> {};
@@ -100,23 +123,8 @@ TEST_P(KernelUnits, EachFileCompilesAlone) {
     ASSERT_EQ(runProgram(cc, dir, out), 0)
         << spec << ": " << joinCommand(cc) << "\n" << out;
 
-    // RVV: no truncating vector conversion (VFCVT.RTZ and its narrowing and
-    // widening forms). qemu-user 7.2 (Debian 12), which runs the RVV tests,
-    // aborts on one that starts a translation block ("decode_save_opc:
-    // Assertion `ctx->insn_start != NULL'"), so where a kernel's code falls
-    // on a page decides whether the suite crashes.
-    if (name == "rvv") {
-      cc.back() = file.substr(0, file.size() - 2) + ".s";
-      cc[cc.size() - 4] = "-S";
-      ASSERT_EQ(runProgram(cc, dir, out), 0) << joinCommand(cc) << "\n" << out;
-      std::ifstream in(dir + "/" + cc.back());
-      int line = 0;
-      for (std::string text; std::getline(in, text);) {
-        ++line;
-        EXPECT_EQ(text.find("cvt.rtz."), std::string::npos)
-            << file << ".s:" << line << ": " << text;
-      }
-    }
+    if (name == "rvv")
+      expectNoTruncatingConversions(cc, dir, file);
 
     const std::string syms = symbols(dir, object);
     all += syms;
@@ -141,6 +149,43 @@ TEST_P(KernelUnits, EachFileCompilesAlone) {
     EXPECT_GT(expected.size(), 2u) << "no table kernels for " << spec;
   for (const std::string &k : expected)
     EXPECT_TRUE(has(all, "T " + k)) << spec << ": no object defines " << k;
+  runProgram({"rm", "-rf", dir}, "", out);
+}
+
+// The ONNX graphs' tensor kernels, as a library compiles them for RVV: no
+// truncating vector conversion either. Loops that convert floats to integers
+// carry KILN_T_SCALAR_CONVERSIONS (kiln_tensor.h).
+TEST(KernelUnits, RvvTensorKernelsHaveNoTruncatingConversions) {
+  TargetOptions options;
+  std::string error;
+  auto target = createTarget("rvv", options, error);
+  ASSERT_TRUE(target) << error;
+  char tmpl[] = "/tmp/kiln-kernel-units-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  std::string out;
+  ASSERT_EQ(runProgram({"mkdir", "-p", dir + "/kiln"}, "", out), 0);
+  ASSERT_TRUE(writeText(dir + "/kiln/kiln.h", embeddedSource("kiln.h")));
+  for (size_t i = 0; i < kTensorKernelSources_count; ++i) {
+    const EmbeddedFile &f = kTensorKernelSources[i];
+    ASSERT_TRUE(writeText(dir + "/" + f.name, std::string(f.text, f.size)));
+  }
+  int sources = 0;
+  for (size_t i = 0; i < kTensorKernelSources_count; ++i) {
+    const std::string file = kTensorKernelSources[i].name;
+    if (file.size() < 2 || file.substr(file.size() - 2) != ".c")
+      continue;
+    ++sources;
+    std::vector<std::string> cc = {KILN_DEFAULT_CC};
+    for (const std::string &flag : target->cflags())
+      cc.push_back(flag);
+    // As GraphEmitter compiles them for a hosted target.
+    cc.insert(cc.end(), {"-DKILN_THREADS", "-I.", "-c", file,
+                         file.substr(0, file.size() - 2) + ".o"});
+    cc.insert(cc.end() - 1, "-o");
+    expectNoTruncatingConversions(cc, dir, file);
+  }
+  EXPECT_GT(sources, 5);
   runProgram({"rm", "-rf", dir}, "", out);
 }
 

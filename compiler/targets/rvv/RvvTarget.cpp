@@ -201,7 +201,7 @@ private:
   // QEMU 8.1), so the tests under qemu use it. The same assertion fires on a
   // VFCVT.RTZ that starts a translation block (a page's first instruction, a
   // branch target), so the kernels convert floats to integers without it
-  // (kiln_g_expf).
+  // (kiln_g_expf; the tensor kernels' KILN_T_SCALAR_CONVERSIONS).
   bool compressed;
 };
 } // namespace
