@@ -56,6 +56,20 @@ bool has(const std::string &syms, const std::string &line) {
   return ("\n" + syms).find("\n" + line + "\n") != std::string::npos;
 }
 
+/// A fresh directory holding kiln/kiln.h, where a test compiles kernel
+/// sources; empty if it cannot be made.
+std::string unitDirectory() {
+  char tmpl[] = "/tmp/kiln-kernel-units-XXXXXX";
+  if (!mkdtemp(tmpl))
+    return "";
+  const std::string dir = tmpl;
+  std::string out;
+  if (runProgram({"mkdir", "-p", dir + "/kiln"}, "", out) != 0 ||
+      !writeText(dir + "/kiln/kiln.h", embeddedSource("kiln.h")))
+    return "";
+  return dir;
+}
+
 /// RVV: no truncating vector conversion (VFCVT.RTZ and its narrowing and
 /// widening forms) in `file` compiled to assembly by `cc` (a compile command
 /// ending in "-c FILE -o OBJECT"). qemu-user 7.2 (Debian 12), which runs the
@@ -90,12 +104,9 @@ TEST_P(KernelUnits, EachFileCompilesAlone) {
   auto target = createTarget(name, options, error);
   ASSERT_TRUE(target) << error;
 
-  char tmpl[] = "/tmp/kiln-kernel-units-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const std::string dir = unitDirectory();
+  ASSERT_FALSE(dir.empty());
   std::string out;
-  ASSERT_EQ(runProgram({"mkdir", "-p", dir + "/kiln"}, "", out), 0);
-  ASSERT_TRUE(writeText(dir + "/kiln/kiln.h", embeddedSource("kiln.h")));
   ASSERT_TRUE(
       writeText(dir + "/kiln_kernels.h", embeddedSource("kiln_kernels.h")));
 
@@ -160,12 +171,9 @@ TEST(KernelUnits, RvvTensorKernelsHaveNoTruncatingConversions) {
   std::string error;
   auto target = createTarget("rvv", options, error);
   ASSERT_TRUE(target) << error;
-  char tmpl[] = "/tmp/kiln-kernel-units-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const std::string dir = unitDirectory();
+  ASSERT_FALSE(dir.empty());
   std::string out;
-  ASSERT_EQ(runProgram({"mkdir", "-p", dir + "/kiln"}, "", out), 0);
-  ASSERT_TRUE(writeText(dir + "/kiln/kiln.h", embeddedSource("kiln.h")));
   for (size_t i = 0; i < kTensorKernelSources_count; ++i) {
     const EmbeddedFile &f = kTensorKernelSources[i];
     ASSERT_TRUE(writeText(dir + "/" + f.name, std::string(f.text, f.size)));
