@@ -188,9 +188,8 @@ TEST(KernelUnits, RvvTensorKernelsHaveNoTruncatingConversions) {
     for (const std::string &flag : target->cflags())
       cc.push_back(flag);
     // As GraphEmitter compiles them for a hosted target.
-    cc.insert(cc.end(), {"-DKILN_THREADS", "-I.", "-c", file,
+    cc.insert(cc.end(), {"-DKILN_THREADS", "-I.", "-c", file, "-o",
                          file.substr(0, file.size() - 2) + ".o"});
-    cc.insert(cc.end() - 1, "-o");
     expectNoTruncatingConversions(cc, dir, file);
   }
   EXPECT_GT(sources, 5);
