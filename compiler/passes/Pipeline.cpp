@@ -73,6 +73,13 @@ bool kiln::checkPipelineOptions(const PipelineOptions &o, std::string &error) {
             " (can be disabled: " + pipelineOptionalSteps() + ")";
     return false;
   }
+  if (!o.quantizeExclude.empty() && o.quantize.empty() &&
+      o.quantizeOverrides.empty()) {
+    error = "--kiln-quantize-exclude=" + o.quantizeExclude +
+            ": only goes with --kiln-quantize or --kiln-quantize-override "
+            "(it names the tensors they leave as they are)";
+    return false;
+  }
   return true;
 }
 

@@ -399,6 +399,10 @@ int main(int argc, char **argv) {
     return fail("prompt plus generated tokens (" + std::to_string(needed) +
                 ") exceed the model's context length " +
                 std::to_string(modelCtx));
+  if (context.getNumOccurrences() && context < needed)
+    return fail("--context=" + std::to_string(context) +
+                ": the longest prompt plus --generate need " +
+                std::to_string(needed) + " tokens");
 
   opts.emit.name = "model";
   opts.emit.cc = cc;

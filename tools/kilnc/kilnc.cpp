@@ -330,15 +330,19 @@ int main(int argc, char **argv) {
   if (maxSeqs < 1 || maxSeqs > 1024)
     return fail("--max-seqs=" + std::to_string(maxSeqs) +
                 ": expected 1 to 1024");
-  if (context < 0)
-    return fail("--context must be positive");
+  // 0 stands for "not given" inside; given on the command line it is an error.
+  if (context < 0 || (context == 0 && context.getNumOccurrences()))
+    return fail("--context=" + std::to_string(context) +
+                ": expected at least 1 (without it: the model's context "
+                "length)");
   std::string error;
   if (!parseMaxBatchOption(maxBatch, opts.layout.maxBatch, error) ||
       !parseKvBlockOption(kvBlock, opts.layout.kvBlock, error) ||
       !parseThreadsOption(threadsArg, opts.layout.threads, error))
     return fail(error);
-  if (kvPoolTokens < 0)
-    return fail("--kv-pool-tokens must be positive");
+  if (kvPoolTokens < 0 || (kvPoolTokens == 0 && kvPoolTokens.getNumOccurrences()))
+    return fail("--kv-pool-tokens=" + std::to_string(kvPoolTokens) +
+                ": expected at least 1 (without it: max-seqs x context)");
   opts.layout.kvPoolTokens = kvPoolTokens;
   if (maxTensorBytes < 1 || maxTensorBytes > (int64_t(1) << 62))
     return fail("--max-tensor-bytes=" + std::to_string(maxTensorBytes) +
