@@ -107,6 +107,14 @@ bool Target::packWeight(StringRef kernel, int64_t N, int64_t K,
   return true;
 }
 
+bool Target::checkVectorBits(int64_t vectorBits, std::string &error) const {
+  if (vectorBits == 0)
+    return true;
+  error = "--vector-bits=" + std::to_string(vectorBits) +
+          ": only the sve and rvv targets run at a chosen vector length";
+  return false;
+}
+
 ToolchainPackages Target::packages() const {
   return {"libc6-dev", {{"clang-16", "clang-16"}}};
 }

@@ -96,6 +96,10 @@ public:
   virtual std::vector<std::string> runPrefix(int64_t vectorBits) const {
     return {};
   }
+  /// Whether a program for this target can run at `vectorBits` (0: the
+  /// default); otherwise false with `error` naming --vector-bits. Only the
+  /// length-agnostic targets take a length.
+  virtual bool checkVectorBits(int64_t vectorBits, std::string &error) const;
   /// Vector lengths a length-agnostic target must be tested at.
   virtual std::vector<int64_t> testVectorBits() const { return {0}; }
   /// False for freestanding targets (no C library: Hexagon).

@@ -229,7 +229,7 @@ int main(int argc, char **argv) {
   opts.targetOptions.cpu = cpu;
   std::string error;
   auto t = createTarget(opts.target, opts.targetOptions, error);
-  if (!t)
+  if (!t || !t->checkVectorBits(vectorBits, error))
     return fail(error);
 
   auto text = MemoryBuffer::getFile(textPath, /*IsText=*/false,

@@ -29,6 +29,15 @@ public:
             "rv64,v=true,vext_spec=v1.0,vlen=" + std::to_string(vectorBits ? vectorBits : 128),
             "-L", "/usr/riscv64-linux-gnu"};
   }
+  // rv64gcv needs VLEN >= 128; qemu-riscv64 runs powers of two to 1024.
+  bool checkVectorBits(int64_t vectorBits, std::string &error) const override {
+    if (vectorBits == 0 || (vectorBits >= 128 && vectorBits <= 1024 &&
+                            (vectorBits & (vectorBits - 1)) == 0))
+      return true;
+    error = "--vector-bits=" + std::to_string(vectorBits) +
+            ": expected 128, 256, 512 or 1024 (the RVV VLEN qemu runs at)";
+    return false;
+  }
   ToolchainPackages packages() const override {
     return {"libc6-dev-riscv64-cross",
             {{"clang-16", "clang-16"},

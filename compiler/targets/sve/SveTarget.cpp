@@ -181,6 +181,19 @@ public:
              {"aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"},
              {"qemu-aarch64", "qemu-user"}}};
   }
+  // qemu-aarch64 emulates any multiple of 128 bits up to 2048 (sveN=on).
+  bool checkVectorBits(int64_t vectorBits, std::string &error) const override {
+    if (vectorBits == 0 || vectorBits == bits ||
+        (!bits && vectorBits % 128 == 0 && vectorBits >= 128 &&
+         vectorBits <= 2048))
+      return true;
+    error = "--vector-bits=" + std::to_string(vectorBits) +
+            (bits ? ": the code is compiled for --sve-bits=" +
+                        std::to_string(bits) + " and runs at that length"
+                  : ": expected a multiple of 128 from 128 to 2048 (the SVE "
+                    "vector length qemu runs at)");
+    return false;
+  }
   std::vector<int64_t> testVectorBits() const override {
     if (bits)
       return {bits};
