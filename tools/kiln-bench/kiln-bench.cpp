@@ -291,6 +291,10 @@ int main(int argc, char **argv) {
       if (p.trim().getAsInteger(10, v) || v < 1)
         return fail("--prompt-lengths=" + promptLengths +
                     ": expected positive integers separated by commas");
+      // Each length is a key of the JSON output (ttft_P_s): once only.
+      if (std::find(prompts.begin(), prompts.end(), v) != prompts.end())
+        return fail("--prompt-lengths=" + promptLengths + ": " +
+                    std::to_string(v) + " is given twice");
       prompts.push_back(v);
     }
   }
