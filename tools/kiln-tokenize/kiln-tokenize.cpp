@@ -15,10 +15,10 @@
 #include "compiler/frontend/gguf/GGUF.h"
 #include "compiler/frontend/gguf/Tokenizer.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -60,6 +60,26 @@ static int fail(const std::string &msg) {
   return 1;
 }
 
+// The whole file, or false with the reason: a missing file, or a directory
+// (which opens, then fails to read; an empty text would be encoded otherwise).
+static bool readWholeFile(const std::string &path, std::string &out,
+                          std::string &why) {
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    why = std::strerror(errno);
+    return false;
+  }
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    out.append(buf, n);
+  const int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (err)
+    why = std::strerror(err);
+  return err == 0;
+}
+
 int main(int argc, char **argv) {
   std::string model, encode, decode, separator;
   bool split = false;
@@ -78,12 +98,9 @@ int main(int argc, char **argv) {
     if (value("encode", encode)) {
       haveEncode = true;
     } else if (value("encode-file", file)) {
-      std::ifstream in(file, std::ios::binary);
-      if (!in)
-        return fail("cannot read --encode-file=" + file);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      encode = ss.str();
+      std::string why;
+      if (!readWholeFile(file, encode, why))
+        return fail("cannot read --encode-file=" + file + ": " + why);
       haveEncode = true;
     } else if (value("separator", separator)) {
       split = true;
