@@ -6,8 +6,10 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -166,12 +168,18 @@ bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto &kv : t.external_data()) {
-      if (kv.key() == "location")
+      if (kv.key() == "location") {
         location = kv.value();
-      else if (kv.key() == "offset")
-        offset = std::stoll(kv.value());
-      else if (kv.key() == "length")
-        length = std::stoll(kv.value());
+      } else if (kv.key() == "offset" || kv.key() == "length") {
+        int64_t &v = kv.key() == "offset" ? offset : length;
+        const std::string &text = kv.value();
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
+          error = what + ": external data " + kv.key() + " '" + text +
+                  "' is not a non-negative 64-bit integer";
+          return false;
+        }
+      }
     }
     if (location.empty() || location[0] == '/' ||
         location.find("..") != std::string::npos) {
@@ -180,24 +188,41 @@ bool readTensor(const ::onnx::TensorProto &t, const std::string &dir,
       return false;
     }
     std::string file = dir + "/" + location;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) {
       error = what + ": missing external data file " + file;
       return false;
     }
-    in.seekg(0, std::ios::end);
-    int64_t size = in.tellg();
-    if (length < 0)
-      length = size - offset;
-    if (offset < 0 || offset + length > size) {
-      error = what + ": external data [" + std::to_string(offset) + ", " +
-              std::to_string(offset + length) + ") lies outside " + file +
-              " (" + std::to_string(size) + " bytes)";
+    if (!S_ISREG(st.st_mode)) {
+      error = what + ": external data " + file + " is not a regular file";
       return false;
     }
-    out.data.resize(length);
-    in.seekg(offset);
-    in.read(reinterpret_cast<char *>(out.data.data()), length);
+    const int64_t size = st.st_size;
+    if (offset > size || (length >= 0 && length > size - offset)) {
+      error = what + ": external data at offset " + std::to_string(offset) +
+              (length >= 0 ? ", " + std::to_string(length) + " bytes," : "") +
+              " lies outside " + file + " (" + std::to_string(size) +
+              " bytes)";
+      return false;
+    }
+    if (length < 0)
+      length = size - offset;
+    // Checked before anything is read: the file may be far larger.
+    if ((uint64_t)length != expected) {
+      error = what + ": " + std::to_string(length) +
+              " bytes of external data for shape " + shapeString(out.shape) +
+              " of " + dtypeName(out.dtype) + " (expected " +
+              std::to_string(expected) + ")";
+      return false;
+    }
+    std::ifstream in(file, std::ios::binary);
+    out.data.resize(expected);
+    if (!in.seekg(offset) ||
+        !in.read(reinterpret_cast<char *>(out.data.data()), length)) {
+      error = what + ": cannot read " + std::to_string(length) +
+              " bytes of external data from " + file;
+      return false;
+    }
     source = "external data";
   } else if (t.has_raw_data()) {
     out.data.assign(t.raw_data().begin(), t.raw_data().end());

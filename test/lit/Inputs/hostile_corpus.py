@@ -268,6 +268,28 @@ def onnx_cases():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     cases.append(("onnx-external-data-escapes", model.SerializeToString(),
                   "etc/passwd"))
+    # External data whose offset or length is not a number, does not fit in
+    # 64 bits, overflows when added, or is negative; and a location that is
+    # a directory (it opens, and reads as nothing). w.bin and w.dir are made
+    # beside the models by main().
+    for name, keys, want in [
+            ("not-a-number", {"offset": "abc"}, "offset 'abc'"),
+            ("too-large", {"offset": "99999999999999999999"}, "offset"),
+            ("overflows", {"offset": "9223372036854775800", "length": "100"},
+             "lies outside"),
+            ("negative-length", {"length": "-5"}, "length '-5'"),
+            ("directory", {"location": "w.dir"}, "not a regular file")]:
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3, 2])
+        w.data_location = TensorProto.EXTERNAL
+        keys = {"location": "w.bin", **keys}
+        for k, v in keys.items():
+            w.external_data.add(key=k, value=v)
+        graph = helper.make_graph(
+            [helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])], [w])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        cases.append(("onnx-external-data-" + name, model.SerializeToString(), want))
     return cases
 
 
@@ -300,6 +322,9 @@ def main():
     cases += [(n, d, w, "vocab") for n, d, w in vocab_cases(data)]
     cases += [(n, d, w, "model") for n, d, w in model_cases(data)]
     cases += [(n, d, w, "onnx") for n, d, w in onnx_cases()]
+    with open(os.path.join(root, "w.bin"), "wb") as f:
+        f.write(bytes(24))
+    os.makedirs(os.path.join(root, "w.dir"), exist_ok=True)
     failures = 0
     for name, data, want, kind in cases:
         path = os.path.join(root, name + (".onnx" if kind == "onnx" else ".gguf"))
