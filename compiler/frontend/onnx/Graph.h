@@ -148,6 +148,11 @@ public:
 
 private:
   const ::onnx::AttributeProto *attr(const std::string &name) const;
+  /// The attribute when it has type `want`; null when absent, and null with
+  /// wrongType() set when it has another type (a model onnxruntime rejects;
+  /// taking the default instead would compile other math).
+  const ::onnx::AttributeProto *typedAttr(const std::string &name,
+                                          int want) const;
   LoweredGraph &graph;
   const ::onnx::NodeProto &node;
   int64_t opsetVersion;
@@ -163,11 +168,15 @@ public:
   /// would write it are neither folded nor kept; the graph walk fails the
   /// node with it.
   const std::string &sizeError() const { return tooBig; }
+  /// The first attribute read with a type other than its own, or "". The
+  /// graph walk fails the node with it before any other error.
+  const std::string &wrongType() const { return badType; }
   /// The most bytes one tensor of this graph may take.
   uint64_t maxTensorBytes() const { return graph.maxTensorBytes; }
 
 private:
   std::string tooBig;
+  mutable std::string badType;
   void checkSize(const Tensor &t);
 };
 

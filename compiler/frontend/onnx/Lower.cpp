@@ -238,27 +238,43 @@ const ::onnx::AttributeProto *NodeContext::attr(const std::string &name) const {
       return &a;
   return nullptr;
 }
+const ::onnx::AttributeProto *NodeContext::typedAttr(const std::string &name,
+                                                     int want) const {
+  const ::onnx::AttributeProto *a = attr(name);
+  // UNDEFINED: models from before the type field; read them as before.
+  if (!a || a->type() == want ||
+      a->type() == ::onnx::AttributeProto::UNDEFINED)
+    return a;
+  if (badType.empty()) {
+    using AP = ::onnx::AttributeProto;
+    badType = "attribute " + name + " is " +
+              AP::AttributeType_Name((AP::AttributeType)a->type()) +
+              ", the operator takes " +
+              AP::AttributeType_Name((AP::AttributeType)want);
+  }
+  return nullptr;
+}
 bool NodeContext::has(const std::string &name) const { return attr(name); }
 int64_t NodeContext::getInt(const std::string &name, int64_t dflt) const {
-  auto *a = attr(name);
+  auto *a = typedAttr(name, ::onnx::AttributeProto::INT);
   return a ? a->i() : dflt;
 }
 float NodeContext::getFloat(const std::string &name, float dflt) const {
-  auto *a = attr(name);
+  auto *a = typedAttr(name, ::onnx::AttributeProto::FLOAT);
   return a ? a->f() : dflt;
 }
 std::string NodeContext::getString(const std::string &name,
                                    const std::string &dflt) const {
-  auto *a = attr(name);
+  auto *a = typedAttr(name, ::onnx::AttributeProto::STRING);
   return a ? a->s() : dflt;
 }
 std::vector<int64_t> NodeContext::getInts(const std::string &name) const {
-  auto *a = attr(name);
+  auto *a = typedAttr(name, ::onnx::AttributeProto::INTS);
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end())
            : std::vector<int64_t>();
 }
 std::vector<float> NodeContext::getFloats(const std::string &name) const {
-  auto *a = attr(name);
+  auto *a = typedAttr(name, ::onnx::AttributeProto::FLOATS);
   return a ? std::vector<float>(a->floats().begin(), a->floats().end())
            : std::vector<float>();
 }
@@ -529,7 +545,10 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
         return false;
       }
     NodeContext ctx(g, node, model.opset, inputs, error);
-    if (!conv->second(ctx))
+    const bool converted = conv->second(ctx);
+    if (!ctx.wrongType().empty())
+      return ctx.fail(ctx.wrongType());
+    if (!converted)
       return false;
     if (!ctx.sizeError().empty())
       return ctx.fail(ctx.sizeError());

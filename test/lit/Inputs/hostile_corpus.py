@@ -241,6 +241,18 @@ g (float[4,4] x) => (float[A,B] y, float[C,D] z) {
   s = Constant <value = int64[2] {9223372036854775807, 9223372036854775807}> ()
   y, z = Split (x, s)
 }""", "do not add up to 4"),
+    # An attribute of the wrong type would read as absent, its default
+    # compiling other math than the model says.
+    "onnx-attribute-float-axis": ("""
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Softmax <axis = 0.0> (x)
+}""", "attribute axis is FLOAT, the operator takes INT"),
+    "onnx-attribute-int-alpha": ("""
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] a, float[3,2] b) => (float[2,2] y) {
+  y = Gemm <alpha = 2> (a, b)
+}""", "attribute alpha is INT, the operator takes FLOAT"),
     "onnx-unsupported-op": ("""
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[16] x) => (float[16] y) {
