@@ -116,6 +116,23 @@ int main(int argc, char **argv) {
     return fail(error);
   if (!sys::fs::is_directory(suite))
     return fail("--suite=" + suite + ": not a directory");
+  // The baseline is read before the suite runs: a path that cannot be read
+  // (or a directory, which opens and reads as nothing) is an error at once,
+  // not a vacuous comparison minutes later.
+  std::vector<std::string> baselinePasses;
+  if (!baseline.empty()) {
+    if (!sys::fs::is_regular_file(baseline))
+      return fail("--baseline=" + baseline + ": not a readable file");
+    std::ifstream in(baseline);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("PASS ", 0) == 0) {
+        std::string name = line.substr(5);
+        baselinePasses.push_back(name.substr(0, name.find(':')));
+      }
+    if (in.bad() || !in.eof())
+      return fail("--baseline=" + baseline + ": cannot read the file");
+  }
   int njobs = jobs > 0 ? (int)jobs
                        : (int)std::max(1u, std::thread::hardware_concurrency());
 
@@ -321,18 +338,10 @@ int main(int argc, char **argv) {
          << "%)\n";
   int regressions = 0;
   if (!baseline.empty()) {
-    std::ifstream in(baseline);
-    if (!in)
-      return fail("--baseline=" + baseline + ": cannot read the file");
     std::map<std::string, const TestCase *> byName;
     for (const TestCase &t : tests)
       byName[t.dir.name] = &t;
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.rfind("PASS ", 0) != 0)
-        continue;
-      std::string name = line.substr(5);
-      name = name.substr(0, name.find(':'));
+    for (const std::string &name : baselinePasses) {
       auto it = byName.find(name);
       if (it == byName.end() || it->second->status == "SKIP")
         continue; // filtered out of this run
