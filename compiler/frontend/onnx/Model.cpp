@@ -55,7 +55,13 @@ bool parseTensorBinding(const std::string &spec, const std::string &option,
     error = option + "=" + spec + ": " + error;
     return false;
   }
-  values[spec.substr(0, eq)] = std::move(t);
+  const std::string name = spec.substr(0, eq);
+  if (values.count(name)) {
+    error = option + "=" + spec + ": " + option + " gives '" + name +
+            "' a second time";
+    return false;
+  }
+  values[name] = std::move(t);
   return true;
 }
 
@@ -67,11 +73,27 @@ static bool parseFile(const std::string &path,
     error = "cannot open " + path + ": " + strerror(errno);
     return false;
   }
+  // A directory opens, then fails every read, which protobuf takes for an
+  // empty (valid) message.
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    error = "cannot read " + path + ": not a regular file";
+    return false;
+  }
   google::protobuf::io::FileInputStream raw(fd);
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(INT32_MAX);
-  bool ok = msg.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  bool ok;
+  {
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(INT32_MAX);
+    ok = msg.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  const int readErrno = raw.GetErrno();
   close(fd);
+  if (readErrno != 0) {
+    error = "cannot read " + path + ": " + strerror(readErrno);
+    return false;
+  }
   if (!ok) {
     error = path + ": not a valid ONNX " + std::string(kind) +
             " (protobuf parse failed)";
