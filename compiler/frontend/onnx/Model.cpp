@@ -38,7 +38,13 @@ bool parseInputShape(const std::string &spec, InputShapes &shapes,
     }
     dims.push_back(v);
   }
-  shapes[spec.substr(0, eq)] = dims;
+  const std::string name = spec.substr(0, eq);
+  if (shapes.count(name)) {
+    error = "--input-shape=" + spec + ": --input-shape gives '" + name +
+            "' a second time";
+    return false;
+  }
+  shapes[name] = dims;
   return true;
 }
 
