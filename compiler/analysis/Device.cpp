@@ -21,6 +21,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <algorithm>
 #include <fstream>
@@ -64,16 +65,17 @@ bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
   if (auto c = o->getString("comment"))
     p.comment = c->str();
   auto bw = o->getNumber("read_bandwidth_gbs");
-  if (!bw || !(*bw > 0)) {
-    error = where + ": 'read_bandwidth_gbs' must be a positive number";
+  // JSON's 1e400 parses as infinity: a prediction from it would be too.
+  if (!bw || !(*bw > 0) || !std::isfinite(*bw)) {
+    error = where + ": 'read_bandwidth_gbs' must be a positive finite number";
     return false;
   }
   p.readBandwidthGBs = *bw;
   p.cores = 1;
   if (o->get("cores")) {
     auto c = o->getInteger("cores");
-    if (!c || *c < 1) {
-      error = where + ": 'cores' must be a positive integer";
+    if (!c || *c < 1 || *c > 4096) {
+      error = where + ": 'cores' must be an integer from 1 to 4096";
       return false;
     }
     p.cores = *c;
@@ -91,9 +93,9 @@ bool kiln::parseDeviceProfile(const std::string &text, const std::string &where,
               kv.first.str() + "' (expected f32, int8)";
       return false;
     }
-    if (!v || !(*v > 0)) {
+    if (!v || !(*v > 0) || !std::isfinite(*v)) {
       error = where + ": peak_gflops_per_core." + kv.first.str() +
-              " must be a positive number";
+              " must be a positive finite number";
       return false;
     }
     p.peakGflopsPerCore[kv.first.str()] = *v;
