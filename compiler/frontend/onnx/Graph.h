@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,11 @@ public:
   std::string getString(const std::string &attr, const std::string &dflt) const;
   std::vector<int64_t> getInts(const std::string &attr) const;
   std::vector<float> getFloats(const std::string &attr) const;
+  /// Attributes the converter leaves unread on purpose: they cannot change
+  /// what it computes (Dropout's ratio in inference).
+  void ignoreAttrs(std::initializer_list<const char *> names) const {
+    readAttrs.insert(names.begin(), names.end());
+  }
   /// A tensor attribute (Constant's value); false if absent or invalid.
   bool getTensor(const std::string &attr, Tensor &out);
 
@@ -171,12 +177,17 @@ public:
   /// The first attribute read with a type other than its own, or "". The
   /// graph walk fails the node with it before any other error.
   const std::string &wrongType() const { return badType; }
+  /// The first of the node's attributes its converter never read, or "":
+  /// one Kiln does not implement, which may change the math (an attribute
+  /// of a later opset, a misspelling). The graph walk fails the node with it.
+  std::string unreadAttribute() const;
   /// The most bytes one tensor of this graph may take.
   uint64_t maxTensorBytes() const { return graph.maxTensorBytes; }
 
 private:
   std::string tooBig;
   mutable std::string badType;
+  mutable std::set<std::string> readAttrs;
   void checkSize(const Tensor &t);
 };
 

@@ -233,6 +233,7 @@ bool NodeContext::constInts(size_t i, std::vector<int64_t> &out) {
 }
 
 const ::onnx::AttributeProto *NodeContext::attr(const std::string &name) const {
+  readAttrs.insert(name);
   for (const auto &a : node.attribute())
     if (a.name() == name)
       return &a;
@@ -255,6 +256,15 @@ const ::onnx::AttributeProto *NodeContext::typedAttr(const std::string &name,
   return nullptr;
 }
 bool NodeContext::has(const std::string &name) const { return attr(name); }
+std::string NodeContext::unreadAttribute() const {
+  for (const auto &a : node.attribute())
+    // consumed_inputs (opsets 1 to 5): an in-place hint, not math.
+    if (!readAttrs.count(a.name()) &&
+        !(opsetVersion < 6 && a.name() == "consumed_inputs"))
+      return "attribute " + a.name() + " is not one Kiln implements for " +
+             node.op_type() + " (it could change the result)";
+  return "";
+}
 int64_t NodeContext::getInt(const std::string &name, int64_t dflt) const {
   auto *a = typedAttr(name, ::onnx::AttributeProto::INT);
   return a ? a->i() : dflt;
@@ -552,6 +562,9 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
       return false;
     if (!ctx.sizeError().empty())
       return ctx.fail(ctx.sizeError());
+    const std::string unread = ctx.unreadAttribute();
+    if (!unread.empty())
+      return ctx.fail(unread);
     for (int i = 0; i < node.output_size(); ++i) {
       if (node.output(i).empty())
         continue;

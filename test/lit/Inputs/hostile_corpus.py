@@ -253,6 +253,12 @@ g (float[2,3] x) => (float[2,3] y) {
 g (float[2,3] a, float[3,2] b) => (float[2,2] y) {
   y = Gemm <alpha = 2> (a, b)
 }""", "attribute alpha is INT, the operator takes FLOAT"),
+    # An attribute the converter does not read: it might change the result.
+    "onnx-attribute-unknown": ("""
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Softmax <axis = 0, temperature = 2.0> (x)
+}""", "attribute temperature is not one Kiln implements for Softmax"),
     "onnx-unsupported-op": ("""
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[16] x) => (float[16] y) {

@@ -295,6 +295,7 @@ RegisterConverter identityOps({"Identity", "Dropout"}, [](NodeContext &c) {
   }
   if (c.opType() == "Dropout" && c.opset() < 7 && c.getInt("is_test", 0) == 0)
     return c.unsupportedAttr("is_test", "0");
+  c.ignoreAttrs({"ratio", "seed"}); // inference: nothing is dropped
   Tensor &out = c.output(0, x->dtype, x->shape);
   c.call("copy", {(int64_t)out.bytes()}, {}, {x}, {&out});
   if (c.numOutputs() > 1) {

@@ -386,6 +386,7 @@ RegisterConverter batchNormOp({"BatchNormalization"}, [](NodeContext &c) {
                   "which Kiln does not support");
   if (c.opset() < 9 && c.getInt("spatial", 1) != 1)
     return c.unsupportedAttr("spatial", std::to_string(c.getInt("spatial", 1)));
+  c.ignoreAttrs({"momentum"}); // how training updates the running statistics
   if (x->rank() < 2)
     return c.fail("X " + shapeString(x->shape) + " needs rank 2 or more (N, C, ...)");
   int64_t N = x->shape[0], C = x->shape[1];
