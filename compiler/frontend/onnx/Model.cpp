@@ -16,6 +16,19 @@
 
 namespace kiln::onnx {
 
+/// A repeatable NAME=... option names each NAME once: otherwise the last
+/// value would silently win.
+template <class Map>
+static bool givenOnce(const Map &given, const std::string &name,
+                      const std::string &option, const std::string &spec,
+                      std::string &error) {
+  if (!given.count(name))
+    return true;
+  error = option + "=" + spec + ": " + option + " gives '" + name +
+          "' a second time";
+  return false;
+}
+
 bool parseInputShape(const std::string &spec, InputShapes &shapes,
                      std::string &error) {
   size_t eq = spec.rfind('=');
@@ -39,11 +52,8 @@ bool parseInputShape(const std::string &spec, InputShapes &shapes,
     dims.push_back(v);
   }
   const std::string name = spec.substr(0, eq);
-  if (shapes.count(name)) {
-    error = "--input-shape=" + spec + ": --input-shape gives '" + name +
-            "' a second time";
+  if (!givenOnce(shapes, name, "--input-shape", spec, error))
     return false;
-  }
   shapes[name] = dims;
   return true;
 }
@@ -62,11 +72,8 @@ bool parseTensorBinding(const std::string &spec, const std::string &option,
     return false;
   }
   const std::string name = spec.substr(0, eq);
-  if (values.count(name)) {
-    error = option + "=" + spec + ": " + option + " gives '" + name +
-            "' a second time";
+  if (!givenOnce(values, name, option, spec, error))
     return false;
-  }
   values[name] = std::move(t);
   return true;
 }
