@@ -87,6 +87,10 @@ bool kiln::computeGraphReport(ModuleOp module, GraphReport &r,
   }
   r.activationArenaBytes =
       func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_lower_bound"))
+    r.activationLowerBoundBytes = a.getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_no_reuse"))
+    r.activationNoReuseBytes = a.getInt();
   for (Type t : func.getFunctionType().getInputs())
     r.inputBytes += bytesOf(t);
   for (Type t : func.getFunctionType().getResults())
@@ -160,6 +164,10 @@ std::string kiln::graphReportText(const GraphReport &r, const DeviceProfile *d,
      << " bytes\n"
      << "arena: " << r.activationArenaBytes
      << " bytes (intermediates and kernel scratch, kiln.arena_bytes)\n"
+     << "activation plan: " << r.activationArenaBytes
+     << " bytes, lower bound " << r.activationLowerBoundBytes
+     << " (the most live at once), without reuse "
+     << r.activationNoReuseBytes << "\n"
      << "per run: FLOPs " << fmt(r.flops, 0) << "; bytes at least "
      << r.minBytes()
      << " (weights, inputs and outputs once), at most " << r.callBytes
@@ -201,6 +209,8 @@ std::string kiln::graphReportJson(const GraphReport &r, const DeviceProfile *d,
     j.attribute("input_bytes", r.inputBytes);
     j.attribute("output_bytes", r.outputBytes);
     j.attribute("activation_arena_bytes", r.activationArenaBytes);
+    j.attribute("activation_lower_bound_bytes", r.activationLowerBoundBytes);
+    j.attribute("activation_no_reuse_bytes", r.activationNoReuseBytes);
     j.attribute("flops_per_run", r.flops);
     j.attribute("min_bytes_per_run", r.minBytes());
     j.attribute("call_bytes_per_run", r.callBytes);

@@ -114,6 +114,10 @@ bool kiln::computeReport(ModuleOp module,
   r.threads = std::max<int64_t>(1, modInt("kiln.threads"));
   r.activationArenaBytes =
       func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_lower_bound"))
+    r.activationLowerBoundBytes = a.getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_no_reuse"))
+    r.activationNoReuseBytes = a.getInt();
   r.vocab = func.getFunctionType().getResult(0).cast<RankedTensorType>()
                 .getDimSize(1);
   if (r.contextLength < 2) {
@@ -347,7 +351,11 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << fmt(r.prefillMatmulFlops, 0) << " + attention "
      << fmt(r.prefillAttentionFlops, 0) << ")\n"
      << "arena: " << r.arenaBytes << " bytes (activations "
-     << r.activationArenaBytes << ", kiln.arena_bytes)\n";
+     << r.activationArenaBytes << ", kiln.arena_bytes)\n"
+     << "activation plan: " << r.activationArenaBytes
+     << " bytes, lower bound " << r.activationLowerBoundBytes
+     << " (the most live at once), without reuse "
+     << r.activationNoReuseBytes << "\n";
   if (r.swaLayers > 0)
     os << "sliding-window layers: " << r.swaLayers << " of " << r.layers
        << " keep a ring of " << r.swaRing
@@ -460,6 +468,8 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
     });
     j.attribute("arena_bytes", r.arenaBytes);
     j.attribute("activation_arena_bytes", r.activationArenaBytes);
+    j.attribute("activation_lower_bound_bytes", r.activationLowerBoundBytes);
+    j.attribute("activation_no_reuse_bytes", r.activationNoReuseBytes);
     j.attributeObject("sliding_window", [&] {
       j.attribute("window", r.swaWindow);
       j.attribute("ring_layers", r.swaLayers);

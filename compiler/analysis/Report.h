@@ -54,6 +54,10 @@ struct ModelReport {
   double decodeMatmulFlops = 0, decodeAttentionFlops = 0;
   double prefillMatmulFlops = 0, prefillAttentionFlops = 0;
   int64_t activationArenaBytes = 0; // kiln.arena_bytes (one forward call)
+  /// The memory plan against its bounds: the most activation bytes live at
+  /// once (no plan holds fewer) and the sum of every buffer (no reuse).
+  int64_t activationLowerBoundBytes = 0; // kiln.arena_lower_bound
+  int64_t activationNoReuseBytes = 0;    // kiln.arena_no_reuse
   int64_t arenaBytes = 0;           // NAME_ARENA_BYTES: with KV pool, tables
   /// Sliding-window layers kept in rings of swaRing positions per sequence
   /// (kiln_layout.swa_layers / swa_ring), their widest window, and the

@@ -71,6 +71,13 @@ expect("arena_bytes", int)
 expect("activation_arena_bytes", int)
 if not r.get("arena_bytes", 0) > r.get("activation_arena_bytes", 0) > 0:
     errors.append("arena_bytes must exceed activation_arena_bytes > 0")
+expect("activation_lower_bound_bytes", int)
+expect("activation_no_reuse_bytes", int)
+if not (0 < r.get("activation_lower_bound_bytes", 0)
+        <= r.get("activation_arena_bytes", 0)
+        <= r.get("activation_no_reuse_bytes", 0)):
+    errors.append("the plan must lie between its lower bound (> 0) and "
+                  "its size without reuse")
 ops = {o["name"]: o for o in r.get("ops", [])}
 # A fused op is one row named after its parts ("attn_q+attn_k+attn_v").
 part_of = {part: o for o in ops.values() for part in o["name"].split("+")}
