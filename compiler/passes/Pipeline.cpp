@@ -156,11 +156,18 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
 } // namespace
 
 void kiln::registerPipeline() {
-  PassPipelineRegistration<PipelineCLOptions>(
+  // Registered by hand rather than through PassPipelineRegistration so that a
+  // bad option value fails the run with kiln-opt's error (through the
+  // handler) instead of aborting the process.
+  registerPassPipeline(
       "kiln-pipeline",
       "kilnc's passes after import (which records the target in the "
       "module), in kilnc's order and with its options",
-      [](OpPassManager &pm, const PipelineCLOptions &cl) {
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PipelineCLOptions cl;
+        if (failed(cl.parseFromString(optionsStr)))
+          return failure();
         PipelineOptions o;
         o.quantize = cl.quantize;
         o.quantizeExclude = cl.quantizeExclude;
@@ -172,7 +179,10 @@ void kiln::registerPipeline() {
         o.layout = cl.layout;
         std::string error;
         if (!buildPipeline(pm, o, error))
-          llvm::report_fatal_error(llvm::Twine("--kiln-pipeline: ") + error,
-                                   /*gen_crash_diag=*/false);
+          return errorHandler(Twine("--kiln-pipeline: ") + error);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(PipelineCLOptions());
       });
 }
