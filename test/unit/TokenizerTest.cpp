@@ -177,6 +177,18 @@ gguf::Value u32(uint64_t v) {
   x.u = v;
   return x;
 }
+gguf::Value f32(float v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::FLOAT32;
+  x.f = v;
+  return x;
+}
+gguf::Value i32(int64_t v) {
+  gguf::Value x;
+  x.type = gguf::ValueType::INT32;
+  x.i = v;
+  return x;
+}
 gguf::Value boolean(bool v) {
   gguf::Value x;
   x.type = gguf::ValueType::BOOL;
@@ -385,6 +397,14 @@ TEST(BpeTokenizer, RejectsMalformedVocabularies) {
        "key 'tokenizer.ggml.bos_token_id' must be a token id below 262"},
       {"EOS not an integer",
        [](Metadata &m) { set(m, "tokenizer.ggml.eos_token_id", str("2")); },
+       "key 'tokenizer.ggml.eos_token_id' is a STRING; a token id is an "
+       "integer below 262"},
+      {"EOS a float",
+       [](Metadata &m) { set(m, "tokenizer.ggml.eos_token_id", f32(2.0f)); },
+       "key 'tokenizer.ggml.eos_token_id' is a FLOAT32; a token id is an "
+       "integer below 262"},
+      {"EOS negative",
+       [](Metadata &m) { set(m, "tokenizer.ggml.eos_token_id", i32(-1)); },
        "key 'tokenizer.ggml.eos_token_id' must be a token id below 262"},
       {"add_bos_token not a bool",
        [](Metadata &m) { set(m, "tokenizer.ggml.add_bos_token", u32(1)); },

@@ -19,6 +19,11 @@
 
 namespace kiln::gguf {
 
+bool isSignedInteger(ValueType t) {
+  return t == ValueType::INT8 || t == ValueType::INT16 ||
+         t == ValueType::INT32 || t == ValueType::INT64;
+}
+
 const char *valueTypeName(ValueType t) {
   switch (t) {
   case ValueType::UINT8:

@@ -61,6 +61,8 @@ enum class ValueType : uint32_t {
 
 /// "UINT8", "INT8", ..., "FLOAT64" ("UNKNOWN" for other values).
 const char *valueTypeName(ValueType t);
+/// INT8, INT16, INT32 or INT64.
+bool isSignedInteger(ValueType t);
 
 /// A metadata value. Only the member matching `type` is meaningful:
 /// `u` for UINT*, `i` for INT*, `f` for FLOAT32/FLOAT64, `b` for BOOL, `s` for

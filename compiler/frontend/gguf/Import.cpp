@@ -238,8 +238,12 @@ bool Importer::checkTensorsUsed() {
 bool Importer::requireUInt(const std::string &key, int64_t &out) {
   auto v = file.getUInt(key);
   if (!v) {
-    if (file.find(key))
-      return fail("key '" + key + "' must be an unsigned integer");
+    if (const gguf::Value *val = file.find(key))
+      return fail("key '" + key + "' must be an unsigned integer, not " +
+                  (gguf::isSignedInteger(val->type)
+                       ? std::string("a negative ") +
+                             gguf::valueTypeName(val->type)
+                       : std::string("a ") + gguf::valueTypeName(val->type)));
     return fail("missing required key '" + key + "'");
   }
   if (*v == 0 || *v > (1ull << 31))

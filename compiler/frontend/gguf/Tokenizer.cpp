@@ -345,6 +345,10 @@ bool Tokenizer::load(const gguf::File &file, std::string &error) {
     if (!val)
       return true;
     auto u = file.getUInt(key);
+    if (!u && !gguf::isSignedInteger(val->type))
+      return fail(std::string("key '") + key + "' is a " +
+                  gguf::valueTypeName(val->type) +
+                  "; a token id is an integer below " + std::to_string(n));
     if (!u || *u >= n)
       return fail(std::string("key '") + key + "' must be a token id below " +
                   std::to_string(n));
