@@ -109,7 +109,8 @@ void usage() {
           "                         (repeatable, first match wins; e.g. llama.cpp's\n"
           "                         Q4_K_M: --type=q4_k --tensor-type='attn_v|ffn_down=q6_k'\n"
           "                         --output-type=q6_k)\n"
-          "  --add-key=KEY:u32|f32|str=VALUE   an extra metadata key (repeatable)\n"
+          "  --add-key=KEY:u32|f32|str=VALUE   an extra metadata key, or one that\n"
+          "                                    replaces the fixture's (repeatable)\n"
           "  --add-tensor=NAME:D0[,D1...]      an extra f32 tensor of random\n"
           "                                    values, GGUF dimension order\n");
 }
@@ -378,6 +379,15 @@ int main(int argc, char **argv) {
     if (bpe && !dropped("tokenizer.ggml.merges"))
       w.addStringArray("tokenizer.ggml.merges", merges);
   }
+  // The special ids before the extra keys, so that --add-key replaces them.
+  if (!vocabFile && c.tokenizer == "bpe") {
+    w.addUInt32("tokenizer.ggml.bos_token_id", 0);
+    w.addUInt32("tokenizer.ggml.eos_token_id", 1);
+  } else if (!vocabFile) {
+    w.addUInt32("tokenizer.ggml.unknown_token_id", 0);
+    w.addUInt32("tokenizer.ggml.bos_token_id", 1);
+    w.addUInt32("tokenizer.ggml.eos_token_id", 2);
+  }
   for (const std::string &spec : c.addKeys) {
     size_t colon = spec.rfind(':'), eq = spec.find('=', colon == std::string::npos ? 0 : colon);
     if (colon == std::string::npos || eq == std::string::npos) {
@@ -398,14 +408,6 @@ int main(int argc, char **argv) {
               spec.c_str());
       return 2;
     }
-  }
-  if (!vocabFile && c.tokenizer == "bpe") {
-    w.addUInt32("tokenizer.ggml.bos_token_id", 0);
-    w.addUInt32("tokenizer.ggml.eos_token_id", 1);
-  } else if (!vocabFile) {
-    w.addUInt32("tokenizer.ggml.unknown_token_id", 0);
-    w.addUInt32("tokenizer.ggml.bos_token_id", 1);
-    w.addUInt32("tokenizer.ggml.eos_token_id", 2);
   }
 
   // Scales keep activations O(1) through the layers so that logits spread
