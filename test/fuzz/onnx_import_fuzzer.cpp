@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<int64_t> dims;
     for (const auto &d : in.type().tensor_type().shape().dim())
       dims.push_back(d.has_dim_value() ? d.dim_value() : 2);
-    shapes[in.name()] = dims;
+    shapes[in.name()] = {dims, ""};
   }
   (void)kiln::onnx::lowerModel(*model, shapes, graph, error);
   return 0;

@@ -103,7 +103,9 @@ InputShapes shapesFromInputs(const Model &model, const std::vector<Tensor> &ins)
   InputShapes shapes;
   std::vector<std::string> names = runtimeInputs(model);
   for (size_t i = 0; i < names.size() && i < ins.size(); ++i)
-    shapes[names[i]] = ins[i].shape;
+    shapes[names[i]] = {ins[i].shape, "input " + std::to_string(i) +
+                                          " of the test's data set ('" +
+                                          names[i] + "')"};
   return shapes;
 }
 

@@ -66,24 +66,10 @@ int runGraphModel(const GraphRunOptions &o) {
     if (!onnx::parseTensorBinding(spec, "--input", given, error))
       return fail(error);
   // Dynamic dimensions default to the shapes of the given inputs.
-  std::vector<std::string> shapedByFile;
   for (const auto &[name, t] : given)
-    if (!shapes.count(name)) {
-      shapes[name] = t.shape;
-      shapedByFile.push_back(name);
-    }
-  // The importer names --input-shape in its messages; for a shape that came
-  // from an --input file, say so.
-  auto blameInputFile = [&](std::string &message) {
-    for (const std::string &name : shapedByFile) {
-      const std::string option = "--input-shape=" + name + "=...";
-      size_t at = message.find(option);
-      if (at != std::string::npos)
-        message.replace(at, option.size(),
-                        "--input=" + name + "=... (a tensor of shape " +
-                            onnx::shapeString(given[name].shape) + ")");
-    }
-  };
+    if (!shapes.count(name))
+      shapes[name] = {t.shape, "--input=" + name + "=... (a tensor of shape " +
+                                   onnx::shapeString(t.shape) + ")"};
 
   CompileOptions opts;
   opts.target = o.target;
@@ -99,10 +85,8 @@ int runGraphModel(const GraphRunOptions &o) {
     return fail(error);
   mlir::MLIRContext ctx;
   LoadedModel loaded;
-  if (!loadModel(ctx, o.model, loaded, error, shapes, frozen)) {
-    blameInputFile(error);
+  if (!loadModel(ctx, o.model, loaded, error, shapes, frozen))
     return fail(error);
-  }
   if (!isGraphModule(*loaded.module))
     return fail(o.model + " is not a graph model");
   if (!runPipeline(*loaded.module, opts, error))

@@ -411,23 +411,24 @@ static bool readValueInfo(const ::onnx::ValueInfoProto &v,
   }
   auto fixed = shapes.find(v.name());
   if (fixed != shapes.end()) {
-    if (tt.has_shape() && tt.shape().dim_size() != (int)fixed->second.size()) {
-      error = "--input-shape=" + v.name() + "=...: the input has rank " +
-              std::to_string(tt.shape().dim_size()) + ", the option gives " +
-              std::to_string(fixed->second.size()) + " dimensions";
+    const std::vector<int64_t> &dims = fixed->second.dims;
+    const std::string origin = shapeOrigin(shapes, v.name());
+    if (tt.has_shape() && tt.shape().dim_size() != (int)dims.size()) {
+      error = origin + ": the input has rank " +
+              std::to_string(tt.shape().dim_size()) + ", the shape given has " +
+              std::to_string(dims.size()) + " dimensions";
       return false;
     }
     for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
       const auto &d = tt.shape().dim(i);
-      if (d.has_dim_value() && d.dim_value() != fixed->second[i]) {
-        error = "--input-shape=" + v.name() + "=...: dimension " +
-                std::to_string(i) + " is fixed to " +
-                std::to_string(d.dim_value()) + " by the model, the option "
-                "gives " + std::to_string(fixed->second[i]);
+      if (d.has_dim_value() && d.dim_value() != dims[i]) {
+        error = origin + ": dimension " + std::to_string(i) +
+                " is fixed to " + std::to_string(d.dim_value()) +
+                " by the model, the shape given has " + std::to_string(dims[i]);
         return false;
       }
     }
-    t.shape = fixed->second;
+    t.shape = dims;
   } else {
     if (!tt.has_shape()) {
       error = what + " has no shape: give it with --input-shape=" + v.name() +
@@ -478,10 +479,10 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
   std::set<std::string> known;
   for (const auto &in : graph.input())
     known.insert(in.name());
-  for (const auto &[name, dims] : shapes)
-    if (!known.count(name)) {
-      error = "--input-shape=" + name + "=...: the model has no input '" +
-              name + "'";
+  for (const auto &entry : shapes)
+    if (!known.count(entry.first)) {
+      error = shapeOrigin(shapes, entry.first) +
+              ": the model has no input '" + entry.first + "'";
       return false;
     }
   for (const auto &in : graph.input()) {

@@ -54,8 +54,15 @@ bool parseInputShape(const std::string &spec, InputShapes &shapes,
   const std::string name = spec.substr(0, eq);
   if (!givenOnce(shapes, name, "--input-shape", spec, error))
     return false;
-  shapes[name] = dims;
+  shapes[name] = {dims, ""};
   return true;
+}
+
+std::string shapeOrigin(const InputShapes &shapes, const std::string &name) {
+  auto it = shapes.find(name);
+  if (it != shapes.end() && !it->second.origin.empty())
+    return it->second.origin;
+  return "--input-shape=" + name + "=...";
 }
 
 bool parseTensorBinding(const std::string &spec, const std::string &option,
