@@ -15,6 +15,16 @@ void kiln_t_copy(const int64_t *p, const float *f, const void *const *in,
     memmove(out[0], in[0], (size_t)p[0]);
 }
 
+/* The one BatchNormalization computation of a channel: kiln_t_batchnorm
+ * (nn.c) and the KILN_EP_BATCHNORM epilogue below call it. */
+void kiln_batchnorm_channel_f32(const void *const *params, float eps,
+                                int64_t c, const float *xs, float *ys,
+                                int64_t S) {
+  const float *sc = (const float *)params[0], *bi = (const float *)params[1],
+              *mu = (const float *)params[2], *va = (const float *)params[3];
+  KILN_BATCHNORM_CHANNEL(float);
+}
+
 /* --- binary ------------------------------------------------------------- */
 
 static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */

@@ -178,6 +178,21 @@ enum {
 typedef void (*kiln_epilogue_fn)(const float *f, const void *const *in,
                                  float *y, int64_t n, int64_t channel,
                                  int64_t offset);
+/* ys[i] = xs[i] * a + b over one channel's S values, a = sc[c] / sqrt(va[c]
+ * + eps), b = bi[c] - mu[c] * a, in type T (those names in scope): the f32
+ * function below and kiln_t_batchnorm's f64 path. */
+#define KILN_BATCHNORM_CHANNEL(T)                                             \
+  do {                                                                        \
+    T a = sc[c] / (T)sqrt((double)va[c] + (double)eps);                       \
+    T b = bi[c] - mu[c] * a;                                                  \
+    if (xs == ys) /* in place (an epilogue): one pointer, so it vectorizes */ \
+      for (int64_t i = 0; i < S; ++i)                                         \
+        ys[i] = ys[i] * a + b;                                                \
+    else                                                                      \
+      for (int64_t i = 0; i < S; ++i)                                         \
+        ys[i] = xs[i] * a + b;                                                \
+  } while (0)
+
 /* BatchNormalization of channel c's S values xs into ys, params = {scale, B,
  * mean, var} (kiln_t_batchnorm's and the epilogue's one computation). */
 void kiln_batchnorm_channel_f32(const void *const *params, float eps,

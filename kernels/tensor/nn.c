@@ -602,26 +602,6 @@ void kiln_tp_conv_transpose(const int64_t *p, const float *f,
  *   p = {dtype, N, C, S}  (S = product of the spatial dimensions)
  *   f = {epsilon}
  *   in = {X, scale, B, mean, var} (the four of shape [C]) */
-#define KILN_BATCHNORM_CHANNEL(T)                                             \
-  do {                                                                        \
-    T a = sc[c] / (T)sqrt((double)va[c] + (double)eps);                       \
-    T b = bi[c] - mu[c] * a;                                                  \
-    if (xs == ys) /* in place (an epilogue): one pointer, so it vectorizes */ \
-      for (int64_t i = 0; i < S; ++i)                                         \
-        ys[i] = ys[i] * a + b;                                                \
-    else                                                                      \
-      for (int64_t i = 0; i < S; ++i)                                         \
-        ys[i] = xs[i] * a + b;                                                \
-  } while (0)
-
-void kiln_batchnorm_channel_f32(const void *const *params, float eps,
-                                int64_t c, const float *xs, float *ys,
-                                int64_t S) {
-  const float *sc = (const float *)params[0], *bi = (const float *)params[1],
-              *mu = (const float *)params[2], *va = (const float *)params[3];
-  KILN_BATCHNORM_CHANNEL(float);
-}
-
 void kiln_t_batchnorm(const int64_t *p, const float *f, const void *const *in,
                       void *const *out, void *scratch) {
   (void)scratch;
