@@ -141,10 +141,34 @@ static double load_as_double(const void *p, int64_t dtype, int64_t i) {
   }
   return 0;
 }
+/* To an integer type, a value out of its range saturates and NaN gives 0:
+ * C leaves those conversions undefined (x86 gives the type's minimum, ARM
+ * saturates), and the compiler folds constants with this code on the host
+ * that the target then runs, so both must get the same defined result. */
 static void store_from_double(void *p, int64_t dtype, int64_t i, double v) {
   switch (dtype) {
 #define X(code, T) case code: ((T *)p)[i] = (T)v; break;
-    KILN_FOR_NUMERIC_TYPES(X)
+    KILN_FOR_FLOAT_TYPES(X)
+#undef X
+#define X(code, T)                                                             \
+  case code: {                                                                 \
+    const int sgn = (T)-1 < (T)0;                                              \
+    const double hi = /* max + 1 */                                            \
+        2.0 * (double)((uint64_t)1 << (8 * sizeof(T) - sgn - 1));              \
+    const double lo = sgn ? -hi : 0;                                           \
+    T r;                                                                       \
+    if (v != v)                                                                \
+      r = 0;                                                                   \
+    else if (v >= hi)                                                          \
+      r = sgn ? (T)((((uint64_t)1) << (8 * sizeof(T) - 1)) - 1) : (T)~(T)0;   \
+    else if (v <= lo - 1)                                                      \
+      r = (T)lo;                                                               \
+    else                                                                       \
+      r = (T)v;                                                                \
+    ((T *)p)[i] = r;                                                           \
+    break;                                                                     \
+  }
+    KILN_FOR_INT_TYPES(X)
 #undef X
   }
 }
@@ -421,7 +445,8 @@ static uint16_t float_to_half(float v) {
 }
 
 /* p = {from, to, n}. Float to integer truncates toward zero (C's
- * conversion, as ONNX's reference does for in-range values). */
+ * conversion, as ONNX's reference does for in-range values); out of the
+ * integer type's range it saturates, and NaN gives 0 (store_from_double). */
 void kiln_t_cast(const int64_t *p, const float *f, const void *const *in,
                  void *const *out, void *scratch) {
   (void)f; (void)scratch;
