@@ -231,6 +231,17 @@ void kiln_matmul_epilogue_f32(const int64_t *p, const float *f,
 void kiln_conv_epilogue_f32(const int64_t *p, const float *f,
                             const void *const *in, void *const *out);
 
+/* `a op b` (+, - or *) in element type T, wrapping as two's complement
+ * where T is a signed 32- or 64-bit integer (or uint16_t, whose product
+ * overflows int): C leaves signed overflow undefined, and the compiler
+ * folds constants with these kernels. Other types compute as written. */
+#define KILN_WRAP_OP(T, a, op, b)                                             \
+  _Generic((T)0,                                                               \
+      int32_t: (T)((uint32_t)(a) op (uint32_t)(b)),                            \
+      int64_t: (T)((uint64_t)(a) op (uint64_t)(b)),                            \
+      uint16_t: (T)((uint32_t)(a) op (uint32_t)(b)),                           \
+      default: (T)((a) op (b)))
+
 /* X-macros over element types, for kernels that switch on a type code:
  * X(code, C type). */
 #define KILN_FOR_FLOAT_TYPES(X) X(KILN_F32, float) X(KILN_F64, double)

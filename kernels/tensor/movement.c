@@ -312,7 +312,8 @@ void kiln_t_fill(const int64_t *p, const float *f, const void *const *in,
   }
 }
 
-/* range: out[i] = start + i * delta, computed in the element type.
+/* range: out[i] = start + i * delta, computed in the element type (integers
+ * wrap: KILN_WRAP_OP).
  * p = {dtype, n}; in = {start, delta} (scalars of the same type) */
 void kiln_t_range(const int64_t *p, const float *f, const void *const *in,
                   void *const *out, void *scratch) {
@@ -323,7 +324,7 @@ void kiln_t_range(const int64_t *p, const float *f, const void *const *in,
   case code: {                                                                 \
     T s = *(const T *)in[0], d = *(const T *)in[1];                            \
     for (int64_t i = 0; i < n; ++i)                                            \
-      ((T *)out[0])[i] = (T)(s + (T)i * d);                                    \
+      ((T *)out[0])[i] = KILN_WRAP_OP(T, s, +, KILN_WRAP_OP(T, (T)i, *, d)); \
     return;                                                                    \
   }
     KILN_FOR_NUMERIC_TYPES(X)
@@ -407,7 +408,7 @@ void kiln_t_cumsum(const int64_t *p, const float *f, const void *const *in,
         const T *yp = y + (o * len + prev) * inner;                            \
         const T *xa = excl ? x + (o * len + prev) * inner : xr;                \
         for (int64_t i = 0; i < inner; ++i)                                    \
-          yr[i] = (T)(yp[i] + xa[i]);                                          \
+          yr[i] = KILN_WRAP_OP(T, yp[i], +, xa[i]);                            \
       }                                                                        \
     }                                                                          \
     return;                                                                    \

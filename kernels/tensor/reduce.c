@@ -47,12 +47,15 @@
     } while (rank > 1 && kiln_nd_next(idx, shape, rank - 1) >= 0);             \
   } while (0)
 
-#define C_ADD(s, v, m) s += v
-#define C_MUL(s, v, m) s *= v
+/* Integer sums and products wrap in their 64-bit accumulators
+ * (KILN_WRAP_OP): C leaves signed overflow undefined. */
+#define C_ADD(s, v, m) s = KILN_WRAP_OP(acc_t, s, +, v)
+#define C_MUL(s, v, m) s = KILN_WRAP_OP(acc_t, s, *, v)
 #define C_MAX(s, v, m) s = v > s ? v : s
 #define C_MIN(s, v, m) s = v < s ? v : s
-#define C_ABS(s, v, m) s += v < 0 ? (acc_t)0 - v : v
-#define C_SQ(s, v, m) s += v * v
+#define C_ABS(s, v, m) \
+  s = KILN_WRAP_OP(acc_t, s, +, v < 0 ? KILN_WRAP_OP(acc_t, 0, -, v) : v)
+#define C_SQ(s, v, m) s = KILN_WRAP_OP(acc_t, s, +, KILN_WRAP_OP(acc_t, v, *, v))
 #define C_EXP(s, v, m) s += (acc_t)exp((double)v - (double)m)
 
 #define KILN_REDUCE(T, ACC, LO, HI)                                            \
