@@ -85,12 +85,7 @@ bool kiln::computeGraphReport(ModuleOp module, GraphReport &r,
     r.target = t.getIsa().str();
     r.cpu = t.getCpu().str();
   }
-  r.activationArenaBytes =
-      func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
-  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_lower_bound"))
-    r.activationLowerBoundBytes = a.getInt();
-  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_no_reuse"))
-    r.activationNoReuseBytes = a.getInt();
+  r.activation = activationPlan(func);
   for (Type t : func.getFunctionType().getInputs())
     r.inputBytes += bytesOf(t);
   for (Type t : func.getFunctionType().getResults())
@@ -162,12 +157,9 @@ std::string kiln::graphReportText(const GraphReport &r, const DeviceProfile *d,
      << "weights: " << r.weightBytes << " bytes (every constant)\n"
      << "inputs: " << r.inputBytes << " bytes, outputs: " << r.outputBytes
      << " bytes\n"
-     << "arena: " << r.activationArenaBytes
+     << "arena: " << r.activation.bytes
      << " bytes (intermediates and kernel scratch, kiln.arena_bytes)\n"
-     << "activation plan: " << r.activationArenaBytes
-     << " bytes, lower bound " << r.activationLowerBoundBytes
-     << " (the most live at once), without reuse "
-     << r.activationNoReuseBytes << "\n"
+     << activationPlanText(r.activation)
      << "per run: FLOPs " << fmt(r.flops, 0) << "; bytes at least "
      << r.minBytes()
      << " (weights, inputs and outputs once), at most " << r.callBytes
@@ -208,9 +200,9 @@ std::string kiln::graphReportJson(const GraphReport &r, const DeviceProfile *d,
     j.attribute("weights_bytes", r.weightBytes);
     j.attribute("input_bytes", r.inputBytes);
     j.attribute("output_bytes", r.outputBytes);
-    j.attribute("activation_arena_bytes", r.activationArenaBytes);
-    j.attribute("activation_lower_bound_bytes", r.activationLowerBoundBytes);
-    j.attribute("activation_no_reuse_bytes", r.activationNoReuseBytes);
+    j.attribute("activation_arena_bytes", r.activation.bytes);
+    j.attribute("activation_lower_bound_bytes", r.activation.lowerBound);
+    j.attribute("activation_no_reuse_bytes", r.activation.noReuse);
     j.attribute("flops_per_run", r.flops);
     j.attribute("min_bytes_per_run", r.minBytes());
     j.attribute("call_bytes_per_run", r.callBytes);

@@ -38,9 +38,7 @@ struct GraphReport {
   int64_t constants = 0, calls = 0;
   int64_t weightBytes = 0;        // every kiln.constant
   int64_t inputBytes = 0, outputBytes = 0;
-  int64_t activationArenaBytes = 0; // kiln.arena_bytes (intermediates, scratch)
-  int64_t activationLowerBoundBytes = 0; // kiln.arena_lower_bound
-  int64_t activationNoReuseBytes = 0;    // kiln.arena_no_reuse
+  ActivationPlan activation;      // intermediates and kernel scratch
   double flops = 0;
   int64_t callBytes = 0;          // all calls' operands and results
   std::vector<GraphKernelCost> kernels; // by FLOPs, then bytes, descending

@@ -112,12 +112,7 @@ bool kiln::computeReport(ModuleOp module,
   r.maxBatch = std::max<int64_t>(1, modInt("kiln.max_batch"));
   r.maxBatchL2Bytes = modInt("kiln.max_batch_l2_bytes");
   r.threads = std::max<int64_t>(1, modInt("kiln.threads"));
-  r.activationArenaBytes =
-      func->getAttrOfType<IntegerAttr>("kiln.arena_bytes").getInt();
-  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_lower_bound"))
-    r.activationLowerBoundBytes = a.getInt();
-  if (auto a = func->getAttrOfType<IntegerAttr>("kiln.arena_no_reuse"))
-    r.activationNoReuseBytes = a.getInt();
+  r.activation = activationPlan(func);
   r.vocab = func.getFunctionType().getResult(0).cast<RankedTensorType>()
                 .getDimSize(1);
   if (r.contextLength < 2) {
@@ -261,7 +256,7 @@ bool kiln::computeReport(ModuleOp module,
   // layout the emitter fills in, sized by the runtime's own code.
   const KvPlan kv = planKv(func, opts, r.contextLength);
   const kiln_layout l =
-      libraryLayout(opts, r.contextLength, kv, r.activationArenaBytes);
+      libraryLayout(opts, r.contextLength, kv, r.activation.bytes);
   r.arenaBytes = (int64_t)kiln_arena_bytes(&l);
   r.swaLayers = kv.swaLayers;
   r.swaRing = kv.swaRing;
@@ -269,7 +264,7 @@ bool kiln::computeReport(ModuleOp module,
     KvPlan blocksOnly = kv;
     blocksOnly.swaLayers = blocksOnly.swaRing = 0;
     const kiln_layout b = libraryLayout(opts, r.contextLength, blocksOnly,
-                                        r.activationArenaBytes);
+                                        r.activation.bytes);
     r.swaSavedBytes = (int64_t)kiln_arena_bytes(&b) - r.arenaBytes;
   }
   return true;
@@ -351,11 +346,8 @@ std::string kiln::reportText(const ModelReport &r, const DeviceProfile *d,
      << fmt(r.prefillMatmulFlops, 0) << " + attention "
      << fmt(r.prefillAttentionFlops, 0) << ")\n"
      << "arena: " << r.arenaBytes << " bytes (activations "
-     << r.activationArenaBytes << ", kiln.arena_bytes)\n"
-     << "activation plan: " << r.activationArenaBytes
-     << " bytes, lower bound " << r.activationLowerBoundBytes
-     << " (the most live at once), without reuse "
-     << r.activationNoReuseBytes << "\n";
+     << r.activation.bytes << ", kiln.arena_bytes)\n"
+     << activationPlanText(r.activation);
   if (r.swaLayers > 0)
     os << "sliding-window layers: " << r.swaLayers << " of " << r.layers
        << " keep a ring of " << r.swaRing
@@ -467,9 +459,9 @@ std::string kiln::reportJson(const ModelReport &r, const DeviceProfile *d,
       j.attribute("attention_flops", r.prefillAttentionFlops);
     });
     j.attribute("arena_bytes", r.arenaBytes);
-    j.attribute("activation_arena_bytes", r.activationArenaBytes);
-    j.attribute("activation_lower_bound_bytes", r.activationLowerBoundBytes);
-    j.attribute("activation_no_reuse_bytes", r.activationNoReuseBytes);
+    j.attribute("activation_arena_bytes", r.activation.bytes);
+    j.attribute("activation_lower_bound_bytes", r.activation.lowerBound);
+    j.attribute("activation_no_reuse_bytes", r.activation.noReuse);
     j.attributeObject("sliding_window", [&] {
       j.attribute("window", r.swaWindow);
       j.attribute("ring_layers", r.swaLayers);
@@ -603,4 +595,19 @@ std::string kiln::rooflineSvg(const ModelReport &r, const DeviceProfile &d) {
   point("model prefill", r.prefillFlops, r.prefillBytesPerToken, "int8", "#ff7f0e");
   os << "</svg>\n";
   return s;
+}
+
+kiln::ActivationPlan kiln::activationPlan(Operation *func) {
+  auto num = [&](StringRef attr) {
+    auto a = func->getAttrOfType<IntegerAttr>(attr);
+    return a ? a.getInt() : 0;
+  };
+  return {num("kiln.arena_bytes"), num("kiln.arena_lower_bound"),
+          num("kiln.arena_no_reuse")};
+}
+
+std::string kiln::activationPlanText(const ActivationPlan &p) {
+  return "activation plan: " + std::to_string(p.bytes) + " bytes, lower bound " +
+         std::to_string(p.lowerBound) + " (the most live at once), without reuse " +
+         std::to_string(p.noReuse) + "\n";
 }

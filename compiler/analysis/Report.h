@@ -23,6 +23,17 @@ class OStream;
 
 namespace kiln {
 
+/// kiln-plan-memory's plan of a function's activations against its bounds.
+struct ActivationPlan {
+  int64_t bytes = 0;      // kiln.arena_bytes: what the plan holds
+  int64_t lowerBound = 0; // kiln.arena_lower_bound: the most live at once
+  int64_t noReuse = 0;    // kiln.arena_no_reuse: every buffer apart
+};
+/// Reads the plan's attributes from a planned function (0 where absent).
+ActivationPlan activationPlan(mlir::Operation *func);
+/// "activation plan: B bytes, lower bound L (...), without reuse U\n".
+std::string activationPlanText(const ActivationPlan &p);
+
 /// Cost of the ops of one kind (grouped by the op's name without the layer
 /// prefix: "attn_q", "ffn_down", "attention", "output", ...).
 struct OpGroupCost {
@@ -53,11 +64,7 @@ struct ModelReport {
   double decodeFlops = 0, prefillFlops = 0;
   double decodeMatmulFlops = 0, decodeAttentionFlops = 0;
   double prefillMatmulFlops = 0, prefillAttentionFlops = 0;
-  int64_t activationArenaBytes = 0; // kiln.arena_bytes (one forward call)
-  /// The memory plan against its bounds: the most activation bytes live at
-  /// once (no plan holds fewer) and the sum of every buffer (no reuse).
-  int64_t activationLowerBoundBytes = 0; // kiln.arena_lower_bound
-  int64_t activationNoReuseBytes = 0;    // kiln.arena_no_reuse
+  ActivationPlan activation;         // one forward call's activations
   int64_t arenaBytes = 0;           // NAME_ARENA_BYTES: with KV pool, tables
   /// Sliding-window layers kept in rings of swaRing positions per sequence
   /// (kiln_layout.swa_layers / swa_ring), their widest window, and the

@@ -94,27 +94,27 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
     case KILN_BIN_GREATER_EQ: KILN_BIN_LOOP(T, c, u >= v); break;                   \
     }                                                                          \
   }
-/* Integer arithmetic wraps (two's complement, as onnxruntime's does): sums,
- * differences and products are taken in U, an unsigned type at least as wide
- * as T and as int, since C leaves signed overflow undefined (the compiler
- * folds constants with these kernels). For the same reason the quotient and
+/* Integer arithmetic wraps (two's complement, as onnxruntime's does:
+ * KILN_WRAP_OP), since C leaves signed overflow undefined (the compiler folds
+ * constants with these kernels). For the same reason the quotient and
  * remainders of the type's minimum by -1 are -minimum (wrapped) and 0. */
-#define KILN_BIN_INT(T, U)                                                    \
+#define KILN_MINUS_ONE(T, v) ((T)-1 < 0 && (v) == (T)-1)
+#define KILN_BIN_INT(T)                                                       \
   static void bin_##T(int op, const T *a, const T *b, void *o, int64_t n,      \
                       int64_t sa, int64_t sb) {                                \
     T *y = (T *)o;                                                             \
     uint8_t *c = (uint8_t *)o;                                                 \
     switch (op) {                                                              \
-    case KILN_BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = (T)((U)a[i * sa] + (U)b[i * sb]); break; \
-    case KILN_BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = (T)((U)a[i * sa] - (U)b[i * sb]); break; \
-    case KILN_BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = (T)((U)a[i * sa] * (U)b[i * sb]); break; \
-    case KILN_BIN_DIV: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = !v ? 0 : (v == (T)-1 && (T)-1 < 0) ? (T)(0u - (U)a[i * sa]) : (T)(a[i * sa] / v); } break; \
+    case KILN_BIN_ADD: for (int64_t i = 0; i < n; ++i) y[i] = KILN_WRAP_OP(T, a[i * sa], +, b[i * sb]); break; \
+    case KILN_BIN_SUB: for (int64_t i = 0; i < n; ++i) y[i] = KILN_WRAP_OP(T, a[i * sa], -, b[i * sb]); break; \
+    case KILN_BIN_MUL: for (int64_t i = 0; i < n; ++i) y[i] = KILN_WRAP_OP(T, a[i * sa], *, b[i * sb]); break; \
+    case KILN_BIN_DIV: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = !v ? 0 : KILN_MINUS_ONE(T, v) ? KILN_WRAP_OP(T, 0, -, a[i * sa]) : (T)(a[i * sa] / v); } break; \
     case KILN_BIN_MAX: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u > v ? u : v; } break; \
     case KILN_BIN_MIN: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; y[i] = u < v ? u : v; } break; \
-    case KILN_BIN_MOD: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; T r = (v && !((T)-1 < 0 && v == (T)-1)) ? (T)(u % v) : 0; \
+    case KILN_BIN_MOD: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa], v = b[i * sb]; T r = (v && !KILN_MINUS_ONE(T, v)) ? (T)(u % v) : 0; \
                     y[i] = (r != 0 && ((r < 0) != (v < 0))) ? (T)(r + v) : r; } break; \
-    case KILN_BIN_FMOD: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = (v && !((T)-1 < 0 && v == (T)-1)) ? (T)(a[i * sa] % v) : 0; } break; \
-    case KILN_BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? (T)((U)u * (U)b[i * sb]) : u; } break; \
+    case KILN_BIN_FMOD: for (int64_t i = 0; i < n; ++i) { T v = b[i * sb]; y[i] = (v && !KILN_MINUS_ONE(T, v)) ? (T)(a[i * sa] % v) : 0; } break; \
+    case KILN_BIN_PRELU: for (int64_t i = 0; i < n; ++i) { T u = a[i * sa]; y[i] = u < 0 ? KILN_WRAP_OP(T, u, *, b[i * sb]) : u; } break; \
     case KILN_BIN_EQUAL: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] == b[i * sb]; break; \
     case KILN_BIN_LESS: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] < b[i * sb]; break; \
     case KILN_BIN_GREATER: for (int64_t i = 0; i < n; ++i) c[i] = a[i * sa] > b[i * sb]; break; \
@@ -127,14 +127,14 @@ static double fmod_py(double x, double y) { /* sign of the divisor (Mod) */
   }
 KILN_BIN_FLOAT(float)
 KILN_BIN_FLOAT(double)
-KILN_BIN_INT(uint8_t, uint32_t)
-KILN_BIN_INT(int8_t, uint32_t)
-KILN_BIN_INT(uint16_t, uint32_t)
-KILN_BIN_INT(int16_t, uint32_t)
-KILN_BIN_INT(int32_t, uint32_t)
-KILN_BIN_INT(int64_t, uint64_t)
-KILN_BIN_INT(uint32_t, uint32_t)
-KILN_BIN_INT(uint64_t, uint64_t)
+KILN_BIN_INT(uint8_t)
+KILN_BIN_INT(int8_t)
+KILN_BIN_INT(uint16_t)
+KILN_BIN_INT(int16_t)
+KILN_BIN_INT(int32_t)
+KILN_BIN_INT(int64_t)
+KILN_BIN_INT(uint32_t)
+KILN_BIN_INT(uint64_t)
 
 /* Pow, whose exponent may have another type than its base: computed in
  * double and converted to the base's type. */
@@ -345,14 +345,14 @@ static float gelu_tanh(float x) {
     case KILN_UN_IDENTITY: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;     \
     }                                                                          \
   }
-/* Neg and Abs wrap at the type's minimum (U as in KILN_BIN_INT). */
-#define KILN_UNARY_INT(T, U)                                                   \
+/* Neg and Abs wrap at the type's minimum (KILN_WRAP_OP). */
+#define KILN_UNARY_INT(T)                                                      \
   static void un_##T(int op, const T *x, T *y, int64_t n, T alpha, T beta) {    \
     (void)alpha; (void)beta;                                                   \
     switch (op) {                                                              \
     case KILN_UN_RELU: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0; break; \
-    case KILN_UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? (T)((U)0 - (U)x[i]) : x[i]; break; \
-    case KILN_UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = (T)((U)0 - (U)x[i]); break; \
+    case KILN_UN_ABS: for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? KILN_WRAP_OP(T, 0, -, x[i]) : x[i]; break; \
+    case KILN_UN_NEG: KILN_SAFE_LOOP for (int64_t i = 0; i < n; ++i) y[i] = KILN_WRAP_OP(T, 0, -, x[i]); break; \
     case KILN_UN_SIGN: for (int64_t i = 0; i < n; ++i) y[i] = (T)((x[i] > 0) - (x[i] < 0)); break; \
     case KILN_UN_NOT: for (int64_t i = 0; i < n; ++i) y[i] = !x[i]; break;         \
     default: for (int64_t i = 0; i < n; ++i) y[i] = x[i]; break;              \
@@ -360,14 +360,14 @@ static float gelu_tanh(float x) {
   }
 KILN_UNARY_FLOAT(float, f)
 KILN_UNARY_FLOAT(double, )
-KILN_UNARY_INT(uint8_t, uint32_t)
-KILN_UNARY_INT(int8_t, uint32_t)
-KILN_UNARY_INT(uint16_t, uint32_t)
-KILN_UNARY_INT(int16_t, uint32_t)
-KILN_UNARY_INT(int32_t, uint32_t)
-KILN_UNARY_INT(int64_t, uint64_t)
-KILN_UNARY_INT(uint32_t, uint32_t)
-KILN_UNARY_INT(uint64_t, uint64_t)
+KILN_UNARY_INT(uint8_t)
+KILN_UNARY_INT(int8_t)
+KILN_UNARY_INT(uint16_t)
+KILN_UNARY_INT(int16_t)
+KILN_UNARY_INT(int32_t)
+KILN_UNARY_INT(int64_t)
+KILN_UNARY_INT(uint32_t)
+KILN_UNARY_INT(uint64_t)
 
 /* p = {op, dtype, n}; f = {alpha, beta}. */
 void kiln_t_unary(const int64_t *p, const float *f, const void *const *in,

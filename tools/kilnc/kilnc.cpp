@@ -471,13 +471,10 @@ int main(int argc, char **argv) {
   // The memory plan in three numbers: what the arena holds for one forward
   // call, the least any plan could (bytes live at once), and without reuse.
   if (auto fwd = model.module->lookupSymbol<mlir::func::FuncOp>("forward")) {
-    auto num = [&](StringRef attr) {
-      auto a = fwd->getAttrOfType<mlir::IntegerAttr>(attr);
-      return a ? a.getInt() : 0;
-    };
-    outs() << "kilnc: activations: planned " << num("kiln.arena_bytes")
-           << " bytes, lower bound " << num("kiln.arena_lower_bound")
-           << ", without reuse " << num("kiln.arena_no_reuse") << "\n";
+    const ActivationPlan plan = activationPlan(fwd);
+    outs() << "kilnc: activations: planned " << plan.bytes
+           << " bytes, lower bound " << plan.lowerBound << ", without reuse "
+           << plan.noReuse << "\n";
   }
   return 0;
 }

@@ -412,7 +412,7 @@ static bool readValueInfo(const ::onnx::ValueInfoProto &v,
   auto fixed = shapes.find(v.name());
   if (fixed != shapes.end()) {
     const std::vector<int64_t> &dims = fixed->second.dims;
-    const std::string origin = shapeOrigin(shapes, v.name());
+    const std::string origin = fixed->second.origin(v.name());
     if (tt.has_shape() && tt.shape().dim_size() != (int)dims.size()) {
       error = origin + ": the input has rank " +
               std::to_string(tt.shape().dim_size()) + ", the shape given has " +
@@ -481,7 +481,7 @@ bool lowerModel(const Model &model, const InputShapes &shapes,
     known.insert(in.name());
   for (const auto &entry : shapes)
     if (!known.count(entry.first)) {
-      error = shapeOrigin(shapes, entry.first) +
+      error = entry.second.origin(entry.first) +
               ": the model has no input '" + entry.first + "'";
       return false;
     }

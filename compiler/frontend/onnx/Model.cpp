@@ -58,13 +58,6 @@ bool parseInputShape(const std::string &spec, InputShapes &shapes,
   return true;
 }
 
-std::string shapeOrigin(const InputShapes &shapes, const std::string &name) {
-  auto it = shapes.find(name);
-  if (it != shapes.end() && !it->second.origin.empty())
-    return it->second.origin;
-  return "--input-shape=" + name + "=...";
-}
-
 bool parseTensorBinding(const std::string &spec, const std::string &option,
                         std::map<std::string, Tensor> &values,
                         std::string &error) {

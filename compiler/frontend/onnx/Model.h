@@ -22,14 +22,16 @@ constexpr int64_t kMinOpset = 1, kMaxOpset = 18;
 /// Fixed dimensions for a graph input, and where the user gave them.
 struct InputShape {
   std::vector<int64_t> dims;
-  /// How messages name the source: empty for --input-shape=NAME=..., else
-  /// e.g. "--input=x=... (a tensor of shape [1,3,4])".
-  std::string origin;
+  /// Where the shape came from, as messages name it: empty for
+  /// --input-shape, else e.g. "--input=x=... (a tensor of shape [1,3,4])".
+  std::string given;
+  /// `given`, or "--input-shape=NAME=..." for the input `name`.
+  std::string origin(const std::string &name) const {
+    return given.empty() ? "--input-shape=" + name + "=..." : given;
+  }
 };
 /// Fixed dimensions for graph inputs: --input-shape=NAME=1,3,48,320.
 using InputShapes = std::map<std::string, InputShape>;
-/// The option that gave `name` its shape, as messages name it.
-std::string shapeOrigin(const InputShapes &shapes, const std::string &name);
 /// Parses "NAME=D0,D1,..." into `shapes`; false with `error` if malformed.
 bool parseInputShape(const std::string &spec, InputShapes &shapes,
                      std::string &error);
