@@ -1,9 +1,12 @@
 //===- KernelTable.cpp - the ISA kernels of kernels.def, for the compiler --===//
 #include "kernels/KernelTable.h"
 
+#include "kernels/ArmCpu.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <sstream>
 
 using namespace kiln::kernels;
@@ -80,6 +83,32 @@ const CpuLevel *hostLevel(const std::string &isa) {
   return best;
 }
 
+// The last NEON level whose features the AArch64 CPU string `cpu` has.
+const CpuLevel *armLevel(const std::string &cpu, std::string &error) {
+  std::set<std::string> has;
+  if (!armFeatures(cpu, has, error)) {
+    error = "--cpu=" + cpu + ": " + error;
+    return nullptr;
+  }
+  const CpuLevel *best = nullptr;
+  for (const CpuLevel &l : cpuLevels()) {
+    if (std::strcmp(l.isa, "neon"))
+      continue;
+    std::istringstream words(l.features);
+    bool all = true;
+    for (std::string w; words >> w;)
+      all &= has.count(w) > 0;
+    if (all)
+      best = &l;
+  }
+  if (!best)
+    error = "--cpu=" + cpu +
+            ": Kiln's NEON kernels need the dot product instructions "
+            "(FEAT_DotProd), which it does not have (add +dotprod if the CPU "
+            "has them; every armv8.4-a and later CPU does)";
+  return best;
+}
+
 std::string levelsOf(const std::string &isa) {
   std::string s;
   for (const CpuLevel &l : cpuLevels())
@@ -139,8 +168,13 @@ const CpuLevel *kiln::kernels::resolveCpu(const std::string &isa,
   }
   if (const CpuLevel *l = findCpu(isa, cpu))
     return l;
+  if (isa == "neon" && isArmCpuString(cpu))
+    return armLevel(cpu, error);
   error = "--cpu=" + cpu + " is not valid for --target=" + isa + " (valid: " +
           (isa == "x86" ? "host, " : "") + levelsOf(isa) +
+          (isa == "neon" ? ", or an architecture or core with features, such "
+                           "as armv8.2-a+dotprod, armv8.6-a or cortex-a78"
+                         : "") +
           (isa == "hvx" ? "; qemu-hexagon 7.2 runs v67 and older" : "") + ")";
   return nullptr;
 }
