@@ -1,7 +1,7 @@
 //===- KernelTable.cpp - the ISA kernels of kernels.def, for the compiler --===//
 #include "kernels/KernelTable.h"
 
-#include "kernels/ArmCpu.h"
+#include "kernels/CpuNames.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -56,19 +56,9 @@ std::string kiln::kernels::isaList() {
 }
 
 namespace {
-// The x86 level this machine runs: the last level of the table whose
-// features it has.
-const CpuLevel *hostLevel(const std::string &isa) {
-  __builtin_cpu_init();
-  auto hostHas = [](const std::string &feature) {
-    if (feature == "avx2")
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (feature == "avx512vnni")
-      return __builtin_cpu_supports("avx512vnni") &&
-             __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl");
-    return false;
-  };
+// The last level of `isa` in the table whose features all satisfy `has`.
+template <typename Has>
+const CpuLevel *bestLevel(const std::string &isa, Has has) {
   const CpuLevel *best = nullptr;
   for (const CpuLevel &l : cpuLevels()) {
     if (isa != l.isa)
@@ -76,32 +66,38 @@ const CpuLevel *hostLevel(const std::string &isa) {
     std::istringstream words(l.features);
     bool all = true;
     for (std::string w; words >> w;)
-      all &= hostHas(w);
+      all &= has(w);
     if (all)
       best = &l;
   }
   return best;
 }
 
-// The last NEON level whose features the AArch64 CPU string `cpu` has.
-const CpuLevel *armLevel(const std::string &cpu, std::string &error) {
+// The x86 level this machine runs.
+const CpuLevel *hostLevel(const std::string &isa) {
+  __builtin_cpu_init();
+  return bestLevel(isa, [](const std::string &feature) {
+    if (feature == "avx2")
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (feature == "avx512vnni")
+      return __builtin_cpu_supports("avx512vnni") &&
+             __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl");
+    return false;
+  });
+}
+
+// The level of the CPU name `cpu` (CpuNames.h).
+const CpuLevel *namedLevel(const std::string &isa, const std::string &cpu,
+                           std::string &error) {
   std::set<std::string> has;
-  if (!armFeatures(cpu, has, error)) {
+  if (!cpuFeatures(isa, cpu, has, error)) {
     error = "--cpu=" + cpu + ": " + error;
     return nullptr;
   }
-  const CpuLevel *best = nullptr;
-  for (const CpuLevel &l : cpuLevels()) {
-    if (std::strcmp(l.isa, "neon"))
-      continue;
-    std::istringstream words(l.features);
-    bool all = true;
-    for (std::string w; words >> w;)
-      all &= has.count(w) > 0;
-    if (all)
-      best = &l;
-  }
-  if (!best)
+  const CpuLevel *best = bestLevel(
+      isa, [&](const std::string &feature) { return has.count(feature) > 0; });
+  if (!best) // an AArch64 CPU without the dot product
     error = "--cpu=" + cpu +
             ": Kiln's NEON kernels need the dot product instructions "
             "(FEAT_DotProd), which it does not have (add +dotprod if the CPU "
@@ -168,13 +164,15 @@ const CpuLevel *kiln::kernels::resolveCpu(const std::string &isa,
   }
   if (const CpuLevel *l = findCpu(isa, cpu))
     return l;
-  if (isa == "neon" && isArmCpuString(cpu))
-    return armLevel(cpu, error);
+  if (isCpuName(isa, cpu))
+    return namedLevel(isa, cpu, error);
   error = "--cpu=" + cpu + " is not valid for --target=" + isa + " (valid: " +
           (isa == "x86" ? "host, " : "") + levelsOf(isa) +
           (isa == "neon" ? ", or an architecture or core with features, such "
                            "as armv8.2-a+dotprod, armv8.6-a or cortex-a78"
-                         : "") +
+           : isa == "x86" ? ", or a CPU as clang's -march names it, such as "
+                            "x86-64-v3, znver4 or icelake-server"
+                          : "") +
           (isa == "hvx" ? "; qemu-hexagon 7.2 runs v67 and older" : "") + ")";
   return nullptr;
 }

@@ -33,8 +33,8 @@ const std::vector<AttentionKernel> &attentionKernels();
 std::string isaList();
 /// Checks the CPU options of `isa` and resolves them as kilnc does: `cpu`
 /// "" is the ISA's default level, "host" (x86) the best level this machine
-/// runs, and on NEON an AArch64 architecture or core string ("armv8.6-a",
-/// "cortex-a78+i8mm"; ArmCpu.h) the best level it has; `sveBits` 0 (length
+/// runs, and a CPU name ("armv8.6-a", "cortex-a78+i8mm"; "znver4";
+/// CpuNames.h) the best level it has; `sveBits` 0 (length
 /// agnostic) or a power of two 128..2048, SVE only.
 /// Null with `error` ("--cpu=X is not valid for --target=Y (valid: ...)").
 const CpuLevel *resolveCpu(const std::string &isa, const std::string &cpu,

@@ -81,7 +81,8 @@ static cl::opt<std::string> modelPath(cl::Positional,
                                       cl::desc("<model.gguf | model.onnx>"),
                                       cl::Required, cl::cat(cat));
 static cl::opt<std::string>
-    cpu("cpu", cl::desc("x86 level: host (default), avx2, avx512vnni"),
+    cpu("cpu", cl::desc("x86 level: host (default), avx2, avx512vnni, or a CPU as "
+                          "kilnc --cpu takes it (znver4, x86-64-v3, ...)"),
         cl::cat(cat));
 static cl::opt<int64_t> runs("runs",
                              cl::desc("Measured runs after one warm-up "

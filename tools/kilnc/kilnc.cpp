@@ -35,10 +35,12 @@ static cl::opt<std::string> target(
     cl::init("generic"), cl::cat(cat));
 static cl::opt<std::string> cpu(
     "cpu",
-    cl::desc("CPU level within the target: x86: host (default), avx2, "
-             "avx512vnni; neon: dotprod (default), i8mm, or an AArch64 "
-             "architecture or core with features as clang spells them "
-             "(armv8.2-a+dotprod, armv8.6-a, cortex-a78+i8mm); rvv: rv64gcv "
+    cl::desc("CPU level within the target, or a CPU as clang's -march and "
+             "-mcpu spell it (its best level): x86: host (default), avx2, "
+             "avx512vnni, or x86-64-v3, znver4, icelake-server, ...; neon: "
+             "dotprod (default), i8mm, or an architecture or core with "
+             "features (armv8.2-a+dotprod, armv8.6-a, cortex-a78+i8mm); "
+             "rvv: rv64gcv "
              "(default), rv64gv; hvx: v67"),
     cl::cat(cat));
 static cl::opt<int64_t> sveBits(

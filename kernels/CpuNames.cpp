@@ -1,5 +1,5 @@
-//===- ArmCpu.cpp - AArch64 --cpu strings: architectures, cores, features -===//
-#include "kernels/ArmCpu.h"
+//===- CpuNames.cpp - --cpu as clang spells a CPU: AArch64 and x86 --------===//
+#include "kernels/CpuNames.h"
 
 #include <cstring>
 #include <utility>
@@ -80,18 +80,58 @@ bool archFeatures(const std::string &arch, std::set<std::string> &features) {
     features.insert("i8mm");
   return true;
 }
-} // namespace
+// x86 -march names by what Kiln's levels need: AVX2 with FMA (the
+// x86-64-v3 set) and AVX-512 VNNI with BW and VL. Alder Lake's AVX-VNNI is
+// the 256-bit VEX form, not AVX-512 VNNI; Skylake-SP and x86-64-v4 have
+// AVX-512 without VNNI.
+struct X86Cpu {
+  const char *name;
+  bool avx2, vnni;
+};
+const X86Cpu kX86Cpus[] = {
+    {"x86-64", false, false},       {"x86-64-v2", false, false},
+    {"nehalem", false, false},      {"westmere", false, false},
+    {"sandybridge", false, false},  {"ivybridge", false, false},
+    {"btver2", false, false},       {"bdver1", false, false},
+    {"bdver2", false, false},       {"bdver3", false, false},
+    {"x86-64-v3", true, false},     {"x86-64-v4", true, false},
+    {"haswell", true, false},       {"broadwell", true, false},
+    {"skylake", true, false},       {"skylake-avx512", true, false},
+    {"cannonlake", true, false},    {"alderlake", true, false},
+    {"raptorlake", true, false},    {"meteorlake", true, false},
+    {"bdver4", true, false},        {"znver1", true, false},
+    {"znver2", true, false},        {"znver3", true, false},
+    {"cascadelake", true, true},    {"cooperlake", true, true},
+    {"icelake-client", true, true}, {"icelake-server", true, true},
+    {"tigerlake", true, true},      {"rocketlake", true, true},
+    {"sapphirerapids", true, true}, {"graniterapids", true, true},
+    {"emeraldrapids", true, true},  {"znver4", true, true},
+    {"znver5", true, true},
+};
 
-bool kiln::kernels::isArmCpuString(const std::string &cpu) {
-  const std::string base = cpu.substr(0, cpu.find('+'));
-  return cpu.find('+') != std::string::npos || !base.compare(0, 4, "armv") ||
-         coreArch(base);
+const X86Cpu *x86Cpu(const std::string &name) {
+  for (const X86Cpu &c : kX86Cpus)
+    if (name == c.name)
+      return &c;
+  return nullptr;
 }
 
-bool kiln::kernels::armFeatures(const std::string &cpu,
-                                std::set<std::string> &features,
-                                std::string &error) {
-  features.clear();
+bool x86Features(const std::string &cpu, std::set<std::string> &features,
+                 std::string &error) {
+  const X86Cpu *c = x86Cpu(cpu);
+  if (!c->avx2) {
+    error = "Kiln's x86 kernels need AVX2 and FMA (x86-64-v3), which " + cpu +
+            " does not have";
+    return false;
+  }
+  features.insert("avx2");
+  if (c->vnni)
+    features.insert("avx512vnni");
+  return true;
+}
+
+bool armFeatures(const std::string &cpu, std::set<std::string> &features,
+                 std::string &error) {
   std::string base = cpu.substr(0, cpu.find('+'));
   std::string words = cpu.substr(base.size());
   if (const char *arch = coreArch(base)) {
@@ -138,4 +178,23 @@ bool kiln::kernels::armFeatures(const std::string &cpu,
     return false;
   }
   return true;
+}
+} // namespace
+
+bool kiln::kernels::isCpuName(const std::string &isa, const std::string &cpu) {
+  if (isa == "x86")
+    return x86Cpu(cpu) != nullptr;
+  if (isa != "neon")
+    return false;
+  const std::string base = cpu.substr(0, cpu.find('+'));
+  return cpu.find('+') != std::string::npos || !base.compare(0, 4, "armv") ||
+         coreArch(base);
+}
+
+bool kiln::kernels::cpuFeatures(const std::string &isa, const std::string &cpu,
+                                std::set<std::string> &features,
+                                std::string &error) {
+  features.clear();
+  return isa == "x86" ? x86Features(cpu, features, error)
+                      : armFeatures(cpu, features, error);
 }
