@@ -12,7 +12,7 @@
 // RUN: not kiln-opt %s --kiln-set-target="target=x86 cpu=pentium" --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: not kiln-opt %s --kiln-set-target="target=sve sve-bits=100" --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=SVEBITS
 // RUN: not kiln-opt %s --kiln-set-target="target=rvv cpu=rv32" --kiln-select-kernels 2>&1 | FileCheck %s --check-prefix=RVCPU
-// CPU: --cpu=pentium is not valid for --target=x86 (valid: host, avx2, avx512vnni)
+// CPU: --cpu=pentium is not valid for --target=x86 (valid: host, avx2, avx512vnni, or a CPU as clang's -march names it, such as x86-64-v3, znver4 or icelake-server)
 // SVEBITS: --sve-bits=100 is not valid (valid: 128, 256, 512, 1024, 2048)
 // RVCPU: --cpu=rv32 is not valid for --target=rvv (valid: rv64gcv, rv64gv)
 
