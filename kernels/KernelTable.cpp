@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -19,6 +20,14 @@ bool CpuLevel::has(const std::string &feature) const {
     if (w == feature)
       return true;
   return false;
+}
+
+bool CpuLevel::covers(const CpuLevel &other) const {
+  std::istringstream words(other.features);
+  for (std::string w; words >> w;)
+    if (!has(w))
+      return false;
+  return true;
 }
 
 const std::vector<CpuLevel> &kiln::kernels::cpuLevels() {
@@ -73,10 +82,18 @@ const CpuLevel *bestLevel(const std::string &isa, Has has) {
   return best;
 }
 
-// The x86 level this machine runs.
-const CpuLevel *hostLevel(const std::string &isa) {
+std::string levelsOf(const std::string &isa) {
+  std::string s;
+  for (const CpuLevel &l : cpuLevels())
+    if (isa == l.isa)
+      s += (s.empty() ? "" : ", ") + std::string(l.cpu);
+  return s;
+}
+
+// The x86 level this machine's CPU runs.
+const CpuLevel *cpuidLevel() {
   __builtin_cpu_init();
-  return bestLevel(isa, [](const std::string &feature) {
+  return bestLevel("x86", [](const std::string &feature) {
     if (feature == "avx2")
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (feature == "avx512vnni")
@@ -87,6 +104,27 @@ const CpuLevel *hostLevel(const std::string &isa) {
   });
 }
 
+} // namespace
+
+const CpuLevel *kiln::kernels::hostCpu(std::string &error) {
+  const CpuLevel *host = cpuidLevel();
+  if (!host) {
+    error = "this CPU has neither AVX2+FMA nor AVX-512 VNNI";
+    return nullptr;
+  }
+  const char *cap = getenv("KILN_HOST_CPU");
+  if (!cap || !*cap)
+    return host;
+  const CpuLevel *capped = findCpu("x86", cap);
+  if (!capped) {
+    error = "KILN_HOST_CPU=" + std::string(cap) +
+            " is not an x86 level (valid: " + levelsOf("x86") + ")";
+    return nullptr;
+  }
+  return host->covers(*capped) ? capped : host;
+}
+
+namespace {
 // The level of the CPU name `cpu` (CpuNames.h).
 const CpuLevel *namedLevel(const std::string &isa, const std::string &cpu,
                            std::string &error) {
@@ -105,13 +143,6 @@ const CpuLevel *namedLevel(const std::string &isa, const std::string &cpu,
   return best;
 }
 
-std::string levelsOf(const std::string &isa) {
-  std::string s;
-  for (const CpuLevel &l : cpuLevels())
-    if (isa == l.isa)
-      s += (s.empty() ? "" : ", ") + std::string(l.cpu);
-  return s;
-}
 } // namespace
 
 const CpuLevel *kiln::kernels::findCpu(const std::string &isa,
@@ -149,10 +180,10 @@ const CpuLevel *kiln::kernels::resolveCpu(const std::string &isa,
   if (isa == "x86" && cpu.empty())
     cpu = "host";
   if (isa == "x86" && cpu == "host") {
-    if (const CpuLevel *l = hostLevel(isa))
+    if (const CpuLevel *l = hostCpu(error))
       return l;
-    error = "--cpu=host: this CPU has neither AVX2+FMA nor AVX-512 VNNI; "
-            "pass --cpu=avx2 or --cpu=avx512vnni to cross-compile";
+    error = "--cpu=host: " + error +
+            "; pass --cpu=avx2 or --cpu=avx512vnni to cross-compile";
     return nullptr;
   }
   if (cpu.empty())

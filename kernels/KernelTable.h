@@ -14,6 +14,8 @@ namespace kiln::kernels {
 struct CpuLevel {
   const char *isa, *cpu, *features;
   bool has(const std::string &feature) const;
+  /// Whether this level has every feature of `other`.
+  bool covers(const CpuLevel &other) const;
 };
 struct MatMulKernel {
   const char *isa, *feature, *weight, *name;
@@ -39,6 +41,11 @@ std::string isaList();
 /// Null with `error` ("--cpu=X is not valid for --target=Y (valid: ...)").
 const CpuLevel *resolveCpu(const std::string &isa, const std::string &cpu,
                            int64_t sveBits, std::string &error);
+/// The best x86 level this machine runs, which `--cpu=host` resolves to.
+/// KILN_HOST_CPU=LEVEL caps it at that level, so that a machine can stand in
+/// for an older one. Null with `error` when the CPU has no level or
+/// KILN_HOST_CPU names none.
+const CpuLevel *hostCpu(std::string &error);
 /// The level `cpu` of `isa` as recorded in the IR (already resolved), or null.
 const CpuLevel *findCpu(const std::string &isa, const std::string &cpu);
 

@@ -96,10 +96,19 @@ public:
   virtual std::vector<std::string> runPrefix(int64_t vectorBits) const {
     return {};
   }
+  /// Whether a program for this target can run on this machine, at
+  /// `vectorBits` under qemu (checkVectorBits) and natively on a CPU with
+  /// the level's features (checkHost); otherwise false with `error`.
+  bool checkRun(int64_t vectorBits, std::string &error) const {
+    return checkHost(error) && checkVectorBits(vectorBits, error);
+  }
   /// Whether a program for this target can run at `vectorBits` (0: the
   /// default); otherwise false with `error` naming --vector-bits. Only the
   /// length-agnostic targets take a length.
   virtual bool checkVectorBits(int64_t vectorBits, std::string &error) const;
+  /// Whether this machine runs the target's programs (those run natively
+  /// need the CPU level's features); otherwise false with `error`.
+  virtual bool checkHost(std::string &error) const { return true; }
   /// Vector lengths a length-agnostic target must be tested at.
   virtual std::vector<int64_t> testVectorBits() const { return {0}; }
   /// False for freestanding targets (no C library: Hexagon).

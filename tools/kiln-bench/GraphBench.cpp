@@ -121,6 +121,11 @@ int bench::graphBench(const GraphBenchOptions &o) {
   opts.pipeline.halide = o.halide;
   opts.pipeline.layout = o.layout;
   opts.pipeline.disabled = o.disabledPasses;
+  {
+    auto t = createTarget(opts.target, opts.targetOptions, error);
+    if (!t || !t->checkRun(0, error))
+      return fail("--cpu: " + error);
+  }
   mlir::MLIRContext ctx;
   LoadedModel model;
   if (!loadModel(ctx, o.modelPath, model, error, shapes))

@@ -314,6 +314,12 @@ int main(int argc, char **argv) {
   opts.layout.threads = threads;
   opts.layout.context = context;
   opts.pipeline.disabled.assign(disablePass.begin(), disablePass.end());
+  {
+    std::string error;
+    auto t = createTarget(opts.target, opts.targetOptions, error);
+    if (!t || !t->checkRun(0, error))
+      return fail("--cpu: " + error);
+  }
   if (!parseMaxBatchOption(maxBatch, opts.layout.maxBatch, optionError) ||
       !parseKvCacheOption(kvCache, opts.layout.kvF16, optionError))
     return fail(optionError);

@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
   TargetOptions topts;
   topts.cpu = cpu;
   auto tgt = createTarget(target, topts, error);
-  if (!tgt || !tgt->checkVectorBits(vectorBits, error))
+  if (!tgt || !tgt->checkRun(vectorBits, error))
     return fail(error);
   if (!sys::fs::is_directory(suite))
     return fail("--suite=" + suite + ": not a directory");

@@ -229,7 +229,7 @@ int main(int argc, char **argv) {
   opts.targetOptions.cpu = cpu;
   std::string error;
   auto t = createTarget(opts.target, opts.targetOptions, error);
-  if (!t || !t->checkVectorBits(vectorBits, error))
+  if (!t || !t->checkRun(vectorBits, error))
     return fail(error);
 
   auto text = MemoryBuffer::getFile(textPath, /*IsText=*/false,

@@ -81,7 +81,7 @@ int runGraphModel(const GraphRunOptions &o) {
   opts.pipeline.layout = o.layout;
   opts.layout.threads = o.threads;
   auto target = createTarget(opts.target, opts.targetOptions, error);
-  if (!target || !target->checkVectorBits(o.vectorBits, error))
+  if (!target || !target->checkRun(o.vectorBits, error))
     return fail(error);
   mlir::MLIRContext ctx;
   LoadedModel loaded;

@@ -340,7 +340,7 @@ int main(int argc, char **argv) {
   opts.targetOptions.sveBits = sveBits;
   std::string error;
   auto t = createTarget(opts.target, opts.targetOptions, error);
-  if (!t || !t->checkVectorBits(vectorBits, error))
+  if (!t || !t->checkRun(vectorBits, error))
     return fail(error);
   if (plan.externalWeights && !t->hosted())
     return fail("--weights=external needs a C library to read the file; "

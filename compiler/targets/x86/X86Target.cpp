@@ -241,6 +241,18 @@ public:
       f.push_back("-march=x86-64-v3");
     return f;
   }
+  bool checkHost(std::string &error) const override {
+    const kernels::CpuLevel *host = kernels::hostCpu(error);
+    const kernels::CpuLevel *want = kernels::findCpu("x86", level);
+    if (!host)
+      return false;
+    if (!want || host->covers(*want))
+      return true;
+    error = "this machine cannot run programs for the x86 " + level +
+            " level (it runs the " + host->cpu + " level); kilnc still "
+            "compiles for it";
+    return false;
+  }
   std::vector<std::string>
   linkCommand(const std::vector<std::string> &inputs,
               const std::string &output) const override {
