@@ -11,15 +11,24 @@ namespace {
 // came with Armv8.2 cores from Cortex-A55/A75 on (optional in 8.2, required
 // from 8.4); SMMLA (i8mm) with the Armv9 cores and Neoverse-V1.
 const std::pair<const char *, const char *> kCores[] = {
-    {"cortex-a53", "armv8-a"},          {"cortex-a57", "armv8-a"},
-    {"cortex-a72", "armv8-a"},          {"cortex-a73", "armv8-a"},
-    {"cortex-a55", "armv8.2-a+dotprod"}, {"cortex-a75", "armv8.2-a+dotprod"},
-    {"cortex-a76", "armv8.2-a+dotprod"}, {"cortex-a77", "armv8.2-a+dotprod"},
-    {"cortex-a78", "armv8.2-a+dotprod"}, {"cortex-x1", "armv8.2-a+dotprod"},
-    {"neoverse-n1", "armv8.2-a+dotprod"}, {"neoverse-v1", "armv8.4-a+i8mm"},
-    {"cortex-a510", "armv9-a+i8mm"},    {"cortex-a710", "armv9-a+i8mm"},
-    {"cortex-a715", "armv9-a+i8mm"},    {"cortex-x2", "armv9-a+i8mm"},
-    {"cortex-x3", "armv9-a+i8mm"},      {"neoverse-n2", "armv9-a+i8mm"},
+    {"cortex-a53", "armv8-a"},
+    {"cortex-a57", "armv8-a"},
+    {"cortex-a72", "armv8-a"},
+    {"cortex-a73", "armv8-a"},
+    {"cortex-a55", "armv8.2-a+dotprod"},
+    {"cortex-a75", "armv8.2-a+dotprod"},
+    {"cortex-a76", "armv8.2-a+dotprod"},
+    {"cortex-a77", "armv8.2-a+dotprod"},
+    {"cortex-a78", "armv8.2-a+dotprod"},
+    {"cortex-x1", "armv8.2-a+dotprod"},
+    {"neoverse-n1", "armv8.2-a+dotprod"},
+    {"neoverse-v1", "armv8.4-a+i8mm"},
+    {"cortex-a510", "armv9-a+i8mm"},
+    {"cortex-a710", "armv9-a+i8mm"},
+    {"cortex-a715", "armv9-a+i8mm"},
+    {"cortex-x2", "armv9-a+i8mm"},
+    {"cortex-x3", "armv9-a+i8mm"},
+    {"neoverse-n2", "armv9-a+i8mm"},
     {"neoverse-v2", "armv9-a+i8mm"},
 };
 
@@ -27,16 +36,14 @@ const std::pair<const char *, const char *> kCores[] = {
 // kernels use dotprod and i8mm and need simd; the others are accepted and
 // change nothing Kiln generates.
 const char *const kExtensions[] = {
-    "crc",     "lse",      "rdm",       "crypto",      "sm4",
-    "sha3",    "sha2",     "aes",       "dotprod",     "fp",
-    "simd",    "fp16",     "fp16fml",   "profile",     "ras",
-    "sve",     "sve2",     "sve2-aes",  "sve2-sm4",    "sve2-sha3",
-    "sve2-bitperm", "rcpc", "rng",      "memtag",      "ssbs",
-    "sb",      "predres",  "bf16",      "i8mm",        "f32mm",
-    "f64mm",   "tme",      "ls64",      "brbe",        "pauth",
-    "flagm",   "sme",      "sme-f64f64", "sme-i16i64", "hbc",
-    "mops",    "pmuv3",    "sme2",      "rcpc3",       "lse128",
-    "d128",    "the",      "cssc",
+    "crc",      "lse",        "rdm",          "crypto", "sm4",   "sha3",
+    "sha2",     "aes",        "dotprod",      "fp",     "simd",  "fp16",
+    "fp16fml",  "profile",    "ras",          "sve",    "sve2",  "sve2-aes",
+    "sve2-sm4", "sve2-sha3",  "sve2-bitperm", "rcpc",   "rng",   "memtag",
+    "ssbs",     "sb",         "predres",      "bf16",   "i8mm",  "f32mm",
+    "f64mm",    "tme",        "ls64",         "brbe",   "pauth", "flagm",
+    "sme",      "sme-f64f64", "sme-i16i64",   "hbc",    "mops",  "pmuv3",
+    "sme2",     "rcpc3",      "lse128",       "d128",   "the",   "cssc",
 };
 
 const char *coreArch(const std::string &name) {
@@ -149,11 +156,11 @@ bool armFeatures(const std::string &cpu, std::set<std::string> &features,
   // "+a+nob": each word adds or (with "no") removes one feature, in order.
   for (size_t at = 0; at < words.size();) {
     const size_t next = words.find('+', at + 1);
-    std::string word = words.substr(at + 1, next == std::string::npos
-                                                ? std::string::npos
-                                                : next - at - 1);
+    std::string word = words.substr(
+        at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
     at = next == std::string::npos ? words.size() : next;
-    const bool remove = !word.compare(0, 2, "no") && isExtension(word.substr(2));
+    const bool remove =
+        !word.compare(0, 2, "no") && isExtension(word.substr(2));
     if (remove)
       word = word.substr(2);
     if (word.empty()) {
