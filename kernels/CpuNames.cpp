@@ -184,6 +184,12 @@ bool armFeatures(const std::string &cpu, std::set<std::string> &features,
             "removes";
     return false;
   }
+  if (!features.count("dotprod")) {
+    error = "Kiln's NEON kernels need the dot product instructions "
+            "(FEAT_DotProd), which it does not have (add +dotprod if the CPU "
+            "has them; every armv8.4-a and later CPU does)";
+    return false;
+  }
   return true;
 }
 } // namespace
@@ -196,6 +202,16 @@ bool kiln::kernels::isCpuName(const std::string &isa, const std::string &cpu) {
   const std::string base = cpu.substr(0, cpu.find('+'));
   return cpu.find('+') != std::string::npos || !base.compare(0, 4, "armv") ||
          coreArch(base);
+}
+
+std::string kiln::kernels::cpuNameExamples(const std::string &isa) {
+  if (isa == "neon")
+    return "an architecture or core with features, such as "
+           "armv8.2-a+dotprod, armv8.6-a or cortex-a78";
+  if (isa == "x86")
+    return "a CPU as clang's -march names it, such as x86-64-v3, znver4 or "
+           "icelake-server";
+  return "";
 }
 
 bool kiln::kernels::cpuFeatures(const std::string &isa, const std::string &cpu,

@@ -16,6 +16,8 @@ namespace kiln::kernels {
 /// AArch64 (isa "neon"): has a '+', starts with "armv" or names a known
 /// core; x86: names a known architecture or core.
 bool isCpuName(const std::string &isa, const std::string &cpu);
+/// What CPU names `isa` takes, for messages ("" if none).
+std::string cpuNameExamples(const std::string &isa);
 /// Reads the CPU name `cpu` of `isa` into the KILN_CPU feature words it has
 /// ("dotprod", "i8mm"; "avx2", "avx512vnni").
 ///
@@ -23,9 +25,8 @@ bool isCpuName(const std::string &isa, const std::string &cpu);
 /// armv9.4-a) or core (cortex-a78, neoverse-v1, ...), then "+feature" or
 /// "+nofeature" words (LLVM's extension names). x86: an -march name
 /// (x86-64-v3, haswell, znver4, icelake-server, ...). False with `error`
-/// for a word it does not know or a CPU without the vector unit the ISA's
-/// kernels start from (Advanced SIMD; AVX2 with FMA); true when it only
-/// lacks a level's feature (the caller says which level it needs).
+/// for a word it does not know or a CPU without what the ISA's lowest level
+/// needs (Advanced SIMD and the dot product; AVX2 with FMA).
 bool cpuFeatures(const std::string &isa, const std::string &cpu,
                  std::set<std::string> &features, std::string &error);
 } // namespace kiln::kernels

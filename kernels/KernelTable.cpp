@@ -133,14 +133,9 @@ const CpuLevel *namedLevel(const std::string &isa, const std::string &cpu,
     error = "--cpu=" + cpu + ": " + error;
     return nullptr;
   }
-  const CpuLevel *best = bestLevel(
+  // cpuFeatures refuses a CPU below the ISA's lowest level.
+  return bestLevel(
       isa, [&](const std::string &feature) { return has.count(feature) > 0; });
-  if (!best) // an AArch64 CPU without the dot product
-    error = "--cpu=" + cpu +
-            ": Kiln's NEON kernels need the dot product instructions "
-            "(FEAT_DotProd), which it does not have (add +dotprod if the CPU "
-            "has them; every armv8.4-a and later CPU does)";
-  return best;
 }
 
 } // namespace
@@ -197,13 +192,10 @@ const CpuLevel *kiln::kernels::resolveCpu(const std::string &isa,
     return l;
   if (isCpuName(isa, cpu))
     return namedLevel(isa, cpu, error);
+  const std::string names = cpuNameExamples(isa);
   error = "--cpu=" + cpu + " is not valid for --target=" + isa + " (valid: " +
           (isa == "x86" ? "host, " : "") + levelsOf(isa) +
-          (isa == "neon" ? ", or an architecture or core with features, such "
-                           "as armv8.2-a+dotprod, armv8.6-a or cortex-a78"
-           : isa == "x86" ? ", or a CPU as clang's -march names it, such as "
-                            "x86-64-v3, znver4 or icelake-server"
-                          : "") +
+          (names.empty() ? "" : ", or " + names) +
           (isa == "hvx" ? "; qemu-hexagon 7.2 runs v67 and older" : "") + ")";
   return nullptr;
 }
