@@ -67,18 +67,11 @@ void probe_q6_k_4(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) 
   kiln_neon_q6_k_tile(t, nsb, a, 4, 0, y, 4, 4);
 }
 C
-# The i8mm kernels (--cpu=i8mm): the one-row tiles (decode with sdot on the
-# SMMLA layout) and the 4-row SMMLA tile (prefill).
+# The i8mm kernels (--cpu=i8mm): the SMMLA tiles of 8 activation rows
+# (prefill). One row (decode) runs the dotprod tiles above, compiled with
+# +i8mm here as kilnc compiles them.
 cat >> "$W/kiln.c" <<'C'
 #if defined(__ARM_FEATURE_MATMUL_INT8)
-void probe_q4_0_mm1(const uint8_t *t, int nb, const kiln_q8_block *a,
-                    const float *da, float *y) {
-  kiln_neon_q4_0_mm_tile1(t, nb, a, da, 0, y, 4);
-}
-void probe_q8_0_mm1(const uint8_t *t, int nb, const kiln_q8_block *a,
-                    const float *da, float *y) {
-  kiln_neon_q8_0_mm_tile1(t, nb, a, da, 0, y, 4);
-}
 void probe_q4_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
   kiln_neon_q4_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4);
 }
@@ -141,9 +134,9 @@ echo "i8mm (\`--cpu=i8mm\`; the models of cores without i8mm are given the featu
 echo
 echo "| loop | row-blocks x activation rows per iteration | A55 | A78 | V1 (cycles per row-block and activation row) |"
 echo "| --- | --- | --- | --- | --- |"
-row "Kiln q4_0 decode (\`kiln_neon_q4_0_mm_tile1\`)" "$W/kiln_i8mm.s" probe_q4_0_mm1
+row "Kiln q4_0 decode (\`kiln_neon_q4_0_tile1\`, as without i8mm)" "$W/kiln_i8mm.s" probe_q4_0
 row "ggml \`gemv_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q4_0_4x8_q8_0
-row "Kiln q8_0 decode (\`kiln_neon_q8_0_mm_tile1\`)" "$W/kiln_i8mm.s" probe_q8_0_mm1
+row "Kiln q8_0 decode (\`kiln_neon_q8_0_tile1\`, as without i8mm)" "$W/kiln_i8mm.s" probe_q8_0
 row "ggml \`gemv_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q8_0_4x8_q8_0
 row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q4_0_mm8 smmla 1
 row "ggml \`gemm_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q4_0_4x8_q8_0 smmla 1

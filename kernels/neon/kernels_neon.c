@@ -758,14 +758,16 @@ KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the
  * 2x2 products of two 8-byte activation rows (a: row r bytes, row r+1 bytes)
  * with two 8-byte weight rows (w: row j bytes, row j+1 bytes), lanes
- * [r.j, r.j+1, r+1.j, r+1.j+1]. Weights arrive in 4-row tiles, per block
- * "pair-major": vector (Q, c) holds bytes 8c..8c+7 of rows j+2Q and j+2Q+1:
- *
- *   q8_0: 8 vectors (Q = 0..1, c = 0..3), 128 bytes/block.
- *   q4_0: 4 vectors (Q = 0..1, c = 0..1) of GGML nibble bytes xor 0x88 (as the
- *         dotprod kernel: shl 4 / and 0xf0 give (q - 8) * 16), 64 bytes/block;
- *         low nibbles of c are elements 8c.., high nibbles 16 + 8c...
- *   then nb x 4 fp16 scales (rows j..j+3 of block b).
+ * [r.j, r.j+1, r+1.j, r+1.j+1]. Q4_0 and Q8_0 weights arrive in the dotprod
+ * kernels' 4-row tiles (4-byte groups of rows j..j+3 per vector), so one
+ * activation row (decode) runs the dotprod tile as it is; for SMMLA, ZIP1 /
+ * ZIP2 of two consecutive vectors give the "pair-major" operands, vector
+ * (Q, c) holding bytes 8c..8c+7 of rows j+2Q and j+2Q+1 (for q4_0, of the
+ * nibble bytes, before the shl / and that decode both halves). The zips
+ * serve the tile's four activation pairs; storing the weights pair-major
+ * instead made decode run sdot on that layout, with the activation's
+ * 8-byte pieces duplicated and a pairwise add per block, more cycles than
+ * the zips cost prefill (docs/kernels.md, "Inner loops").
  *
  * Activations are quantized (kiln_quantize_row_q8_0, same numerics) into the
  * scratch pre-interleaved for SMMLA, 40 bytes per row and block
@@ -774,8 +776,8 @@ KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
  * c = 0..3) then the f32 scales [d_2p, d_2p, d_2p+1, d_2p+1] in the lane
  * order of the sums; an odd last row follows as plain kiln_q8_blocks and is
  * paired with a zero row (outputs dropped) in registers, or alone (nr = 1)
- * runs sdot. Float accumulators keep the 2x2 lane order and are transposed to
- * rows on store. */
+ * runs the dotprod tile. Float accumulators keep the 2x2 lane order and are
+ * transposed to rows on store. */
 static const uint8_t *kiln_neon_mm_rows(const float *x, int rows, int K,
                                         void *scratch) {
   uint8_t *o = (uint8_t *)scratch;
@@ -855,8 +857,15 @@ kiln_neon_q4_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
   for (int k = 0; k < 4; ++k)
     f[k][0] = f[k][1] = vdupq_n_f32(0);
   for (int b = 0; b < nb; ++b, wq += 64) {
-    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),
-                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48);
+    const int32x4_t v0 = vreinterpretq_s32_s8(vld1q_s8(wq)),
+                    v1 = vreinterpretq_s32_s8(vld1q_s8(wq + 16)),
+                    v2 = vreinterpretq_s32_s8(vld1q_s8(wq + 32)),
+                    v3 = vreinterpretq_s32_s8(vld1q_s8(wq + 48));
+    /* pair-major: w0, w1 rows 0-1 bytes 0-7, 8-15; w2, w3 rows 2-3 */
+    const int8x16_t w0 = vreinterpretq_s8_s32(vzip1q_s32(v0, v1)),
+                    w1 = vreinterpretq_s8_s32(vzip1q_s32(v2, v3)),
+                    w2 = vreinterpretq_s8_s32(vzip2q_s32(v0, v1)),
+                    w3 = vreinterpretq_s8_s32(vzip2q_s32(v2, v3));
     const int8x16_t l0 = vshlq_n_s8(w0, 4), l1 = vshlq_n_s8(w1, 4),
                     l2 = vshlq_n_s8(w2, 4), l3 = vshlq_n_s8(w3, 4);
     const int8x16_t h0 = vandq_s8(w0, m4), h1 = vandq_s8(w1, m4),
@@ -893,10 +902,17 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
   for (int k = 0; k < 4; ++k)
     f[k][0] = f[k][1] = vdupq_n_f32(0);
   for (int b = 0; b < nb; ++b, wq += 128) {
-    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),
-                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48),
-                    w4 = vld1q_s8(wq + 64), w5 = vld1q_s8(wq + 80),
-                    w6 = vld1q_s8(wq + 96), w7 = vld1q_s8(wq + 112);
+    /* pair-major: wV rows 0-1 bytes 8V..8V+7, w4+V rows 2-3 */
+#define KILN_NEON_ZIP(LO, HI, V)                                               \
+  const int32x4_t LO##_ = vreinterpretq_s32_s8(vld1q_s8(wq + 32 * (V))),       \
+                  HI##_ = vreinterpretq_s32_s8(vld1q_s8(wq + 32 * (V) + 16));  \
+  const int8x16_t LO = vreinterpretq_s8_s32(vzip1q_s32(LO##_, HI##_)),         \
+                  HI = vreinterpretq_s8_s32(vzip2q_s32(LO##_, HI##_));
+    KILN_NEON_ZIP(w0, w4, 0)
+    KILN_NEON_ZIP(w1, w5, 1)
+    KILN_NEON_ZIP(w2, w6, 2)
+    KILN_NEON_ZIP(w3, w7, 3)
+#undef KILN_NEON_ZIP
     const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws + 4 * b)));
     const float32x4_t dw0 = vcombine_f32(vget_low_f32(dw), vget_low_f32(dw)),
                       dw1 = vcombine_f32(vget_high_f32(dw), vget_high_f32(dw));
@@ -915,73 +931,6 @@ kiln_neon_q8_0_mm_tile(const uint8_t *tile, int nb, const uint8_t *p0,
   for (int k = 0; k < 4 && nr > 2 * k; ++k)
     kiln_neon_mm_store(f[k][0], f[k][1], nr > 2 * k + 1, bias,
                        y + 2 * k * (int64_t)N, N, n);
-}
-
-/* One activation row (decode, or the odd last row) against the pair-major
- * tiles with sdot instead of SMMLA, which would multiply a zero row: the
- * activation's 8-byte pieces duplicated into both halves (X0..X3) make
- * lanes 0 + 1 of a weight pair's sum row j+2Q and lanes 2 + 3 row j+2Q+1;
- * one pairwise add gives rows j..j+3. The block walk and scales are those
- * of kiln_neon_q4_0_tile1. */
-#define KILN_NEON_MM_ACT1(X0, X1, X2, X3)                                      \
-  const int64x2_t al_ = vreinterpretq_s64_s8(vld1q_s8(a->qs)),                 \
-                  ah_ = vreinterpretq_s64_s8(vld1q_s8(a->qs + 16));            \
-  const int8x16_t X0 = vreinterpretq_s8_s64(vdupq_laneq_s64(al_, 0)),          \
-                  X1 = vreinterpretq_s8_s64(vdupq_laneq_s64(al_, 1)),          \
-                  X2 = vreinterpretq_s8_s64(vdupq_laneq_s64(ah_, 0)),          \
-                  X3 = vreinterpretq_s8_s64(vdupq_laneq_s64(ah_, 1));
-static inline __attribute__((always_inline)) void
-kiln_neon_q4_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
-                        const float *da, const float *bias, float *y, int n) {
-  const int8_t *wq = (const int8_t *)tile;
-  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 64);
-  const int8x16_t m4 = vdupq_n_s8((int8_t)0xf0);
-  float32x4_t f0 = vdupq_n_f32(0), f1 = f0;
-#define KILN_NEON_Q4_MM1_STEP(F, SCALE)                                        \
-  {                                                                            \
-    KILN_NEON_MM_ACT1(x0, x1, x2, x3)                                          \
-    const int8x16_t w0 = vld1q_s8(wq), w1 = vld1q_s8(wq + 16),                 \
-                    w2 = vld1q_s8(wq + 32), w3 = vld1q_s8(wq + 48);            \
-    int32x4_t s0 = vdotq_s32(vdupq_n_s32(0), vshlq_n_s8(w0, 4), x0);           \
-    int32x4_t s1 = vdotq_s32(vdupq_n_s32(0), vshlq_n_s8(w2, 4), x0);           \
-    s0 = vdotq_s32(s0, vshlq_n_s8(w1, 4), x1);                                 \
-    s1 = vdotq_s32(s1, vshlq_n_s8(w3, 4), x1);                                 \
-    s0 = vdotq_s32(s0, vandq_s8(w0, m4), x2);                                  \
-    s1 = vdotq_s32(s1, vandq_s8(w2, m4), x2);                                  \
-    s0 = vdotq_s32(s0, vandq_s8(w1, m4), x3);                                  \
-    s1 = vdotq_s32(s1, vandq_s8(w3, m4), x3);                                  \
-    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws)));   \
-    F = vfmaq_f32(F, vcvtq_n_f32_s32(vpaddq_s32(s0, s1), 4), SCALE);           \
-    wq += 64, ws += 4, ++a;                                                    \
-  }
-  KILN_NEON_TILE1_WALK(KILN_NEON_Q4_MM1_STEP)
-#undef KILN_NEON_Q4_MM1_STEP
-  kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
-}
-static inline __attribute__((always_inline)) void
-kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
-                        const float *da, const float *bias, float *y, int n) {
-  const int8_t *wq = (const int8_t *)tile;
-  const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 128);
-  float32x4_t f0 = vdupq_n_f32(0), f1 = f0;
-#define KILN_NEON_Q8_MM1_STEP(F, SCALE)                                        \
-  {                                                                            \
-    KILN_NEON_MM_ACT1(x0, x1, x2, x3)                                          \
-    int32x4_t s0 = vdotq_s32(vdupq_n_s32(0), vld1q_s8(wq), x0);                \
-    int32x4_t s1 = vdotq_s32(vdupq_n_s32(0), vld1q_s8(wq + 64), x0);           \
-    s0 = vdotq_s32(s0, vld1q_s8(wq + 16), x1);                                 \
-    s1 = vdotq_s32(s1, vld1q_s8(wq + 80), x1);                                 \
-    s0 = vdotq_s32(s0, vld1q_s8(wq + 32), x2);                                 \
-    s1 = vdotq_s32(s1, vld1q_s8(wq + 96), x2);                                 \
-    s0 = vdotq_s32(s0, vld1q_s8(wq + 48), x3);                                 \
-    s1 = vdotq_s32(s1, vld1q_s8(wq + 112), x3);                                \
-    const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(ws)));   \
-    F = vfmaq_f32(F, vcvtq_f32_s32(vpaddq_s32(s0, s1)), SCALE);                \
-    wq += 128, ws += 4, ++a;                                                   \
-  }
-  KILN_NEON_TILE1_WALK(KILN_NEON_Q8_MM1_STEP)
-#undef KILN_NEON_Q8_MM1_STEP
-  kiln_neon_store4(vaddq_f32(f0, f1), bias, y, n);
 }
 
 /* The SMMLA matmuls' driver: eight activation rows (four pairs) per pass
@@ -1022,14 +971,14 @@ kiln_neon_q8_0_mm_tile1(const uint8_t *tile, int nb, const kiln_q8_block *a,
     }                                                                          \
   }
 
-/* Q4_0 and Q8_0: one row runs the sdot tile on the SMMLA layout with its
- * block scales converted once. */
+/* Q4_0 and Q8_0: one row runs the dotprod kernel's tile with its block
+ * scales converted once. */
 #define KILN_NEON_MM_MATMUL(T, TILE_BYTES)                                     \
   KILN_NEON_MM_DRIVER(T##_q8_0, T, kiln_neon_mm_rows, kiln_q8_block, 32, 80,   \
                       TILE_BYTES, float da[nu];                                \
                       if (nr == 1) for (int b = 0; b < nu; ++b)                \
                           da[b] = kiln_neon_h2f(odd[b].d);,                    \
-                      kiln_neon_##T##_mm_tile1(t, nu, odd, da, bj, yr + j, n))
+                      kiln_neon_##T##_tile1(t, nu, odd, da, bj, yr + j, n))
 
 KILN_NEON_MM_MATMUL(q4_0, 72)
 KILN_NEON_MM_MATMUL(q8_0, 136)

@@ -10,7 +10,7 @@ using namespace kiln;
 namespace {
 /// Repacks GGML q8_0 / q4_0 rows into the 4-row tiles of kernels_neon.c: per
 /// tile, nb blocks of 4 rows' quants interleaved in 4-byte groups, then nb x 4
-/// fp16 scales. Rows past N are zero (scale 0; q4_0 nibbles 8 -> 0x88 ^ 0x88).
+/// fp16 scales (the dotprod and the i8mm kernels alike). Rows past N are zero (scale 0; q4_0 nibbles 8 -> 0x88 ^ 0x88).
 bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
                 size_t bytes, std::vector<uint8_t> &out, std::string &error) {
   const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32;
@@ -41,39 +41,6 @@ bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
             q[v * 16 + i * 4 + c] = q4 ? (uint8_t)(byte ^ 0x88) : byte;
           }
       }
-    }
-  }
-  return true;
-}
-
-/// Repacks GGML q8_0 / q4_0 rows into the 4-row i8mm tiles of kernels_neon.c:
-/// per tile, nb blocks where vector (Q, c) (16 bytes at (Q * C + c) * 16, C =
-/// 4 for q8_0, 2 for q4_0) holds bytes 8c..8c+7 of rows 2Q and 2Q+1 of the
-/// tile, then nb x 4 fp16 scales. Rows past N are zero (q4_0: byte 0 = nibbles
-/// 8 after the xor with 0x88).
-bool packTilesMM(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
-                 size_t bytes, std::vector<uint8_t> &out, std::string &error) {
-  const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32,
-                C = qb / 8;
-  if (K % 32 || (size_t)(N * nb * bb) != bytes) {
-    error = "neon: unexpected weight size for packing";
-    return false;
-  }
-  const int64_t tiles = (N + 3) / 4, tileBytes = nb * (4 * qb + 8);
-  out.assign((size_t)(tiles * tileBytes), 0);
-  for (int64_t row = 0; row < N; ++row) {
-    uint8_t *tile = out.data() + (row / 4) * tileBytes;
-    uint8_t *scales = tile + nb * 4 * qb;
-    const int64_t i = row % 4, Q = i / 2, h = i % 2;
-    for (int64_t b = 0; b < nb; ++b) {
-      const uint8_t *src = ggml + (row * nb + b) * bb;
-      std::memcpy(scales + (b * 4 + i) * 2, src, 2);
-      uint8_t *q = tile + b * 4 * qb;
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t k = 0; k < 8; ++k) {
-          uint8_t byte = src[2 + c * 8 + k];
-          q[(Q * C + c) * 16 + h * 8 + k] = q4 ? (uint8_t)(byte ^ 0x88) : byte;
-        }
     }
   }
   return true;
@@ -249,8 +216,6 @@ protected:
     const bool q4 = llvm::StringRef(k.weight) == "q4_0";
     if (llvm::StringRef(k.packer) == "neon_blocks")
       return packBlocks4(k.weight, N, K, ggml, bytes, out, error);
-    if (llvm::StringRef(k.packer) == "neon_mm_tiles")
-      return packTilesMM(q4, N, K, ggml, bytes, out, error);
     return packTiles4(q4, N, K, ggml, bytes, out, error); // neon_tiles
   }
   std::vector<std::string> isaKernelFiles() const override {
