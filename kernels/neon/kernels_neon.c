@@ -418,12 +418,12 @@ KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
 
 /* ---- Q4_K and Q5_K against Q8_K activations, "4x4" (neon_blocks) ------- */
 /* The tile's super-block (q4_k 592 bytes, q5_k 720: 4 fp16 d, 4 fp16 dmin,
- * 8x4 u8 scales, 8x4 u8 mins, then 8 blocks of 4 vectors of nibbles, vector
- * v byte 4i+t holding element 4v+t of row i in its low nibble and 16+4v+t in
- * its high one; q5_k adds a vector of fifth bits, inverted, byte 4i+t bit v
- * for element 4v+t and bit 4+v for 16+4v+t) against the activation row's
- * super-block (one float scale, 256 int8, 16 sums of 16): as ggml's K-quant
- * x Q8_K dots, each block's exact dot times its scale and each block's
+ * 8x4 u8 scales, 8x4 u8 mins, then 8 blocks: q4_k's 4 vectors of nibbles,
+ * vector v byte 4i+t holding element 4v+t of row i in its low nibble and
+ * 16+4v+t in its high one; q5_k's 5 vectors of 5-bit values, below)
+ * against the activation row's super-block (one float scale, 256 int8, 16
+ * sums of 16): as ggml's K-quant x Q8_K dots, each block's exact dot times
+ * its scale and each block's
  * activation sum times its min accumulate as integers over the super-block
  * (|sum| < 2^31), and the float steps run once per super-block. One chain
  * of eight sdot per block and row.
@@ -437,15 +437,20 @@ KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
  * exact modulo 2^32, the sum fits int32). Several rows, whose chains would
  * not fit the registers, add D_j + D_j+4 back to the scales.
  *
- * Q5_K values enter the dot as 8 (q - 16), an int8 built in three
- * operations a vector: SHL moves the inverted fifth bit to bit 7, SRI shifts
- * the nibble (the low one shifted up, the high one masked, first) into bits
- * 3..6 and clears bits 0..2. So sum q a = S / 8 + 16 sum a, and the
- * super-block adds 128 x sum(scale x block sum) to its scaled sums S. */
+ * Q5_K values enter the dot as 8 (q - 16), the int8 (q ^ 16) << 3. A block
+ * is five vectors A..E (byte 4i+t): bits 3..7 of A..D hold q ^ 16 of
+ * elements 4c+t (c = 0..3), of E element 16+t, one AND each; their bits
+ * 0..2 hold the three others' x = q ^ 16 (elements 20+t, 24+t, 28+t): x5 =
+ * A[0..2] and D[0..1], x6 = B[0..2] and E[0..1], x7 = C[0..2], D[2] and
+ * E[2], which SHL with SLI or SRI move to bits 3..7: 9 shifts and 5 ANDs
+ * a block, against 19 shifts and 4 ANDs for nibbles and a plane of fifth
+ * bits (shifts issue on one vector pipe of the Neoverse cores). So sum
+ * q a = S / 8 + 16 sum a, and the super-block adds 128 x sum(scale x block
+ * sum) to its scaled sums S. */
 static inline __attribute__((always_inline)) void
 kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
                     int five, const float *bias, float *y, int N, int n) {
-  const uint8x16_t m4 = vdupq_n_u8(0xf), mh = vdupq_n_u8(0xf0);
+  const uint8x16_t m4 = vdupq_n_u8(0xf), m5 = vdupq_n_u8(0xf8);
   /* Q4_K, one row: four sdot chains through the super-block */
   const int chains = !five && nr == 1;
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
@@ -468,16 +473,15 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
     const uint8x16_t w0 = vld1q_u8(q), w1 = vld1q_u8(q + 16),                  \
                      w2 = vld1q_u8(q + 32), w3 = vld1q_u8(q + 48);             \
     uint8x16_t u[8];                                                           \
-    if (five) {                                                                \
-      const uint8x16_t h = vld1q_u8(q + 64);                                   \
-      u[0] = vsriq_n_u8(vshlq_n_u8(h, 7), vshlq_n_u8(w0, 4), 1);               \
-      u[1] = vsriq_n_u8(vshlq_n_u8(h, 6), vshlq_n_u8(w1, 4), 1);               \
-      u[2] = vsriq_n_u8(vshlq_n_u8(h, 5), vshlq_n_u8(w2, 4), 1);               \
-      u[3] = vsriq_n_u8(vshlq_n_u8(h, 4), vshlq_n_u8(w3, 4), 1);               \
-      u[4] = vsriq_n_u8(vshlq_n_u8(h, 3), vandq_u8(w0, mh), 1);                \
-      u[5] = vsriq_n_u8(vshlq_n_u8(h, 2), vandq_u8(w1, mh), 1);                \
-      u[6] = vsriq_n_u8(vshlq_n_u8(h, 1), vandq_u8(w2, mh), 1);                \
-      u[7] = vsriq_n_u8(h, vandq_u8(w3, mh), 1);                               \
+    if (five) { /* w0..w3 and E = q + 64 are the vectors A..E */             \
+      const uint8x16_t e = vld1q_u8(q + 64);                                   \
+      u[0] = vandq_u8(w0, m5), u[1] = vandq_u8(w1, m5);                        \
+      u[2] = vandq_u8(w2, m5), u[3] = vandq_u8(w3, m5);                        \
+      u[4] = vandq_u8(e, m5);                                                  \
+      u[5] = vsliq_n_u8(vshlq_n_u8(w0, 3), w3, 6);                             \
+      u[6] = vsliq_n_u8(vshlq_n_u8(w1, 3), e, 6);                              \
+      u[7] = vsriq_n_u8(vsriq_n_u8(vshlq_n_u8(e, 5), vshlq_n_u8(w3, 5), 1),    \
+                        vshlq_n_u8(w2, 5), 2);                                 \
     } else {                                                                   \
       u[0] = vandq_u8(w0, m4), u[1] = vandq_u8(w1, m4);                        \
       u[2] = vandq_u8(w2, m4), u[3] = vandq_u8(w3, m4);                        \

@@ -49,8 +49,9 @@ bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
 /// Repacks Q4_K, the five-bit and the IQ4 types into the 4-row tiles of kernels_neon.c
 /// ("neon_blocks"). Per 32-element block: 4 vectors of nibbles, vector v byte
 /// 4i+t of row i holding element 4v+t (low nibble) and 16+4v+t (high); for
-/// the five-bit types a vector of fifth bits, byte 4i+t bit v = element 4v+t,
-/// bit 4+v = element 16+4v+t. q5_0 / iq4_nl blocks are followed by 4 fp16 d,
+/// q5_0 and q5_1 a vector of fifth bits, byte 4i+t bit v = element 4v+t,
+/// bit 4+v = element 16+4v+t (q5_k: five vectors of 5-bit values, below).
+/// q5_0 / iq4_nl blocks are followed by 4 fp16 d,
 /// q5_1 by 4 d and 4 m; q4_k / q5_k / iq4_xs super-blocks start with their
 /// metadata (q4_k, q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4
 /// d, 8x4 int8 scales - 32), then their 8 blocks. Rows past N are zero.
@@ -170,14 +171,29 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
         uint8_t u[32];
         qblocks::smallValues(type, src, j, u);
         uint8_t *q = super ? r + meta + j * qb : r;
+        if (type == "q5_k") {
+          // Five vectors A..E (byte 4i+t each): bits 3..7 hold x = q ^ 16 of
+          // elements 4c+t (c = 0..3: A..D) and 16+t (E); bits 0..2 hold the
+          // other three values' bits, as kiln_neon_kmin_tile reads them.
+          for (int t = 0; t < 4; ++t) {
+            unsigned x[8];
+            for (int c = 0; c < 8; ++c)
+              x[c] = u[c < 4 ? 4 * c + t : 16 + 4 * (c - 4) + t] ^ 16u;
+            const unsigned low[5] = {x[5] & 7, x[6] & 7, x[7] & 7,
+                                     (x[5] >> 3) | ((x[7] >> 3) & 1) << 2,
+                                     (x[6] >> 3) | ((x[7] >> 4) & 1) << 2};
+            for (int c = 0; c < 5; ++c)
+              q[16 * c + 4 * i + t] = (uint8_t)(x[c] << 3 | low[c]);
+          }
+          continue;
+        }
         for (int v = 0; v < 4; ++v)
           for (int t = 0; t < 4; ++t) {
             q[16 * v + 4 * i + t] =
                 (uint8_t)((u[4 * v + t] & 0xf) | (u[16 + 4 * v + t] & 0xf) << 4);
-            // Q5_K's fifth bits inverted: its kernel reads 8 (q - 16).
             if (five)
-              q[64 + 4 * i + t] |= (uint8_t)((((u[4 * v + t] >> 4) & 1) ^ kmin) << v |
-                                             (((u[16 + 4 * v + t] >> 4) & 1) ^ kmin) << (4 + v));
+              q[64 + 4 * i + t] |= (uint8_t)(((u[4 * v + t] >> 4) & 1) << v |
+                                             ((u[16 + 4 * v + t] >> 4) & 1) << (4 + v));
           }
       }
     }
