@@ -147,3 +147,42 @@ row "ggml \`gemm_q4_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q4_K_8x8_q8_K smm
 row "Kiln q6_k prefill (\`kiln_neon_q6_k_mm_tile\`, 8 rows, Q8_K)" "$W/kiln_i8mm.s" probe_q6_k_mm8 smmla 1
 row "Kiln q6_k prefill without i8mm (\`kiln_neon_q6_k_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q6_k_4
 row "ggml \`gemm_q6_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q6_K_8x8_q8_K smmla 1
+
+# SVE at 256 bits (Neoverse-V1's length; kilnc --target=sve --sve-bits=256):
+# Kiln's kernels as kilnc compiles them with -msve-vector-bits=256, and
+# ggml's quants.c with its vector-length switch fixed at 256 bits (each
+# ggml_cpu_get_sve_cnt() read as 32, what it returns on such a core). The
+# loop is the smallest holding an sdot: Kiln's one-row loop over a block of
+# 8 weight rows, ggml's over 2 blocks (q4_0, q8_0) or a super-block (8).
+sed 's/ggml_cpu_get_sve_cnt()/32/g' "$G/src/ggml-cpu/arch/arm/quants.c" > "$W/quants_sve.c"
+SVE=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+sve+dotprod -msve-vector-bits=256)
+clang-16 "${SVE[@]}" -std=c11 -DKILN_KERNEL= -I"$K/common" -I"$ROOT/runtime/include" \
+  -S "$K/sve/kernels_sve.c" -o "$W/sve.s"
+clang-16 "${SVE[@]}" -std=c11 "${GI[@]}" -I"$G/src/ggml-cpu/arch/arm" -S "$W/quants_sve.c" -o "$W/quants_sve.s"
+
+# sve_row NAME FILE.s FUNCTION ROW_BLOCKS
+sve_row() {
+  python3 "$ROOT/scripts/mca-loop.py" "$2" sdot --function="$3" > "$W/loop.s"
+  local cycles
+  cycles=$("$MCA" -mtriple=aarch64 -mcpu=neoverse-v1 -mattr=+sve,+dotprod -iterations=200 \
+           "$W/loop.s" | awk '/Total Cycles/ {print $3}')
+  awk -v n="$1" -v c="$cycles" -v b="$4" 'BEGIN {printf "| %s | %d | %.2f |\n", n, b, c / 200 / b}'
+}
+
+echo
+echo "SVE, 256-bit vectors:"
+echo
+echo "| loop | row-blocks per iteration | V1 (cycles per row-block) |"
+echo "| --- | --- | --- |"
+for T in q4_0 q8_0; do
+  sve_row "Kiln $T (\`matmul_${T}_q8_0_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_0_16x4_sve 8
+  sve_row "ggml \`vec_dot_${T}_q8_0\`" "$W/quants_sve.s" ggml_vec_dot_${T}_q8_0 2
+done
+for T in q4_k q6_k; do
+  sve_row "Kiln $T (\`matmul_${T}_q8_k_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_k_16x4_sve 8
+  sve_row "ggml \`vec_dot_${T%k}K_q8_K\`" "$W/quants_sve.s" ggml_vec_dot_${T%k}K_q8_K 8
+done
+for T in q3_k q2_k; do
+  sve_row "Kiln $T (\`matmul_${T}_q8_0_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_0_16x4_sve 8
+  sve_row "ggml \`vec_dot_${T%k}K_q8_K\`" "$W/quants_sve.s" ggml_vec_dot_${T%k}K_q8_K 8
+done

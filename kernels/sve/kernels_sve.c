@@ -196,54 +196,69 @@ KILN_SVE_MATMUL(q8_0, 512)
  * The q6_k, q3_k and q2_k tiles take one byte per weight (the files 6.6,
  * 3.4 and 2.6 bits).
  */
+/* Q4_K and Q6_K against Q8_K activations (one scale per 256 values, sums of
+ * 16): as ggml's K-quant x Q8_K dots, each block's exact dot times its
+ * scale (q4_k; q6_k: each half's) and, for q4_k, each block's activation
+ * sum times its min accumulate as integers over the super-block (|sum| <
+ * 2^31), and the float step runs once per super-block and row. */
 static inline __attribute__((always_inline)) void
-kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
                    int nr, svbool_t pb, svbool_t p32, svbool_t pout,
                    const float *bias, float *y, int N, int j0) {
-  const svbool_t all = svptrue_b8(), p16 = svptrue_pat_b8(SV_VL16);
+  const svbool_t all = svptrue_b8();
   const svint32_t zero = svdup_n_s32(0);
+  const int ns = nb / 8;
   const uint8_t *wq = tile + off;
-  const int8_t *SC = (const int8_t *)tile + (int64_t)nb * 256 + off / 4;
-  const int8_t *MN = SC + (int64_t)nb * 16;
+  const uint8_t *SC = tile + (int64_t)nb * 256 + off / 4;
+  const uint8_t *MN = SC + (int64_t)nb * 16;
   const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 288) + off / 4;
-  const uint16_t *DMH = DH + (int64_t)(nb / 8) * 16;
+  const uint16_t *DMH = DH + (int64_t)ns * 16;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
-  svfloat32_t dsb = f0, dmsb = f0;
-  for (int b = 0; b < nb; ++b, wq += 256) {
-    if (b % 8 == 0) {
-      dsb = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
-      dmsb = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * (b / 8))));
-    }
-    const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
-                    w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
-    const svint8_t l0 = svreinterpret_s8_u8(svand_n_u8_x(all, w0, 0xf)),
-                   l1 = svreinterpret_s8_u8(svand_n_u8_x(all, w1, 0xf)),
-                   l2 = svreinterpret_s8_u8(svand_n_u8_x(all, w2, 0xf)),
-                   l3 = svreinterpret_s8_u8(svand_n_u8_x(all, w3, 0xf));
-    const svint8_t h0 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w0, 4)),
-                   h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4)),
-                   h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4)),
-                   h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
-    const svfloat32_t dd = svmul_f32_x(
-                          p32, dsb, svcvt_f32_s32_x(p32, svld1sb_s32(p32, SC + 16 * b))),
-                      dm = svmul_f32_x(
-                          p32, dmsb, svcvt_f32_s32_x(p32, svld1sb_s32(p32, MN + 16 * b)));
-#define KILN_SVE_Q4K_ROW(R, F)                                                 \
+  for (int s = 0; s < ns; ++s) {
+    svint32_t i0 = zero, i1 = zero, i2 = zero, i3 = zero; /* sum sc x dot */
+    svint32_t m0 = zero, m1 = zero, m2 = zero, m3 = zero; /* sum m x block sum */
+    for (int j = 0; j < 8; ++j, wq += 256) {
+      const int b = s * 8 + j;
+      const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
+                      w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
+      const svint8_t l0 = svreinterpret_s8_u8(svand_n_u8_x(all, w0, 0xf)),
+                     l1 = svreinterpret_s8_u8(svand_n_u8_x(all, w1, 0xf)),
+                     l2 = svreinterpret_s8_u8(svand_n_u8_x(all, w2, 0xf)),
+                     l3 = svreinterpret_s8_u8(svand_n_u8_x(all, w3, 0xf));
+      const svint8_t h0 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w0, 4)),
+                     h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4)),
+                     h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4)),
+                     h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
+      const svint32_t sc = svreinterpret_s32_u32(svld1ub_u32(p32, SC + 16 * b)),
+                      mn = svreinterpret_s32_u32(svld1ub_u32(p32, MN + 16 * b));
+#define KILN_SVE_Q4K_ROW(R, I, M)                                              \
   if ((R) < nr) {                                                              \
-    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    KILN_SVE_HALF_DOTS(s0, s1, ab->qs, l0, l1, l2, l3, h0, h1, h2, h3)         \
-    const int64_t asum = svaddv_s8(p16, svld1_s8(p16, ab->qs)) +               \
-                         svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));           \
-    svfloat32_t t = svmul_f32_x(p32, dd,                                       \
-                                svcvt_f32_s32_x(p32, svadd_s32_x(all, s0, s1))); \
-    t = svmls_n_f32_x(p32, t, dm, (float)asum);                                \
-    F = svmla_n_f32_x(p32, F, t, kiln_sve_h2f(ab->d));                         \
+    const kiln_q8k_block *ab = a + (int64_t)(R) * ns + s;                      \
+    KILN_SVE_HALF_DOTS(s0, s1, ab->qs + 32 * j, l0, l1, l2, l3, h0, h1, h2, h3) \
+    I = svmla_s32_x(p32, I, svadd_s32_x(p32, s0, s1), sc);                     \
+    M = svmla_n_s32_x(p32, M, mn, ab->bsums[2 * j] + ab->bsums[2 * j + 1]);    \
   }
-    KILN_SVE_Q4K_ROW(0, f0)
-    KILN_SVE_Q4K_ROW(1, f1)
-    KILN_SVE_Q4K_ROW(2, f2)
-    KILN_SVE_Q4K_ROW(3, f3)
+      KILN_SVE_Q4K_ROW(0, i0, m0)
+      KILN_SVE_Q4K_ROW(1, i1, m1)
+      KILN_SVE_Q4K_ROW(2, i2, m2)
+      KILN_SVE_Q4K_ROW(3, i3, m3)
 #undef KILN_SVE_Q4K_ROW
+    }
+    const svfloat32_t d = svcvt_f32_f16_x(
+                          p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * s))),
+                      dm = svcvt_f32_f16_x(
+                          p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * s)));
+#define KILN_SVE_Q4K_FLOAT(R, F, I, M)                                         \
+  if ((R) < nr) {                                                              \
+    const float ad = a[(int64_t)(R) * ns + s].d;                               \
+    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I), svmul_n_f32_x(p32, d, ad)); \
+    F = svmls_f32_x(p32, F, svcvt_f32_s32_x(p32, M), svmul_n_f32_x(p32, dm, ad)); \
+  }
+    KILN_SVE_Q4K_FLOAT(0, f0, i0, m0)
+    KILN_SVE_Q4K_FLOAT(1, f1, i1, m1)
+    KILN_SVE_Q4K_FLOAT(2, f2, i2, m2)
+    KILN_SVE_Q4K_FLOAT(3, f3, i3, m3)
+#undef KILN_SVE_Q4K_FLOAT
   }
   KILN_SVE_STORE(0, f0)
   KILN_SVE_STORE(1, f1)
@@ -252,7 +267,60 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 }
 
 static inline __attribute__((always_inline)) void
-kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
+                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+                   const float *bias, float *y, int N, int j0) {
+  const svbool_t all = svptrue_b8();
+  const svint32_t zero = svdup_n_s32(0);
+  const int ns = nb / 8;
+  const int8_t *wq = (const int8_t *)tile + off;
+  const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
+  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 544) + off / 4;
+  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
+  for (int s = 0; s < ns; ++s) {
+    svint32_t i0 = zero, i1 = zero, i2 = zero, i3 = zero; /* sum sc x half dot */
+    for (int j = 0; j < 8; ++j, wq += 512) {
+      const int b = s * 8 + j;
+      const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
+                     w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
+                     w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
+                     w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+      const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
+                      sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
+#define KILN_SVE_Q6K_ROW(R, I)                                                 \
+  if ((R) < nr) {                                                              \
+    KILN_SVE_HALF_DOTS(s0, s1, a[(int64_t)(R) * ns + s].qs + 32 * j, w0, w1,   \
+                       w2, w3, w4, w5, w6, w7)                                 \
+    I = svmla_s32_x(p32, svmla_s32_x(p32, I, s0, sc0), s1, sc1);               \
+  }
+      KILN_SVE_Q6K_ROW(0, i0)
+      KILN_SVE_Q6K_ROW(1, i1)
+      KILN_SVE_Q6K_ROW(2, i2)
+      KILN_SVE_Q6K_ROW(3, i3)
+#undef KILN_SVE_Q6K_ROW
+    }
+    const svfloat32_t d = svcvt_f32_f16_x(
+        p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * s)));
+#define KILN_SVE_Q6K_FLOAT(R, F, I)                                            \
+  if ((R) < nr)                                                                \
+    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I),                           \
+                    svmul_n_f32_x(p32, d, a[(int64_t)(R) * ns + s].d));
+    KILN_SVE_Q6K_FLOAT(0, f0, i0)
+    KILN_SVE_Q6K_FLOAT(1, f1, i1)
+    KILN_SVE_Q6K_FLOAT(2, f2, i2)
+    KILN_SVE_Q6K_FLOAT(3, f3, i3)
+#undef KILN_SVE_Q6K_FLOAT
+  }
+  KILN_SVE_STORE(0, f0)
+  KILN_SVE_STORE(1, f1)
+  KILN_SVE_STORE(2, f2)
+  KILN_SVE_STORE(3, f3)
+}
+
+/* q3_k: int8 values -4..3 and their 16-element halves' int8 scales against
+ * Q8_0 activations, each block scaled in float. */
+static inline __attribute__((always_inline)) void
+kiln_sve_q3_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
                    int nr, svbool_t pb, svbool_t p32, svbool_t pout,
                    const float *bias, float *y, int N, int j0) {
   const svbool_t all = svptrue_b8();
@@ -270,7 +338,7 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
                    w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
     const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
                     sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
-#define KILN_SVE_Q6K_ROW(R, F)                                                 \
+#define KILN_SVE_Q3K_ROW(R, F)                                                 \
   if ((R) < nr) {                                                              \
     const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
     KILN_SVE_HALF_DOTS(s0, s1, ab->qs, w0, w1, w2, w3, w4, w5, w6, w7)         \
@@ -278,11 +346,11 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, s),                           \
                     svmul_n_f32_x(p32, dd, kiln_sve_h2f(ab->d)));              \
   }
-    KILN_SVE_Q6K_ROW(0, f0)
-    KILN_SVE_Q6K_ROW(1, f1)
-    KILN_SVE_Q6K_ROW(2, f2)
-    KILN_SVE_Q6K_ROW(3, f3)
-#undef KILN_SVE_Q6K_ROW
+    KILN_SVE_Q3K_ROW(0, f0)
+    KILN_SVE_Q3K_ROW(1, f1)
+    KILN_SVE_Q3K_ROW(2, f2)
+    KILN_SVE_Q3K_ROW(3, f3)
+#undef KILN_SVE_Q3K_ROW
   }
   KILN_SVE_STORE(0, f0)
   KILN_SVE_STORE(1, f1)
@@ -342,23 +410,21 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   KILN_SVE_STORE(3, f3)
 }
 
-#define kiln_sve_q3_k_pass kiln_sve_q6_k_pass
-
 /* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 4 (q6_k,
  * q3_k), 512 + 64 + 8 (q2_k). */
-#define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
-  KILN_KERNEL void kiln_matmul_##T##_q8_0_16x4_sve(                            \
+#define KILN_SVE_MATMUL_ACT(T, ACT, ACT_T, ROWS, UNIT, BLOCK_BYTES)           \
+  KILN_KERNEL void kiln_matmul_##T##_##ACT##_16x4_sve(                         \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
-    const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);                \
-    const int nb = K / 32;                                                     \
+    const ACT_T *a = ROWS(x, rows, K, scratch);                                \
+    const int nb = K / 32, nu = K / (UNIT);                                    \
     const int64_t tile_bytes = (int64_t)nb * (BLOCK_BYTES);                    \
     const int vb = (int)svcntb(), P = vb < 64 ? vb : 64;                       \
     const svbool_t pb = svwhilelt_b8_s32(0, P);                                \
     const svbool_t p32 = svwhilelt_b32_s32(0, P / 4);                          \
     for (int r0 = 0; r0 < rows; r0 += 4) {                                     \
       const int nr = rows - r0 < 4 ? rows - r0 : 4;                            \
-      const kiln_q8_block *ar = a + (int64_t)r0 * nb;                          \
+      const ACT_T *ar = a + (int64_t)r0 * nu;                                  \
       float *yr = y + (int64_t)r0 * N;                                         \
       for (int t = 0; t * 16 < N; ++t) {                                       \
         const uint8_t *tile = w + (int64_t)t * tile_bytes;                     \
@@ -380,8 +446,15 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     }                                                                          \
   }
 
-KILN_SVE_MATMUL_K(q4_k, 296)
-KILN_SVE_MATMUL_K(q6_k, 548)
+/* Against Q8_0 activations (ACT_T kiln_q8_block, one per 32 values) or Q8_K
+ * ones (kiln_q8k_block, one per 256). */
+#define KILN_SVE_MATMUL_K(T, BLOCK_BYTES)                                      \
+  KILN_SVE_MATMUL_ACT(T, q8_0, kiln_q8_block, kiln_q8_rows, 32, BLOCK_BYTES)
+#define KILN_SVE_MATMUL_Q8K(T, BLOCK_BYTES)                                    \
+  KILN_SVE_MATMUL_ACT(T, q8_k, kiln_q8k_block, kiln_q8k_rows, 256, BLOCK_BYTES)
+
+KILN_SVE_MATMUL_Q8K(q4_k, 296)
+KILN_SVE_MATMUL_Q8K(q6_k, 548)
 KILN_SVE_MATMUL_K(q3_k, 548)
 KILN_SVE_MATMUL_K(q2_k, 584)
 
