@@ -79,6 +79,20 @@ static inline float kiln_sve_h2f(uint16_t h) {
     svst1_f32(pout, y + (int64_t)(R) * N + j0, v);                             \
   }
 
+/* The 8 int8 slices w0..w7 of a block at P (one byte per weight). */
+#define KILN_SVE_SLICES8(P)                                                    \
+  const svint8_t w0 = svld1_s8(pb, (P)), w1 = svld1_s8(pb, (P) + 64),          \
+                 w2 = svld1_s8(pb, (P) + 128), w3 = svld1_s8(pb, (P) + 192),   \
+                 w4 = svld1_s8(pb, (P) + 256), w5 = svld1_s8(pb, (P) + 320),   \
+                 w6 = svld1_s8(pb, (P) + 384), w7 = svld1_s8(pb, (P) + 448);
+
+/* A pass's four accumulators f0..f3 to activation rows 0..nr-1. */
+#define KILN_SVE_STORE_ROWS                                                    \
+  KILN_SVE_STORE(0, f0)                                                        \
+  KILN_SVE_STORE(1, f1)                                                        \
+  KILN_SVE_STORE(2, f2)                                                        \
+  KILN_SVE_STORE(3, f3)
+
 /* One pass (P/4 rows starting at tile row ro) of a 16-row tile against nr
  * activation rows (1..4, constant after inlining). */
 static inline __attribute__((always_inline)) void
@@ -106,10 +120,7 @@ kiln_sve_q4_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     KILN_SVE_ACC(2, f2, KILN_SVE_Q4_DOT)
     KILN_SVE_ACC(3, f3, KILN_SVE_Q4_DOT)
   }
-  KILN_SVE_STORE(0, f0)
-  KILN_SVE_STORE(1, f1)
-  KILN_SVE_STORE(2, f2)
-  KILN_SVE_STORE(3, f3)
+  KILN_SVE_STORE_ROWS
 }
 
 static inline __attribute__((always_inline)) void
@@ -122,10 +133,7 @@ kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 512) + off / 4;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
   for (int b = 0; b < nb; ++b, wq += 512) {
-    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
-                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
-                   w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
-                   w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+    KILN_SVE_SLICES8(wq)
     const svfloat32_t dw = svcvt_f32_f16_x(
         p32, svreinterpret_f16_u32(svld1uh_u32(p32, ws + 16 * b)));
     KILN_SVE_ACC(0, f0, KILN_SVE_Q8_DOT)
@@ -133,10 +141,7 @@ kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     KILN_SVE_ACC(2, f2, KILN_SVE_Q8_DOT)
     KILN_SVE_ACC(3, f3, KILN_SVE_Q8_DOT)
   }
-  KILN_SVE_STORE(0, f0)
-  KILN_SVE_STORE(1, f1)
-  KILN_SVE_STORE(2, f2)
-  KILN_SVE_STORE(3, f3)
+  KILN_SVE_STORE_ROWS
 }
 
 #define KILN_SVE_MATMUL(T, BLOCK_BYTES)                                        \
@@ -260,10 +265,7 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
     KILN_SVE_Q4K_FLOAT(3, f3, i3, m3)
 #undef KILN_SVE_Q4K_FLOAT
   }
-  KILN_SVE_STORE(0, f0)
-  KILN_SVE_STORE(1, f1)
-  KILN_SVE_STORE(2, f2)
-  KILN_SVE_STORE(3, f3)
+  KILN_SVE_STORE_ROWS
 }
 
 static inline __attribute__((always_inline)) void
@@ -281,10 +283,7 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
     svint32_t i0 = zero, i1 = zero, i2 = zero, i3 = zero; /* sum sc x half dot */
     for (int j = 0; j < 8; ++j, wq += 512) {
       const int b = s * 8 + j;
-      const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
-                     w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
-                     w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
-                     w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+      KILN_SVE_SLICES8(wq)
       const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
                       sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
 #define KILN_SVE_Q6K_ROW(R, I)                                                 \
@@ -311,10 +310,7 @@ kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
     KILN_SVE_Q6K_FLOAT(3, f3, i3)
 #undef KILN_SVE_Q6K_FLOAT
   }
-  KILN_SVE_STORE(0, f0)
-  KILN_SVE_STORE(1, f1)
-  KILN_SVE_STORE(2, f2)
-  KILN_SVE_STORE(3, f3)
+  KILN_SVE_STORE_ROWS
 }
 
 /* q3_k: int8 values -4..3 and their 16-element halves' int8 scales against
@@ -332,10 +328,7 @@ kiln_sve_q3_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   for (int b = 0; b < nb; ++b, wq += 512) {
     if (b % 8 == 0)
       dd = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
-    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
-                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
-                   w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
-                   w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+    KILN_SVE_SLICES8(wq)
     const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
                     sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
 #define KILN_SVE_Q3K_ROW(R, F)                                                 \
@@ -352,10 +345,7 @@ kiln_sve_q3_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     KILN_SVE_Q3K_ROW(3, f3)
 #undef KILN_SVE_Q3K_ROW
   }
-  KILN_SVE_STORE(0, f0)
-  KILN_SVE_STORE(1, f1)
-  KILN_SVE_STORE(2, f2)
-  KILN_SVE_STORE(3, f3)
+  KILN_SVE_STORE_ROWS
 }
 
 /* q2_k: the q6_k pass's two half sums times the scales, minus the mins times
@@ -377,10 +367,7 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
       dd = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
       dm = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * (b / 8))));
     }
-    const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
-                   w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192),
-                   w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320),
-                   w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448);
+    KILN_SVE_SLICES8(wq)
     const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
                     sc1 = svld1sb_s32(p32, sc + 32 * b + 16),
                     m0 = svld1sb_s32(p32, mn + 32 * b),
@@ -404,10 +391,7 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
     KILN_SVE_Q2K_ROW(3, f3)
 #undef KILN_SVE_Q2K_ROW
   }
-  KILN_SVE_STORE(0, f0)
-  KILN_SVE_STORE(1, f1)
-  KILN_SVE_STORE(2, f2)
-  KILN_SVE_STORE(3, f3)
+  KILN_SVE_STORE_ROWS
 }
 
 /* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 4 (q6_k,
@@ -476,10 +460,7 @@ KILN_SVE_MATMUL_K(q2_k, 584)
     const float *M = D + (int64_t)nb * 16;                                     \
     svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;                \
     for (int b = 0; b < nb; ++b, wq += 512) {                                  \
-      const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),        \
-                     w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192), \
-                     w4 = svld1_s8(pb, wq + 256), w5 = svld1_s8(pb, wq + 320), \
-                     w6 = svld1_s8(pb, wq + 384), w7 = svld1_s8(pb, wq + 448); \
+      KILN_SVE_SLICES8(wq)                                                     \
       const svfloat32_t dd = svld1_f32(p32, D + 16 * b);                       \
       const svfloat32_t dm = HASMIN ? svld1_f32(p32, M + 16 * b) : dd;         \
       KILN_SVE_I8_ROW(0, f0, HASMIN)                                           \
@@ -487,10 +468,7 @@ KILN_SVE_MATMUL_K(q2_k, 584)
       KILN_SVE_I8_ROW(2, f2, HASMIN)                                           \
       KILN_SVE_I8_ROW(3, f3, HASMIN)                                           \
     }                                                                          \
-    KILN_SVE_STORE(0, f0)                                                      \
-    KILN_SVE_STORE(1, f1)                                                      \
-    KILN_SVE_STORE(2, f2)                                                      \
-    KILN_SVE_STORE(3, f3)                                                      \
+    KILN_SVE_STORE_ROWS                                                        \
   }
 #define KILN_SVE_I8_ROW(R, F, HASMIN)                                          \
   if ((R) < nr) {                                                              \
