@@ -423,10 +423,9 @@ KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
  * 16+4v+t in its high one; q5_k's 5 vectors of 5-bit values, below)
  * against the activation row's super-block (one float scale, 256 int8, 16
  * sums of 16): as ggml's K-quant x Q8_K dots, each block's exact dot times
- * its scale and each block's
- * activation sum times its min accumulate as integers over the super-block
- * (|sum| < 2^31), and the float steps run once per super-block. One chain
- * of eight sdot per block and row.
+ * its scale and each block's activation sum times its min accumulate as
+ * integers over the super-block (|sum| < 2^31), and the float steps run
+ * once per super-block. One chain of eight sdot per block and row.
  *
  * Q4_K stores the scales' differences D_j = sc_j - sc_j+4 (D_j = sc_j for
  * j >= 4; |D| <= 63 is an int8). One row (decode) sums by parts: four sdot

@@ -10,7 +10,8 @@ using namespace kiln;
 namespace {
 /// Repacks GGML q8_0 / q4_0 rows into the 4-row tiles of kernels_neon.c: per
 /// tile, nb blocks of 4 rows' quants interleaved in 4-byte groups, then nb x 4
-/// fp16 scales (the dotprod and the i8mm kernels alike). Rows past N are zero (scale 0; q4_0 nibbles 8 -> 0x88 ^ 0x88).
+/// fp16 scales (the dotprod and the i8mm kernels alike). Rows past N are zero
+/// (scale 0; q4_0 nibbles 8 -> 0x88 ^ 0x88).
 bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
                 size_t bytes, std::vector<uint8_t> &out, std::string &error) {
   const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32;
