@@ -189,8 +189,9 @@ KILN_SVE_MATMUL(q8_0, 512)
  *                nibble (unsigned 0..15, no xor); then nb x 16 u8 scales sc
  *                and nb x 16 u8 mins m, then per super-block 16 fp16 d and
  *                16 fp16 dmin (row order): 18.5 bytes per row-block, the
- *                file's 18 plus the unpacked 6-bit scales. D = d * sc and
- *                M = dmin * m are formed per block as the scalar kernel does.
+ *                file's 18 plus the unpacked 6-bit scales.
+ *   q5_k "16x4": as q4_k, with 8 slices (512 bytes) of int8 values 0..31
+ *                per quant block: 34.5 bytes per row-block (the file's 22).
  *   q6_k "16x4": nb quant blocks of 8 slices (512 bytes) of int8 q - 32; then
  *                nb x 2 x 16 int8 sub-block scales (block b, half h, row);
  *                then per super-block 16 fp16 d (row order).
@@ -198,42 +199,52 @@ KILN_SVE_MATMUL(q8_0, 512)
  *   q2_k "16x4": nb quant blocks of 8 slices of the 2-bit values 0..3; then
  *                nb x 2 x 16 scales (0..15) and nb x 2 x 16 mins (0..15);
  *                then per super-block 16 fp16 d, then 16 fp16 dmin.
- * The q6_k, q3_k and q2_k tiles take one byte per weight (the files 6.6,
- * 3.4 and 2.6 bits).
+ * The q5_k, q6_k, q3_k and q2_k tiles take one byte per weight (the files
+ * 5.5, 6.6, 3.4 and 2.6 bits): built from nibbles and bit planes, SVE's
+ * AND, ORR and shifts by an immediate, which overwrite their operand, cost
+ * more cycles than the bytes save (docs/notes/benchmarks-history.md).
  */
-/* Q4_K and Q6_K against Q8_K activations (one scale per 256 values, sums of
- * 16): as ggml's K-quant x Q8_K dots, each block's exact dot times its
- * scale (q4_k; q6_k: each half's) and, for q4_k, each block's activation
- * sum times its min accumulate as integers over the super-block (|sum| <
- * 2^31), and the float step runs once per super-block and row. */
+/* Q4_K, Q5_K and Q6_K against Q8_K activations (one scale per 256 values,
+ * sums of 16): as ggml's K-quant x Q8_K dots, each block's exact dot times
+ * its scale (q6_k: each half's) and, for q4_k and q5_k, each block's
+ * activation sum times its min accumulate as integers over the super-block
+ * (|sum| < 2^31), and the float step runs once per super-block and row. */
 static inline __attribute__((always_inline)) void
-kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
-                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
+kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
+                   int nr, int five, svbool_t pb, svbool_t p32, svbool_t pout,
                    const float *bias, float *y, int N, int j0) {
   const svbool_t all = svptrue_b8();
   const svint32_t zero = svdup_n_s32(0);
-  const int ns = nb / 8;
+  const int ns = nb / 8, qb = five ? 512 : 256;
   const uint8_t *wq = tile + off;
-  const uint8_t *SC = tile + (int64_t)nb * 256 + off / 4;
+  const uint8_t *SC = tile + (int64_t)nb * qb + off / 4;
   const uint8_t *MN = SC + (int64_t)nb * 16;
-  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 288) + off / 4;
+  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * (qb + 32)) + off / 4;
   const uint16_t *DMH = DH + (int64_t)ns * 16;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
   for (int s = 0; s < ns; ++s) {
     svint32_t i0 = zero, i1 = zero, i2 = zero, i3 = zero; /* sum sc x dot */
     svint32_t m0 = zero, m1 = zero, m2 = zero, m3 = zero; /* sum m x block sum */
-    for (int j = 0; j < 8; ++j, wq += 256) {
+    for (int j = 0; j < 8; ++j, wq += qb) {
       const int b = s * 8 + j;
-      const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
-                      w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
-      const svint8_t l0 = svreinterpret_s8_u8(svand_n_u8_x(all, w0, 0xf)),
-                     l1 = svreinterpret_s8_u8(svand_n_u8_x(all, w1, 0xf)),
-                     l2 = svreinterpret_s8_u8(svand_n_u8_x(all, w2, 0xf)),
-                     l3 = svreinterpret_s8_u8(svand_n_u8_x(all, w3, 0xf));
-      const svint8_t h0 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w0, 4)),
-                     h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4)),
-                     h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4)),
-                     h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
+      svint8_t l0, l1, l2, l3, h0, h1, h2, h3;
+      if (five) { /* int8 values 0..31, 8 slices */
+        l0 = svld1_s8(pb, (const int8_t *)wq), l1 = svld1_s8(pb, (const int8_t *)wq + 64);
+        l2 = svld1_s8(pb, (const int8_t *)wq + 128), l3 = svld1_s8(pb, (const int8_t *)wq + 192);
+        h0 = svld1_s8(pb, (const int8_t *)wq + 256), h1 = svld1_s8(pb, (const int8_t *)wq + 320);
+        h2 = svld1_s8(pb, (const int8_t *)wq + 384), h3 = svld1_s8(pb, (const int8_t *)wq + 448);
+      } else { /* nibbles, 4 slices */
+        const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
+                        w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
+        l0 = svreinterpret_s8_u8(svand_n_u8_x(all, w0, 0xf));
+        l1 = svreinterpret_s8_u8(svand_n_u8_x(all, w1, 0xf));
+        l2 = svreinterpret_s8_u8(svand_n_u8_x(all, w2, 0xf));
+        l3 = svreinterpret_s8_u8(svand_n_u8_x(all, w3, 0xf));
+        h0 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w0, 4));
+        h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4));
+        h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4));
+        h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
+      }
       const svint32_t sc = svreinterpret_s32_u32(svld1ub_u32(p32, SC + 16 * b)),
                       mn = svreinterpret_s32_u32(svld1ub_u32(p32, MN + 16 * b));
 #define KILN_SVE_Q4K_ROW(R, I, M)                                              \
@@ -267,6 +278,11 @@ kiln_sve_q4_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
   }
   KILN_SVE_STORE_ROWS
 }
+
+#define kiln_sve_q4_k_pass(tile, nb, off, a, nr, ...)                          \
+  kiln_sve_kmin_pass(tile, nb, off, a, nr, 0, __VA_ARGS__)
+#define kiln_sve_q5_k_pass(tile, nb, off, a, nr, ...)                          \
+  kiln_sve_kmin_pass(tile, nb, off, a, nr, 1, __VA_ARGS__)
 
 static inline __attribute__((always_inline)) void
 kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
@@ -438,16 +454,17 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   KILN_SVE_MATMUL_ACT(T, q8_k, kiln_q8k_block, kiln_q8k_rows, 256, BLOCK_BYTES)
 
 KILN_SVE_MATMUL_Q8K(q4_k, 296)
+KILN_SVE_MATMUL_Q8K(q5_k, 552)
 KILN_SVE_MATMUL_Q8K(q6_k, 548)
 KILN_SVE_MATMUL_K(q3_k, 548)
 KILN_SVE_MATMUL_K(q2_k, 584)
 
-/* The five-bit and IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
- * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1, q5_k:
- * 0..31; IQ4: the level), then nb x 16 fp32 D (the block's scale: d, d*sc
- * or d*(sc-32)) and, for q5_1 / q5_k, nb x 16 fp32 M (-m or dmin*m,
- * subtracted times the activation block's sum), in row order. One byte per
- * weight: more than the files' 5.5 (17-18 for IQ4 per 32). */
+/* Q5_0, Q5_1 and the IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
+ * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1: 0..31;
+ * IQ4: the level), then nb x 16 fp32 D (the block's scale: d or
+ * d*(sc-32)) and, for q5_1, nb x 16 fp32 M (-m, subtracted times the
+ * activation block's sum), in row order. One byte per weight: more than the
+ * files' 5.5-6 bits (4.25-4.5 for IQ4). */
 #define KILN_SVE_I8_PASS(T, HASMIN)                                            \
   static inline __attribute__((always_inline)) void kiln_sve_##T##_pass(       \
       const uint8_t *tile, int nb, int off, const kiln_q8_block *a, int nr,    \
@@ -485,14 +502,12 @@ KILN_SVE_MATMUL_K(q2_k, 584)
 #define DOT_I8 KILN_SVE_Q8_DOT
 KILN_SVE_I8_PASS(q5_0, 0)
 KILN_SVE_I8_PASS(q5_1, 1)
-KILN_SVE_I8_PASS(q5_k, 1)
 KILN_SVE_I8_PASS(iq4_nl, 0)
 KILN_SVE_I8_PASS(iq4_xs, 0)
 #undef DOT_I8
 KILN_SVE_MATMUL_K(q5_0, 576)
 KILN_SVE_MATMUL_K(q5_1, 640)
 KILN_Q4_1_AS_Q5_1(16x4_sve)
-KILN_SVE_MATMUL_K(q5_k, 640)
 KILN_SVE_MATMUL_K(iq4_nl, 576)
 KILN_SVE_MATMUL_K(iq4_xs, 576)
 

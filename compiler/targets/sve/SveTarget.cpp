@@ -40,20 +40,21 @@ bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
-/// Repacks GGML q4_k / q6_k / q3_k / q2_k rows into the 16-row K-quant
+/// Repacks GGML q4_k / q5_k / q6_k / q3_k / q2_k rows into the 16-row K-quant
 /// tiles of kernels_sve.c (layout described there). Rows past N are all zero.
 bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                   std::string &error) {
-  const bool q4 = type == "q4_k", q2 = type == "q2_k", q3 = type == "q3_k";
+  const bool q4 = type == "q4_k", q5 = type == "q5_k", q2 = type == "q2_k",
+             q3 = type == "q3_k";
   const int64_t ns = K / 256, nb = K / 32,
-                sb = q4 ? 144 : q2 ? 84 : q3 ? 110 : 210;
+                sb = q4 ? 144 : q5 ? 176 : q2 ? 84 : q3 ? 110 : 210;
   if (K % 256 || (size_t)(N * ns * sb) != bytes) {
     error = "sve: unexpected weight size for packing";
     return false;
   }
   const int64_t qBytes = q4 ? 256 : 512, tiles = (N + 15) / 16,
-                tileBytes = nb * (q4 ? 296 : q2 ? 584 : 548);
+                tileBytes = nb * (q4 ? 296 : q5 ? 552 : q2 ? 584 : 548);
   out.assign((size_t)(tiles * tileBytes), 0);
   for (int64_t row = 0; row < N; ++row) {
     uint8_t *tile = out.data() + (row / 16) * tileBytes;
@@ -64,22 +65,22 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
         const int64_t b = s * 8 + j;
         uint8_t *q = tile + b * qBytes;
         int8_t e[32];
-        if (q4) {
-          const uint8_t *src = w + 16 + (j / 2) * 32;
-          const int shift = (int)(j % 2) * 4;
-          for (int l = 0; l < 32; ++l)
-            e[l] = (int8_t)((src[l] >> shift) & 0xf);
-          for (int64_t v = 0; v < 4; ++v)
+        if (q4 || q5) {
+          uint8_t u[32];
+          qblocks::smallValues(type, w, (int)j, u);
+          for (int64_t v = 0; v < (q4 ? 4 : 8); ++v)
             for (int64_t c = 0; c < 4; ++c)
               q[v * 64 + g * 16 + i * 4 + c] =
-                  (uint8_t)(e[4 * v + c] | (e[16 + 4 * v + c] << 4));
+                  q4 ? (uint8_t)(u[4 * v + c] | (u[16 + 4 * v + c] << 4))
+                     : u[4 * v + c];
           int sc, m;
           qblocks::scaleMinK4((int)j, w + 4, sc, m);
-          tile[nb * 256 + b * 16 + r] = (uint8_t)sc;
-          tile[nb * 272 + b * 16 + r] = (uint8_t)m;
+          tile[nb * qBytes + b * 16 + r] = (uint8_t)sc;
+          tile[nb * (qBytes + 16) + b * 16 + r] = (uint8_t)m;
           if (j == 0) { // the super-block's f16 d and dmin
-            std::memcpy(tile + nb * 288 + (s * 16 + r) * 2, w, 2);
-            std::memcpy(tile + nb * 288 + (ns * 16 + s * 16 + r) * 2, w + 2, 2);
+            uint8_t *d = tile + nb * (qBytes + 32);
+            std::memcpy(d + (s * 16 + r) * 2, w, 2);
+            std::memcpy(d + (ns * 16 + s * 16 + r) * 2, w + 2, 2);
           }
         } else if (q2 || q3) {
           uint8_t low[32], high[32];
@@ -123,7 +124,7 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
   return true;
 }
 
-/// Repacks the five-bit and IQ4 types into the 16-row int8 tiles of
+/// Repacks Q5_0, Q5_1 and the IQ4 types into the 16-row int8 tiles of
 /// kernels_sve.c ("sve_i8tiles", layout described there) from their integer
 /// blocks (qblocks::decode). Rows past N are all zero.
 bool packTilesI8(llvm::StringRef type, int64_t N, int64_t K,
@@ -132,7 +133,7 @@ bool packTilesI8(llvm::StringRef type, int64_t N, int64_t K,
   std::vector<qblocks::Block> blocks;
   if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
     return false;
-  const bool hasMin = type == "q5_1" || type == "q5_k";
+  const bool hasMin = type == "q5_1";
   const int64_t nb = K / 32, tiles = (N + 15) / 16,
                 tileBytes = nb * (512 + (hasMin ? 128 : 64));
   out.assign((size_t)(tiles * tileBytes), 0);
