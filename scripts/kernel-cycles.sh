@@ -179,11 +179,7 @@ for T in q4_0 q8_0; do
   sve_row "Kiln $T (\`matmul_${T}_q8_0_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_0_16x4_sve 8
   sve_row "ggml \`vec_dot_${T}_q8_0\`" "$W/quants_sve.s" ggml_vec_dot_${T}_q8_0 2
 done
-for T in q4_k q5_k q6_k; do
+for T in q4_k q5_k q6_k q3_k q2_k; do
   sve_row "Kiln $T (\`matmul_${T}_q8_k_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_k_16x4_sve 8
-  sve_row "ggml \`vec_dot_${T%k}K_q8_K\`" "$W/quants_sve.s" ggml_vec_dot_${T%k}K_q8_K 8
-done
-for T in q3_k q2_k; do
-  sve_row "Kiln $T (\`matmul_${T}_q8_0_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_0_16x4_sve 8
   sve_row "ggml \`vec_dot_${T%k}K_q8_K\`" "$W/quants_sve.s" ggml_vec_dot_${T%k}K_q8_K 8
 done

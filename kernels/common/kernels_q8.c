@@ -515,6 +515,44 @@ static float kiln_dot_q6_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
   return sum;
 }
 
+/* Q2_K and Q3_K against Q8_K activations: each 16-element half's exact dot
+ * times its scale (Q2_K: its min times Q8_K's sum of those 16) in integers
+ * per super-block, as ggml's vec_dot_q2_K_q8_K / q3_K_q8_K. */
+static float kiln_dot_q2_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 84, ++a) {
+    const float d = kiln_g_f16(kiln_g_u16(w + 80)), dmin = kiln_g_f16(kiln_g_u16(w + 82));
+    int32_t isum = 0, msum = 0;
+    for (int h16 = 0; h16 < 16; ++h16) {
+      int32_t part = 0;
+      for (int l = 0; l < 16; ++l)
+        part += kiln_g_2bit(w + 16, 16 * h16 + l) * a->qs[16 * h16 + l];
+      isum += (w[h16] & 0xf) * part;
+      msum += (w[h16] >> 4) * a->bsums[h16];
+    }
+    sum += (float)isum * (d * a->d) - (float)msum * (dmin * a->d);
+  }
+  return sum;
+}
+static float kiln_dot_q3_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 110, ++a) {
+    const float d = kiln_g_f16(kiln_g_u16(w + 108));
+    int32_t isum = 0;
+    for (int h16 = 0; h16 < 16; ++h16) {
+      int32_t part = 0;
+      for (int l = 0; l < 16; ++l) {
+        const int e = 16 * h16 + l;
+        const int q = kiln_g_2bit(w + 32, e) - (((w[e % 32] >> (e / 32)) & 1) ? 0 : 4);
+        part += q * a->qs[e];
+      }
+      isum += kiln_g_q3k_scale(w + 96, h16) * part;
+    }
+    sum += (float)isum * (d * a->d);
+  }
+  return sum;
+}
+
 /* The matmuls over Q8_K activations. */
 #define KILN_Q8K_MATMUL(T, BB)                                                 \
   KILN_KERNEL void kiln_matmul_##T##_q8_k_generic(                             \
@@ -531,6 +569,8 @@ static float kiln_dot_q6_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
 KILN_Q8K_MATMUL(q4_k, 144)
 KILN_Q8K_MATMUL(q5_k, 176)
 KILN_Q8K_MATMUL(q6_k, 210)
+KILN_Q8K_MATMUL(q2_k, 84)
+KILN_Q8K_MATMUL(q3_k, 110)
 
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K, \

@@ -284,131 +284,74 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
 #define kiln_sve_q5_k_pass(tile, nb, off, a, nr, ...)                          \
   kiln_sve_kmin_pass(tile, nb, off, a, nr, 1, __VA_ARGS__)
 
+/* Q6_K, Q3_K and Q2_K: int8 values, the two 16-element halves of a block
+ * each with its own scale (Q2_K: and its min, times Q8_K's sum of those 16
+ * activations). */
 static inline __attribute__((always_inline)) void
-kiln_sve_q6_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
-                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
-                   const float *bias, float *y, int N, int j0) {
+kiln_sve_k16_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
+                  int nr, int mins, svbool_t pb, svbool_t p32, svbool_t pout,
+                  const float *bias, float *y, int N, int j0) {
   const svbool_t all = svptrue_b8();
   const svint32_t zero = svdup_n_s32(0);
   const int ns = nb / 8;
   const int8_t *wq = (const int8_t *)tile + off;
   const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
-  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 544) + off / 4;
+  const int8_t *mn = sc + (int64_t)nb * 32;
+  const uint16_t *DH =
+      (const uint16_t *)(tile + (int64_t)nb * (mins ? 576 : 544)) + off / 4;
+  const uint16_t *DMH = DH + (int64_t)ns * 16;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
   for (int s = 0; s < ns; ++s) {
     svint32_t i0 = zero, i1 = zero, i2 = zero, i3 = zero; /* sum sc x half dot */
+    svint32_t m0 = zero, m1 = zero, m2 = zero, m3 = zero; /* sum m x half sum */
     for (int j = 0; j < 8; ++j, wq += 512) {
       const int b = s * 8 + j;
       KILN_SVE_SLICES8(wq)
       const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
                       sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
-#define KILN_SVE_Q6K_ROW(R, I)                                                 \
+      svint32_t mn0 = zero, mn1 = zero;
+      if (mins)
+        mn0 = svld1sb_s32(p32, mn + 32 * b), mn1 = svld1sb_s32(p32, mn + 32 * b + 16);
+#define KILN_SVE_K16_ROW(R, I, M)                                              \
   if ((R) < nr) {                                                              \
-    KILN_SVE_HALF_DOTS(s0, s1, a[(int64_t)(R) * ns + s].qs + 32 * j, w0, w1,   \
-                       w2, w3, w4, w5, w6, w7)                                 \
+    const kiln_q8k_block *ab = a + (int64_t)(R) * ns + s;                      \
+    KILN_SVE_HALF_DOTS(s0, s1, ab->qs + 32 * j, w0, w1, w2, w3, w4, w5, w6, w7) \
     I = svmla_s32_x(p32, svmla_s32_x(p32, I, s0, sc0), s1, sc1);               \
+    if (mins)                                                                  \
+      M = svmla_n_s32_x(p32, svmla_n_s32_x(p32, M, mn0, ab->bsums[2 * j]), mn1, \
+                        ab->bsums[2 * j + 1]);                                 \
   }
-      KILN_SVE_Q6K_ROW(0, i0)
-      KILN_SVE_Q6K_ROW(1, i1)
-      KILN_SVE_Q6K_ROW(2, i2)
-      KILN_SVE_Q6K_ROW(3, i3)
-#undef KILN_SVE_Q6K_ROW
+      KILN_SVE_K16_ROW(0, i0, m0)
+      KILN_SVE_K16_ROW(1, i1, m1)
+      KILN_SVE_K16_ROW(2, i2, m2)
+      KILN_SVE_K16_ROW(3, i3, m3)
+#undef KILN_SVE_K16_ROW
     }
     const svfloat32_t d = svcvt_f32_f16_x(
         p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * s)));
-#define KILN_SVE_Q6K_FLOAT(R, F, I)                                            \
-  if ((R) < nr)                                                                \
-    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I),                           \
-                    svmul_n_f32_x(p32, d, a[(int64_t)(R) * ns + s].d));
-    KILN_SVE_Q6K_FLOAT(0, f0, i0)
-    KILN_SVE_Q6K_FLOAT(1, f1, i1)
-    KILN_SVE_Q6K_FLOAT(2, f2, i2)
-    KILN_SVE_Q6K_FLOAT(3, f3, i3)
-#undef KILN_SVE_Q6K_FLOAT
-  }
-  KILN_SVE_STORE_ROWS
-}
-
-/* q3_k: int8 values -4..3 and their 16-element halves' int8 scales against
- * Q8_0 activations, each block scaled in float. */
-static inline __attribute__((always_inline)) void
-kiln_sve_q3_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
-                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
-                   const float *bias, float *y, int N, int j0) {
-  const svbool_t all = svptrue_b8();
-  const svint32_t zero = svdup_n_s32(0);
-  const int8_t *wq = (const int8_t *)tile + off;
-  const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
-  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 544) + off / 4;
-  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0, dd = f0;
-  for (int b = 0; b < nb; ++b, wq += 512) {
-    if (b % 8 == 0)
-      dd = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
-    KILN_SVE_SLICES8(wq)
-    const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
-                    sc1 = svld1sb_s32(p32, sc + 32 * b + 16);
-#define KILN_SVE_Q3K_ROW(R, F)                                                 \
+    svfloat32_t dm = d;
+    if (mins)
+      dm = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * s)));
+#define KILN_SVE_K16_FLOAT(R, F, I, M)                                         \
   if ((R) < nr) {                                                              \
-    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    KILN_SVE_HALF_DOTS(s0, s1, ab->qs, w0, w1, w2, w3, w4, w5, w6, w7)         \
-    const svint32_t s = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
-    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, s),                           \
-                    svmul_n_f32_x(p32, dd, kiln_sve_h2f(ab->d)));              \
+    const float ad = a[(int64_t)(R) * ns + s].d;                               \
+    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I), svmul_n_f32_x(p32, d, ad)); \
+    if (mins)                                                                  \
+      F = svmls_f32_x(p32, F, svcvt_f32_s32_x(p32, M), svmul_n_f32_x(p32, dm, ad)); \
   }
-    KILN_SVE_Q3K_ROW(0, f0)
-    KILN_SVE_Q3K_ROW(1, f1)
-    KILN_SVE_Q3K_ROW(2, f2)
-    KILN_SVE_Q3K_ROW(3, f3)
-#undef KILN_SVE_Q3K_ROW
-  }
-  KILN_SVE_STORE_ROWS
-}
-
-/* q2_k: the q6_k pass's two half sums times the scales, minus the mins times
- * the activation halves' sums, all in integers before d and dmin. */
-static inline __attribute__((always_inline)) void
-kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
-                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
-                   const float *bias, float *y, int N, int j0) {
-  const svbool_t all = svptrue_b8(), p16 = svptrue_pat_b8(SV_VL16);
-  const svint32_t zero = svdup_n_s32(0);
-  const int8_t *wq = (const int8_t *)tile + off;
-  const int8_t *sc = (const int8_t *)(tile + (int64_t)nb * 512) + off / 4;
-  const int8_t *mn = sc + (int64_t)nb * 32;
-  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * 576) + off / 4;
-  const uint16_t *DMH = DH + (int64_t)(nb / 8) * 16;
-  svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0, dd = f0, dm = f0;
-  for (int b = 0; b < nb; ++b, wq += 512) {
-    if (b % 8 == 0) {
-      dd = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * (b / 8))));
-      dm = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * (b / 8))));
-    }
-    KILN_SVE_SLICES8(wq)
-    const svint32_t sc0 = svld1sb_s32(p32, sc + 32 * b),
-                    sc1 = svld1sb_s32(p32, sc + 32 * b + 16),
-                    m0 = svld1sb_s32(p32, mn + 32 * b),
-                    m1 = svld1sb_s32(p32, mn + 32 * b + 16);
-#define KILN_SVE_Q2K_ROW(R, F)                                                 \
-  if ((R) < nr) {                                                              \
-    const kiln_q8_block *ab = a + (int64_t)(R) * nb + b;                       \
-    KILN_SVE_HALF_DOTS(s0, s1, ab->qs, w0, w1, w2, w3, w4, w5, w6, w7)         \
-    const int32_t lo = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs)),         \
-                  hi = (int32_t)svaddv_s8(p16, svld1_s8(p16, ab->qs + 16));    \
-    const svint32_t is = svmla_s32_x(p32, svmul_s32_x(p32, sc0, s0), sc1, s1); \
-    const svint32_t ms =                                                       \
-        svmla_n_s32_x(p32, svmul_n_s32_x(p32, m0, lo), m1, hi);               \
-    svfloat32_t t = svmul_f32_x(p32, dd, svcvt_f32_s32_x(p32, is));            \
-    t = svmls_f32_x(p32, t, dm, svcvt_f32_s32_x(p32, ms));                     \
-    F = svmla_n_f32_x(p32, F, t, kiln_sve_h2f(ab->d));                         \
-  }
-    KILN_SVE_Q2K_ROW(0, f0)
-    KILN_SVE_Q2K_ROW(1, f1)
-    KILN_SVE_Q2K_ROW(2, f2)
-    KILN_SVE_Q2K_ROW(3, f3)
-#undef KILN_SVE_Q2K_ROW
+    KILN_SVE_K16_FLOAT(0, f0, i0, m0)
+    KILN_SVE_K16_FLOAT(1, f1, i1, m1)
+    KILN_SVE_K16_FLOAT(2, f2, i2, m2)
+    KILN_SVE_K16_FLOAT(3, f3, i3, m3)
+#undef KILN_SVE_K16_FLOAT
   }
   KILN_SVE_STORE_ROWS
 }
+#define kiln_sve_q6_k_pass(tile, nb, off, a, nr, ...)                          \
+  kiln_sve_k16_pass(tile, nb, off, a, nr, 0, __VA_ARGS__)
+#define kiln_sve_q3_k_pass kiln_sve_q6_k_pass
+#define kiln_sve_q2_k_pass(tile, nb, off, a, nr, ...)                          \
+  kiln_sve_k16_pass(tile, nb, off, a, nr, 1, __VA_ARGS__)
 
 /* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 4 (q6_k,
  * q3_k), 512 + 64 + 8 (q2_k). */
@@ -456,8 +399,8 @@ kiln_sve_q2_k_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 KILN_SVE_MATMUL_Q8K(q4_k, 296)
 KILN_SVE_MATMUL_Q8K(q5_k, 552)
 KILN_SVE_MATMUL_Q8K(q6_k, 548)
-KILN_SVE_MATMUL_K(q3_k, 548)
-KILN_SVE_MATMUL_K(q2_k, 584)
+KILN_SVE_MATMUL_Q8K(q3_k, 548)
+KILN_SVE_MATMUL_Q8K(q2_k, 584)
 
 /* Q5_0, Q5_1 and the IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
  * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1: 0..31;
