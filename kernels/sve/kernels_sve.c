@@ -1,7 +1,8 @@
 /* kernels_sve.c - AArch64 SVE matmul microkernels, vector-length agnostic.
  *
- * Activations are quantized to Q8_0 with kiln_q8_rows (kernels_q8.c), so the
- * numerics are those of the scalar kernels; only float sums may be reordered.
+ * Activations are quantized to Q8_0 with kiln_q8_rows, or for the K-quants
+ * to Q8_K with kiln_q8k_rows (kernels_q8.c), so the numerics are those of
+ * the scalar kernels; only float sums may be reordered.
  *
  * Weights arrive repacked by SveTarget::packWeight in 16-row tiles (N padded
  * to a multiple of 16 with zero rows), a layout that does not depend on the
@@ -181,8 +182,8 @@ kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 KILN_SVE_MATMUL(q4_0, 256)
 KILN_SVE_MATMUL(q8_0, 512)
 
-/* K-quants, 16-row tiles with the slice layout above, one 32-element
- * activation block per weight sub-block (b = 0..nb-1, nb = K/32):
+/* K-quants, 16-row tiles with the slice layout above (quant blocks of 32
+ * elements, b = 0..nb-1, nb = K/32; super-blocks of 8):
  *
  *   q4_k "16x4": nb quant blocks of 4 slices (256 bytes): byte 4v+c of a row
  *                holds element 4v+c in its low nibble and 16+4v+c in its high
@@ -204,11 +205,12 @@ KILN_SVE_MATMUL(q8_0, 512)
  * AND, ORR and shifts by an immediate, which overwrite their operand, cost
  * more cycles than the bytes save (docs/notes/benchmarks-history.md).
  */
-/* Q4_K, Q5_K and Q6_K against Q8_K activations (one scale per 256 values,
- * sums of 16): as ggml's K-quant x Q8_K dots, each block's exact dot times
- * its scale (q6_k: each half's) and, for q4_k and q5_k, each block's
- * activation sum times its min accumulate as integers over the super-block
- * (|sum| < 2^31), and the float step runs once per super-block and row. */
+/* The K-quants against Q8_K activations (one scale per 256 values, sums of
+ * 16): as ggml's K-quant x Q8_K dots, each block's exact dot times its
+ * scale (q6_k, q3_k, q2_k: each half's) and the activation sums times the
+ * mins (q4_k, q5_k: a block's; q2_k: each half's) accumulate as integers
+ * over the super-block (|sum| < 2^31), and the float step runs once per
+ * super-block and row. Q4_K and Q5_K: */
 static inline __attribute__((always_inline)) void
 kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
                    int nr, int five, svbool_t pb, svbool_t p32, svbool_t pout,
