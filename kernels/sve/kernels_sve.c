@@ -211,6 +211,21 @@ KILN_SVE_MATMUL(q8_0, 512)
  * mins (q4_k, q5_k: a block's; q2_k: each half's) accumulate as integers
  * over the super-block (|sum| < 2^31), and the float step runs once per
  * super-block and row. Q4_K and Q5_K: */
+/* A super-block's float step for the four rows: F += I x d x the row's
+ * activation scale, minus M x dmin x it when MINS. */
+#define KILN_SVE_SUPER_FLOAT(MINS)                                             \
+  KILN_SVE_SUPER_ROW(0, f0, i0, m0, MINS)                                      \
+  KILN_SVE_SUPER_ROW(1, f1, i1, m1, MINS)                                      \
+  KILN_SVE_SUPER_ROW(2, f2, i2, m2, MINS)                                      \
+  KILN_SVE_SUPER_ROW(3, f3, i3, m3, MINS)
+#define KILN_SVE_SUPER_ROW(R, F, I, M, MINS)                                   \
+  if ((R) < nr) {                                                              \
+    const float ad = a[(int64_t)(R) * ns + s].d;                               \
+    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I), svmul_n_f32_x(p32, d, ad)); \
+    if (MINS)                                                                  \
+      F = svmls_f32_x(p32, F, svcvt_f32_s32_x(p32, M), svmul_n_f32_x(p32, dm, ad)); \
+  }
+
 static inline __attribute__((always_inline)) void
 kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
                    int nr, int five, svbool_t pb, svbool_t p32, svbool_t pout,
@@ -266,17 +281,7 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
                           p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * s))),
                       dm = svcvt_f32_f16_x(
                           p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * s)));
-#define KILN_SVE_Q4K_FLOAT(R, F, I, M)                                         \
-  if ((R) < nr) {                                                              \
-    const float ad = a[(int64_t)(R) * ns + s].d;                               \
-    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I), svmul_n_f32_x(p32, d, ad)); \
-    F = svmls_f32_x(p32, F, svcvt_f32_s32_x(p32, M), svmul_n_f32_x(p32, dm, ad)); \
-  }
-    KILN_SVE_Q4K_FLOAT(0, f0, i0, m0)
-    KILN_SVE_Q4K_FLOAT(1, f1, i1, m1)
-    KILN_SVE_Q4K_FLOAT(2, f2, i2, m2)
-    KILN_SVE_Q4K_FLOAT(3, f3, i3, m3)
-#undef KILN_SVE_Q4K_FLOAT
+    KILN_SVE_SUPER_FLOAT(1)
   }
   KILN_SVE_STORE_ROWS
 }
@@ -334,18 +339,7 @@ kiln_sve_k16_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
     svfloat32_t dm = d;
     if (mins)
       dm = svcvt_f32_f16_x(p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * s)));
-#define KILN_SVE_K16_FLOAT(R, F, I, M)                                         \
-  if ((R) < nr) {                                                              \
-    const float ad = a[(int64_t)(R) * ns + s].d;                               \
-    F = svmla_f32_x(p32, F, svcvt_f32_s32_x(p32, I), svmul_n_f32_x(p32, d, ad)); \
-    if (mins)                                                                  \
-      F = svmls_f32_x(p32, F, svcvt_f32_s32_x(p32, M), svmul_n_f32_x(p32, dm, ad)); \
-  }
-    KILN_SVE_K16_FLOAT(0, f0, i0, m0)
-    KILN_SVE_K16_FLOAT(1, f1, i1, m1)
-    KILN_SVE_K16_FLOAT(2, f2, i2, m2)
-    KILN_SVE_K16_FLOAT(3, f3, i3, m3)
-#undef KILN_SVE_K16_FLOAT
+    KILN_SVE_SUPER_FLOAT(mins)
   }
   KILN_SVE_STORE_ROWS
 }
@@ -355,8 +349,8 @@ kiln_sve_k16_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
 #define kiln_sve_q2_k_pass(tile, nb, off, a, nr, ...)                          \
   kiln_sve_k16_pass(tile, nb, off, a, nr, 1, __VA_ARGS__)
 
-/* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 4 (q6_k,
- * q3_k), 512 + 64 + 8 (q2_k). */
+/* Tile bytes per 32-element block: 256 + 32 + 8 (q4_k), 512 + 32 + 8 (q5_k),
+ * 512 + 32 + 4 (q6_k, q3_k), 512 + 64 + 8 (q2_k). */
 #define KILN_SVE_MATMUL_ACT(T, ACT, ACT_T, ROWS, UNIT, BLOCK_BYTES)           \
   KILN_KERNEL void kiln_matmul_##T##_##ACT##_16x4_sve(                         \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
