@@ -84,8 +84,9 @@ def run(cmd):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) >= 2 else 2)
     bindir = sys.argv[1]
     targets = ["x86", "neon"]
     only = None
@@ -94,6 +95,10 @@ def main():
             targets = a.split("=", 1)[1].split(",")
         elif a.startswith("--only="):
             only = a.split("=", 1)[1]
+        else:
+            sys.exit(f"compare-llama-cpp: unknown argument '{a}' (see --help)")
+    if not os.path.isfile(os.path.join(bindir, "kiln-fixture")):
+        sys.exit(f"compare-llama-cpp: no kiln-fixture in '{bindir}' (BINDIR is the build's bin)")
     peer = os.path.join(ROOT, "scripts", "bench-llama-cpp.sh")
     steps = [str(s) for s in range(GENERATE + 1)]
     prompt = ",".join(str(t) for t in PROMPT)

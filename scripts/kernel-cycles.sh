@@ -40,55 +40,43 @@ trap 'rm -rf "$W"' EXIT
 FLAGS=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+dotprod)
 K="$ROOT/kernels"
 
-# Kiln's decode tiles, called as the kernels call them for one activation row.
-cat > "$W/kiln.c" <<'C'
-#include "kiln_kernels.h"
-#include "kernels_generic.c"
-#include "kernels_q8.c"
-#include "kernels_neon.c"
-void probe_q4_0(const uint8_t *t, int nb, const kiln_q8_block *a,
-                const float *da, float *y) {
-  kiln_neon_q4_0_tile1(t, nb, a, da, 0, y, 4);
-}
-void probe_q8_0(const uint8_t *t, int nb, const kiln_q8_block *a,
-                const float *da, float *y) {
-  kiln_neon_q8_0_tile1(t, nb, a, da, 0, y, 4);
-}
-void probe_q4_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_q4_k_tile(t, nsb, a, 1, 0, y, 4, 4);
-}
-void probe_q5_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_q5_k_tile(t, nsb, a, 1, 0, y, 4, 4);
-}
-void probe_q6_k(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_q6_k_tile(t, nsb, a, 1, 0, y, 4, 4);
-}
-void probe_q6_k_4(const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y) {
-  kiln_neon_q6_k_tile(t, nsb, a, 4, 0, y, 4, 4);
-}
-C
-# The i8mm kernels (--cpu=i8mm): the SMMLA tiles of 8 activation rows
-# (prefill). One row (decode) runs the dotprod tiles above, compiled with
-# +i8mm here as kilnc compiles them.
-cat >> "$W/kiln.c" <<'C'
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-void probe_q4_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
-  kiln_neon_q4_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4);
-}
-void probe_q8_0_mm8(const uint8_t *t, int nb, const uint8_t *p0, float *y) {
-  kiln_neon_q8_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4);
-}
-void probe_q4_k_mm8(const uint8_t *t, int nsb, const uint8_t *p0, float *y) {
-  kiln_neon_q4_k_mm_tile(t, nsb, p0, 0, 8, 0, y, 4, 4);
-}
-void probe_q6_k_mm8(const uint8_t *t, int nsb, const uint8_t *p0, float *y) {
-  kiln_neon_q6_k_mm_tile(t, nsb, p0, 0, 8, 0, y, 4, 4);
-}
-#endif
-C
+# Kiln's decode tiles, called as the kernels call them for one activation
+# row, and the i8mm (--cpu=i8mm) SMMLA tiles of 8 activation rows (prefill).
+# Each probe is compiled in a file of its own: clang simplifies an inline
+# tile before inlining it, differently when it has one caller or several,
+# so probes sharing a file would change each other's code. One row (decode)
+# under i8mm runs the dotprod tiles, compiled with +i8mm as kilnc compiles
+# them. Lines: NAME|PARAMETERS|CALL.
+Q8='const uint8_t *t, int nb, const kiln_q8_block *a, const float *da, float *y'
+Q8K='const uint8_t *t, int nsb, const kiln_q8k_block *a, float *y'
+MM='const uint8_t *t, int nb, const uint8_t *p0, float *y'
+PROBES=(
+  "probe_q4_0|$Q8|kiln_neon_q4_0_tile1(t, nb, a, da, 0, y, 4)"
+  "probe_q8_0|$Q8|kiln_neon_q8_0_tile1(t, nb, a, da, 0, y, 4)"
+  "probe_q4_k|$Q8K|kiln_neon_q4_k_tile(t, nsb, a, 1, 0, y, 4, 4)"
+  "probe_q5_k|$Q8K|kiln_neon_q5_k_tile(t, nsb, a, 1, 0, y, 4, 4)"
+  "probe_q6_k|$Q8K|kiln_neon_q6_k_tile(t, nsb, a, 1, 0, y, 4, 4)"
+  "probe_q6_k_4|$Q8K|kiln_neon_q6_k_tile(t, nsb, a, 4, 0, y, 4, 4)"
+  "probe_q3_k|$Q8K|kiln_neon_q3_k_tile(t, nsb, a, 1, 0, y, 4, 4)"
+  "probe_q2_k|$Q8K|kiln_neon_q2_k_tile(t, nsb, a, 1, 0, y, 4, 4)"
+  "probe_q4_0_mm8|$MM|kiln_neon_q4_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4)"
+  "probe_q8_0_mm8|$MM|kiln_neon_q8_0_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4)"
+  "probe_q4_k_mm8|$MM|kiln_neon_q4_k_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4)"
+  "probe_q6_k_mm8|$MM|kiln_neon_q6_k_mm_tile(t, nb, p0, 0, 8, 0, y, 4, 4)"
+)
 KI=(-std=c11 -I"$K/common" -I"$K/generic" -I"$K/neon" -I"$ROOT/runtime/include")
-clang-16 "${FLAGS[@]}" "${KI[@]}" -S "$W/kiln.c" -o "$W/kiln.s"
-clang-16 "${FLAGS[@]}"+i8mm "${KI[@]}" -S "$W/kiln.c" -o "$W/kiln_i8mm.s"
+for p in "${PROBES[@]}"; do
+  IFS='|' read -r name params call <<< "$p"
+  {
+    printf '#include "kiln_kernels.h"\n#include "kernels_generic.c"\n'
+    printf '#include "kernels_q8.c"\n#include "kernels_neon.c"\n'
+    case $name in *_mm8) printf '#if defined(__ARM_FEATURE_MATMUL_INT8)\n' ;; esac
+    printf 'void %s(%s) {\n  %s;\n}\n' "$name" "$params" "$call"
+    case $name in *_mm8) printf '#endif\n' ;; esac
+  } > "$W/$name.c"
+  case $name in *_mm8) ;; *) clang-16 "${FLAGS[@]}" "${KI[@]}" -S "$W/$name.c" -o "$W/$name.s" ;; esac
+  clang-16 "${FLAGS[@]}"+i8mm "${KI[@]}" -S "$W/$name.c" -o "$W/${name}_i8mm.s"
+done
 GI=(-I"$G/include" -I"$G/src" -I"$G/src/ggml-cpu")
 clang-16 "${FLAGS[@]}" -std=c11 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/quants.c" -o "$W/quants.s"
 clang++-16 "${FLAGS[@]}" -std=c++17 "${GI[@]}" -S "$G/src/ggml-cpu/arch/arm/repack.cpp" -o "$W/repack.s"
@@ -113,39 +101,43 @@ row() {
 
 echo "| loop | row-blocks per iteration | A55 | A78 | V1 (cycles per row-block) |"
 echo "| --- | --- | --- | --- | --- |"
-row "Kiln q4_0 (\`kiln_neon_q4_0_tile1\`)" "$W/kiln.s" probe_q4_0
+row "Kiln q4_0 (\`kiln_neon_q4_0_tile1\`)" "$W/probe_q4_0.s" probe_q4_0
 row "ggml \`vec_dot_q4_0_q8_0\`" "$W/quants.s" ggml_vec_dot_q4_0_q8_0
 row "ggml \`gemv_q4_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q4_0_4x4_q8_0
-row "Kiln q8_0 (\`kiln_neon_q8_0_tile1\`)" "$W/kiln.s" probe_q8_0
+row "Kiln q8_0 (\`kiln_neon_q8_0_tile1\`)" "$W/probe_q8_0.s" probe_q8_0
 row "ggml \`vec_dot_q8_0_q8_0\`" "$W/quants.s" ggml_vec_dot_q8_0_q8_0
 row "ggml \`gemv_q8_0_4x4_q8_0\`" "$W/repack.s" ggml_gemv_q8_0_4x4_q8_0
-row "Kiln q4_k (\`kiln_neon_q4_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q4_k
+row "Kiln q4_k (\`kiln_neon_q4_k_tile\`, Q8_K activations)" "$W/probe_q4_k.s" probe_q4_k
 row "ggml \`vec_dot_q4_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q4_K_q8_K
 row "ggml \`gemv_q4_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q4_K_8x4_q8_K
-row "Kiln q5_k (\`kiln_neon_q5_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q5_k
+row "Kiln q5_k (\`kiln_neon_q5_k_tile\`, Q8_K activations)" "$W/probe_q5_k.s" probe_q5_k
 row "ggml \`vec_dot_q5_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q5_K_q8_K
 row "ggml \`gemv_q5_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q5_K_8x4_q8_K
-row "Kiln q6_k (\`kiln_neon_q6_k_tile\`, Q8_K activations)" "$W/kiln.s" probe_q6_k
+row "Kiln q6_k (\`kiln_neon_q6_k_tile\`, Q8_K activations)" "$W/probe_q6_k.s" probe_q6_k
 row "ggml \`vec_dot_q6_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q6_K_q8_K
 row "ggml \`gemv_q6_K_8x4_q8_K\`" "$W/repack.s" ggml_gemv_q6_K_8x4_q8_K
+row "Kiln q3_k (\`kiln_neon_q3_k_tile\`, Q8_K activations)" "$W/probe_q3_k.s" probe_q3_k
+row "ggml \`vec_dot_q3_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q3_K_q8_K
+row "Kiln q2_k (\`kiln_neon_q2_k_tile\`, Q8_K activations)" "$W/probe_q2_k.s" probe_q2_k
+row "ggml \`vec_dot_q2_K_q8_K\`" "$W/quants.s" ggml_vec_dot_q2_K_q8_K
 
 echo
 echo "i8mm (\`--cpu=i8mm\`; the models of cores without i8mm are given the feature):"
 echo
 echo "| loop | row-blocks x activation rows per iteration | A55 | A78 | V1 (cycles per row-block and activation row) |"
 echo "| --- | --- | --- | --- | --- |"
-row "Kiln q4_0 decode (\`kiln_neon_q4_0_tile1\`, as without i8mm)" "$W/kiln_i8mm.s" probe_q4_0
+row "Kiln q4_0 decode (\`kiln_neon_q4_0_tile1\`, as without i8mm)" "$W/probe_q4_0_i8mm.s" probe_q4_0
 row "ggml \`gemv_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q4_0_4x8_q8_0
-row "Kiln q8_0 decode (\`kiln_neon_q8_0_tile1\`, as without i8mm)" "$W/kiln_i8mm.s" probe_q8_0
+row "Kiln q8_0 decode (\`kiln_neon_q8_0_tile1\`, as without i8mm)" "$W/probe_q8_0_i8mm.s" probe_q8_0
 row "ggml \`gemv_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemv_q8_0_4x8_q8_0
-row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q4_0_mm8 smmla 1
+row "Kiln q4_0 prefill (\`kiln_neon_q4_0_mm_tile\`, 8 rows)" "$W/probe_q4_0_mm8_i8mm.s" probe_q4_0_mm8 smmla 1
 row "ggml \`gemm_q4_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q4_0_4x8_q8_0 smmla 1
-row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q8_0_mm8 smmla 1
+row "Kiln q8_0 prefill (\`kiln_neon_q8_0_mm_tile\`, 8 rows)" "$W/probe_q8_0_mm8_i8mm.s" probe_q8_0_mm8 smmla 1
 row "ggml \`gemm_q8_0_4x8_q8_0\`" "$W/repack_i8mm.s" ggml_gemm_q8_0_4x8_q8_0 smmla 1
-row "Kiln q4_k prefill (\`kiln_neon_q4_k_mm_tile\`, 8 rows)" "$W/kiln_i8mm.s" probe_q4_k_mm8 smmla 1
+row "Kiln q4_k prefill (\`kiln_neon_q4_k_mm_tile\`, 8 rows)" "$W/probe_q4_k_mm8_i8mm.s" probe_q4_k_mm8 smmla 1
 row "ggml \`gemm_q4_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q4_K_8x8_q8_K smmla 1
-row "Kiln q6_k prefill (\`kiln_neon_q6_k_mm_tile\`, 8 rows, Q8_K)" "$W/kiln_i8mm.s" probe_q6_k_mm8 smmla 1
-row "Kiln q6_k prefill without i8mm (\`kiln_neon_q6_k_tile\`, 4 rows)" "$W/kiln_i8mm.s" probe_q6_k_4
+row "Kiln q6_k prefill (\`kiln_neon_q6_k_mm_tile\`, 8 rows, Q8_K)" "$W/probe_q6_k_mm8_i8mm.s" probe_q6_k_mm8 smmla 1
+row "Kiln q6_k prefill without i8mm (\`kiln_neon_q6_k_tile\`, 4 rows)" "$W/probe_q6_k_4_i8mm.s" probe_q6_k_4
 row "ggml \`gemm_q6_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q6_K_8x8_q8_K smmla 1
 
 # SVE at 256 bits (Neoverse-V1's length; kilnc --target=sve --sve-bits=256):

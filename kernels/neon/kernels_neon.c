@@ -588,33 +588,41 @@ KILN_NEON_Q8K_DRIVER(q5_k, 720)
 /* The K-quants whose scales cover 16 elements. Per super-block: metadata
  * (q3_k, q6_k: 4 fp16 d, 16x4 int8 scales (q3_k: minus 32); q2_k: 4 fp16 d,
  * 4 fp16 dmin, 16x4 u8 scales, 16x4 u8 mins) and 8 blocks, q6_k's metadata
- * after its blocks, the others' before. q2_k / q3_k
- * blocks: 2 vectors of two-bit planes (vector h, byte 4i+t bits 2c..2c+1:
- * element 16h+4c+t of row i) and, for q3_k, a vector of third bits (byte
- * 4i+t bit c: element 4c+t, bit 4+c: 16+4c+t). q6_k blocks: see
- * kiln_neon_u6. The 16-element sub-blocks' scales multiply the two halves'
- * exact integer sums. */
+ * after its blocks, the others' before. q2_k blocks: 2 vectors of two-bit
+ * planes (vector h, byte 4i+t bits 2c..2c+1: element 16h+4c+t of row i).
+ * q3_k and q6_k blocks: see kiln_neon_u3 and kiln_neon_u6. The 16-element
+ * sub-blocks' scales multiply the two halves' exact integer sums. */
 static inline __attribute__((always_inline)) void
-kiln_neon_u2(const uint8_t *p, int three, int8x16_t w[8]) {
-  const uint8x16_t m2 = vdupq_n_u8(3), b2 = vdupq_n_u8(4), k4 = vdupq_n_u8(4);
+kiln_neon_u2(const uint8_t *p, int8x16_t w[8]) {
+  const uint8x16_t m2 = vdupq_n_u8(3);
   const uint8x16_t l0 = vld1q_u8(p), l1 = vld1q_u8(p + 16);
   const uint8x16_t lo[4] = {l0, vshrq_n_u8(l0, 2), vshrq_n_u8(l0, 4), vshrq_n_u8(l0, 6)};
   const uint8x16_t hi[4] = {l1, vshrq_n_u8(l1, 2), vshrq_n_u8(l1, 4), vshrq_n_u8(l1, 6)};
-  uint8x16_t h = vdupq_n_u8(0);
-  if (three)
-    h = vld1q_u8(p + 32);
-  const uint8x16_t hl[4] = {vshlq_n_u8(h, 2), vshlq_n_u8(h, 1), h, vshrq_n_u8(h, 1)};
-  const uint8x16_t hh[4] = {vshrq_n_u8(h, 2), vshrq_n_u8(h, 3), vshrq_n_u8(h, 4),
-                            vshrq_n_u8(h, 5)};
   for (int c = 0; c < 4; ++c) {
-    uint8x16_t a = vandq_u8(lo[c], m2), b = vandq_u8(hi[c], m2);
-    if (three) {
-      a = vsubq_u8(vorrq_u8(a, vandq_u8(hl[c], b2)), k4);
-      b = vsubq_u8(vorrq_u8(b, vandq_u8(hh[c], b2)), k4);
-    }
-    w[c] = vreinterpretq_s8_u8(a);
-    w[c + 4] = vreinterpretq_s8_u8(b);
+    w[c] = vreinterpretq_s8_u8(vandq_u8(lo[c], m2));
+    w[c + 4] = vreinterpretq_s8_u8(vandq_u8(hi[c], m2));
   }
+}
+/* Q3_K as 32 * (q - 4), 8 int8 vectors w[c] (as kiln_neon_u6's) from A, B
+ * and C (16 bytes each): bits 5..7 of A, B and C are (q ^ 4) of w[0..2],
+ * which read as int8 are 32 (q - 4): one AND clears bits 0..4. Bits 2..4
+ * hold w[3..5]'s (SHL and AND), and bits 0..1 w[6] (A bits 0..1, B bit 0:
+ * SHL and SLI) and w[7] (B bit 1, C bits 0..1: SHL, SLI and AND). 14
+ * operations where two-bit planes and a third-bit vector took 45. The
+ * caller divides the sums by 32. */
+static inline __attribute__((always_inline)) void
+kiln_neon_u3(const uint8_t *p, int8x16_t w[8]) {
+  const uint8x16_t mk = vdupq_n_u8(0xe0);
+  const uint8x16x3_t abc = vld1q_u8_x3(p);
+  const uint8x16_t A = abc.val[0], B = abc.val[1], C = abc.val[2];
+  w[0] = vreinterpretq_s8_u8(vandq_u8(A, mk));
+  w[1] = vreinterpretq_s8_u8(vandq_u8(B, mk));
+  w[2] = vreinterpretq_s8_u8(vandq_u8(C, mk));
+  w[3] = vreinterpretq_s8_u8(vandq_u8(vshlq_n_u8(A, 3), mk));
+  w[4] = vreinterpretq_s8_u8(vandq_u8(vshlq_n_u8(B, 3), mk));
+  w[5] = vreinterpretq_s8_u8(vandq_u8(vshlq_n_u8(C, 3), mk));
+  w[6] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(A, 5), B, 7));
+  w[7] = vreinterpretq_s8_u8(vandq_u8(vsliq_n_u8(vshlq_n_u8(B, 4), C, 6), mk));
 }
 /* Q6_K as 4 * (q - 32), 8 int8 vectors w[c] (byte 4i+t: element 4c+t of row
  * i for c < 4, 16+4(c-4)+t for c >= 4) from 6 stored vectors, two groups of
@@ -637,95 +645,54 @@ kiln_neon_u6(const uint8_t *p, int8x16_t w[8]) {
         vsliq_n_u8(vsliq_n_u8(vshlq_n_u8(A, 2), B, 4), C, 6));
   }
 }
-#define KILN_NEON_DECODE_Q2_K(p, w) kiln_neon_u2(p, 0, w)
-#define KILN_NEON_DECODE_Q3_K(p, w) kiln_neon_u2(p, 1, w)
 
-/* SIGNED: int8 scales, no mins (q3_k); else q2_k's u8 scales and mins.
- * QB: bytes of a block, after META bytes of super-block metadata. */
-#define KILN_NEON_K16_MATMUL(T, U, SIGNED, META, QB, TILE1)                    \
-  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
-      const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
-      int nr, const float *bias, float *y, int N, int n) {                     \
-    float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),        \
-                        vdupq_n_f32(0)};                                       \
-    for (int b = 0; b < nb; ++b) {                                             \
-      const uint8_t *m = t + (int64_t)(b / 8) * ((META) + 8 * (QB));           \
-      const int j = b % 8;                                                     \
-      int8x16_t w[8];                                                          \
-      KILN_NEON_DECODE_##U(m + (META) + j * (QB), w);                          \
-      const float32x4_t d = kiln_neon_h4(m);                                   \
-      int32x4_t sc0, sc1, mn0 = vdupq_n_s32(0), mn1 = mn0;                     \
-      if (SIGNED) {                                                            \
-        sc0 = vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m + 8 + 8 * j)))); \
-        sc1 = vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m + 12 + 8 * j)))); \
-      } else {                                                                 \
-        sc0 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 16 + 8 * j))))); \
-        sc1 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 20 + 8 * j))))); \
-        mn0 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 80 + 8 * j))))); \
-        mn1 = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(m + 84 + 8 * j))))); \
-      }                                                                        \
-      for (int r = 0; r < nr; ++r) {                                           \
-        const kiln_q8_block *ab = a + (int64_t)r * nb + b;                     \
-        const int8x16_t a0 = vld1q_s8(ab->qs), a1 = vld1q_s8(ab->qs + 16);     \
-        int32x4_t s0 = vdotq_laneq_s32(vdupq_n_s32(0), w[0], a0, 0);           \
-        int32x4_t s1 = vdotq_laneq_s32(vdupq_n_s32(0), w[4], a1, 0);           \
-        s0 = vdotq_laneq_s32(s0, w[1], a0, 1);                                 \
-        s1 = vdotq_laneq_s32(s1, w[5], a1, 1);                                 \
-        s0 = vdotq_laneq_s32(s0, w[2], a0, 2);                                 \
-        s1 = vdotq_laneq_s32(s1, w[6], a1, 2);                                 \
-        s0 = vdotq_laneq_s32(s0, w[3], a0, 3);                                 \
-        s1 = vdotq_laneq_s32(s1, w[7], a1, 3);                                 \
-        const int32x4_t i = vmlaq_s32(vmulq_s32(s0, sc0), s1, sc1);            \
-        const float dab = dm[2 * ((int64_t)r * nb + b)];                       \
-        f[r] = vfmaq_f32(f[r], vcvtq_f32_s32(i), vmulq_n_f32(d, dab));         \
-        if (!(SIGNED)) {                                                       \
-          const int32x4_t mi = vmlaq_n_s32(vmulq_n_s32(mn0, vaddlvq_s8(a0)),   \
-                                           mn1, vaddlvq_s8(a1));               \
-          f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(mi),                            \
-                           vmulq_n_f32(kiln_neon_h4(m + 8), dab));             \
-        }                                                                      \
-      }                                                                        \
-    }                                                                          \
-    for (int r = 0; r < nr; ++r)                                               \
-      kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);                     \
-  }                                                                            \
-  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile_one( \
-      const uint8_t *t, int nb, const kiln_q8_block *a, const float *dm,      \
-      const float *bias, float *y, int N, int n) {                             \
-    kiln_neon_##T##_tile(t, nb, a, dm, 1, bias, y, N, n);                      \
-  }                                                                            \
-  KILN_NEON_TILES_DRIVER(T, (int64_t)(K / 256) * ((META) + 8 * (QB)), 0, TILE1)
-
-/* Q6_K against Q8_K activations (super-block: 8 blocks of kiln_neon_u6's
- * layout, then 4 fp16 d and 16x4 int8 scales: block j's 8 bytes are the
- * scales of its halves h = 0, 1 for rows 0..3). The dots of each 16-element
- * half times its scale sum as integers over the super-block, and d and the
- * activation scale apply once per super-block.
+/* Q6_K, Q3_K and Q2_K against Q8_K activations (TYPE 6, 3, 2). A
+ * super-block's tile: 8 blocks of QB bytes (96, 48, 32) and its metadata,
+ * after the blocks for Q6_K and before them for the others: 4 fp16 d, then
+ * for Q6_K and Q3_K 16x4 int8 scales (Q3_K's minus 32), for Q2_K 4 fp16 dmin
+ * and 16x4 u8 scales and 16x4 u8 mins; block j's 8 bytes of each are the
+ * values of its halves h = 0, 1 for rows 0..3. The dots of each 16-element
+ * half times its scale sum as integers over the super-block (Q2_K's mins
+ * times Q8_K's sums of 16 likewise), and d (dmin) and the activation scale
+ * apply once per super-block.
  *
  * By parts, so that no half starts an sdot chain from zero: per row one
  * chain X runs through the first halves of the 8 blocks and one, Y, through
  * the second halves, and after block j the running sums are multiplied by
  * the differences of consecutive scales, sum_j dot_j sc_j = sum_j X_j
- * (sc_j - sc_j+1) (sc_8 = 0; |difference| <= 255, one SSUBL). Intermediate products may wrap; the
- * sum, exact modulo 2^32, fits in int32 (|sum| < 2^31). */
+ * (sc_j - sc_j+1) (sc_8 = 0; |difference| <= 255, one SSUBL or USUBL).
+ * Intermediate products may wrap; the sum, exact modulo 2^32, fits in int32
+ * (|sum| < 2^31). */
 static inline __attribute__((always_inline)) void
-kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
+kiln_neon_k16_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                   const int type, const float *bias, float *y, int N, int n) {
+  const int qb = type == 6 ? 96 : type == 3 ? 48 : 32;
+  const int meta = type == 2 ? 144 : 72;
+  const int64_t sb_bytes = meta + 8 * qb;
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
                       vdupq_n_f32(0)};
-  for (int sb = 0; sb < nsb; ++sb, t += 72 + 8 * 96) {
+  for (int sb = 0; sb < nsb; ++sb, t += sb_bytes) {
+    const uint8_t *m = type == 6 ? t + 8 * 96 : t;
     int32x4_t ai[4], aj[4], X[4], Y[4];
     for (int r = 0; r < nr; ++r)
       ai[r] = aj[r] = X[r] = Y[r] = vdupq_n_s32(0);
-    const int8_t *sc = (const int8_t *)t + 8 * 96 + 8;
+    const int8_t *sc = (const int8_t *)m + (type == 2 ? 16 : 8);
     int8x8_t cur = vld1_s8(sc);
-    const uint8_t *q = t;
+    const uint8_t *q = type == 6 ? t : t + meta;
 #pragma clang loop unroll(full)
-    for (int j = 0; j < 8; ++j, q += 96, sc += 8) {
+    for (int j = 0; j < 8; ++j, q += qb, sc += 8) {
       int8x16_t w[8];
-      kiln_neon_u6(q, w);
+      if (type == 6)
+        kiln_neon_u6(q, w);
+      else if (type == 3)
+        kiln_neon_u3(q, w);
+      else
+        kiln_neon_u2(q, w);
       const int8x8_t next = j < 7 ? vld1_s8(sc + 8) : vdup_n_s8(0);
-      const int16x8_t dj = vsubl_s8(cur, next);
+      const int16x8_t dj =
+          type == 2 ? vreinterpretq_s16_u16(vsubl_u8(vreinterpret_u8_s8(cur),
+                                                     vreinterpret_u8_s8(next)))
+                    : vsubl_s8(cur, next);
       cur = next;
       const int32x4_t d0 = vmovl_s16(vget_low_s16(dj)), d1 = vmovl_high_s16(dj);
       for (int r = 0; r < nr; ++r) {
@@ -743,19 +710,50 @@ kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
         aj[r] = vmlaq_s32(aj[r], Y[r], d1);
       }
     }
-    const float32x4_t d = kiln_neon_h4(t + 8 * 96);
-    for (int r = 0; r < nr; ++r)
-      f[r] = vfmaq_f32(f[r], vcvtq_n_f32_s32(vaddq_s32(ai[r], aj[r]), 2),
-                       vmulq_n_f32(d, a[(int64_t)r * nsb + sb].d));
+    const float32x4_t d = kiln_neon_h4(m);
+    for (int r = 0; r < nr; ++r) {
+      const kiln_q8k_block *ab = a + (int64_t)r * nsb + sb;
+      const int32x4_t i = vaddq_s32(ai[r], aj[r]);
+      f[r] = vfmaq_f32(f[r],
+                       type == 6   ? vcvtq_n_f32_s32(i, 2)
+                       : type == 3 ? vcvtq_n_f32_s32(i, 5)
+                                   : vcvtq_f32_s32(i),
+                       vmulq_n_f32(d, ab->d));
+      if (type == 2) {
+        /* Q2_K's mins: sum_h min_h * (the activation's sum of half h). */
+        int32x4_t ms = vdupq_n_s32(0);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < 8; ++j) {
+          const int16x8_t mv = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(m + 80 + 8 * j)));
+          ms = vmlal_n_s16(ms, vget_low_s16(mv), ab->bsums[2 * j]);
+          ms = vmlal_n_s16(ms, vget_high_s16(mv), ab->bsums[2 * j + 1]);
+        }
+        f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(ms), vmulq_n_f32(kiln_neon_h4(m + 8), ab->d));
+      }
+    }
   }
   for (int r = 0; r < nr; ++r)
     kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
 }
+static inline __attribute__((always_inline)) void
+kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  kiln_neon_k16_tile(t, nsb, a, nr, 6, bias, y, N, n);
+}
+static inline __attribute__((always_inline)) void
+kiln_neon_q3_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  kiln_neon_k16_tile(t, nsb, a, nr, 3, bias, y, N, n);
+}
+static inline __attribute__((always_inline)) void
+kiln_neon_q2_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
+                    const float *bias, float *y, int N, int n) {
+  kiln_neon_k16_tile(t, nsb, a, nr, 2, bias, y, N, n);
+}
 
 KILN_NEON_Q8K_DRIVER(q6_k, 72 + 8 * 96)
-
-KILN_NEON_K16_MATMUL(q3_k, Q3_K, 1, 72, 48, kiln_neon_q3_k_tile_one)
-KILN_NEON_K16_MATMUL(q2_k, Q2_K, 0, 144, 32, kiln_neon_q2_k_tile_one)
+KILN_NEON_Q8K_DRIVER(q3_k, 72 + 8 * 48)
+KILN_NEON_Q8K_DRIVER(q2_k, 144 + 8 * 32)
 
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 /* i8mm "4x4" kernels (built only with +i8mm). vmmlaq_s32(acc, a, w) adds the

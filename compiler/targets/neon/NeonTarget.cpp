@@ -113,12 +113,31 @@ bool packK16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
         }
         uint8_t low[32], high[32];
         qblocks::twoBitBlock(!two, src, blk, low, high);
-        for (int l = 0; l < 32; ++l) {
-          const int h = l / 16, c = (l % 16) / 4, t = l % 4;
-          q[16 * h + 4 * i + t] |= (uint8_t)(low[l] << (2 * c));
-          if (high[l])
-            q[32 + 4 * i + t] |= (uint8_t)(1u << (4 * h + c));
+        if (two) {
+          for (int l = 0; l < 32; ++l) {
+            const int h = l / 16, c = (l % 16) / 4, t = l % 4;
+            q[16 * h + 4 * i + t] |= (uint8_t)(low[l] << (2 * c));
+          }
+          continue;
         }
+        // kiln_neon_u3: vector c's values (q ^ 4, read as 32 (q - 4) in bits
+        // 5..7) in bits 5..7 of A, B, C (c = 0, 1, 2), bits 2..4 (c = 3, 4,
+        // 5), or over bits 0..1 (c = 6: A bits 0..1, B bit 0; c = 7: B bit
+        // 1, C bits 0..1).
+        for (int c = 0; c < 8; ++c)
+          for (int t = 0; t < 4; ++t) {
+            const int l = 16 * (c / 4) + 4 * (c % 4) + t;
+            const int u = (low[l] | high[l] << 2) ^ 4;
+            uint8_t *g = q + 4 * i + t; // A; B at g[16], C at g[32]
+            if (c < 3)
+              g[16 * c] |= (uint8_t)(u << 5);
+            else if (c < 6)
+              g[16 * (c - 3)] |= (uint8_t)(u << 2);
+            else if (c == 6)
+              g[0] |= (uint8_t)(u & 3), g[16] |= (uint8_t)(u >> 2);
+            else
+              g[16] |= (uint8_t)((u & 1) << 1), g[32] |= (uint8_t)(u >> 1);
+          }
       }
     }
   }
