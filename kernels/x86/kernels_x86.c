@@ -1810,9 +1810,9 @@ KILN_X86_INLINE void kiln_x86_walk_k45_vnni(const uint8_t *g0, int64_t groupByte
 KILN_X86_K45_ENTRIES(q4_kk, 0)
 KILN_X86_K45_ENTRIES(q5_kk, 1)
 
-/* Q2_K and Q3_K: the AVX2 layouts at 16 rows; VPDPBUSD on the unsigned
- * values (Q3_K: u = q + 4, with -4 x the half sums), the 16-element
- * sub-block scales applied as exact 32-bit products. */
+/* Q2_K and Q3_K: the AVX2 layouts at 16 rows, as unsigned values (Q3_K:
+ * u = q + 4; Q2_K: q, its mins apart). Their super-blocks sum as Q6_K's,
+ * below. */
 KILN_X86_INLINE void kiln_x86_split_u2_vnni(const uint8_t *p, int three,
                                             __m512i lo[4], __m512i hi[4]) {
   const __m512i m2 = _mm512_set1_epi8(3), b2 = _mm512_set1_epi8(4);
@@ -1829,74 +1829,6 @@ KILN_X86_INLINE void kiln_x86_split_u2_vnni(const uint8_t *p, int three,
       hi[c] = _mm512_or_si512(hi[c], _mm512_and_si512(_mm512_srli_epi16(h, 2 + c), b2));
     }
   }
-}
-typedef struct {
-  __m512i lo[4], hi[4], sc0, sc1, mn0, mn1;
-  __m512 d, dmin;
-} kiln_x86_k23_vnni_blk;
-/* Q3_K's metadata, which Q6_K's shares (per super-block: 16 fp16 d, then
- * the int8 scales of its 16-element sub-blocks, 16 rows each), and its row
- * step: unsigned values u = q + OFF, -OFF x the activation half sums, the
- * two halves' exact sums times their scales. */
-KILN_X86_INLINE void kiln_x86_k16_scales_vnni(const uint8_t *grp, int b,
-                                              kiln_x86_k23_vnni_blk *s) {
-  const uint8_t *m = grp + 288 * (b / 8);
-  const int j = b % 8;
-  s->sc0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)));
-  s->sc1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 48 + 32 * j)));
-  s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
-}
-KILN_X86_INLINE void kiln_x86_k16_row_vnni(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
-                                           float da, int32_t off, __m512 *acc) {
-  int32_t h0, h1;
-  kiln_x86_half_sums(q, &h0, &h1);
-  __m512i s0 = _mm512_set1_epi32(-off * h0), s1 = _mm512_set1_epi32(-off * h1);
-  for (int c = 0; c < 4; ++c) {
-    s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
-    s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
-  }
-  const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
-  *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, _mm512_set1_ps(da)), *acc);
-}
-KILN_X86_INLINE void kiln_x86_q3kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
-                                          kiln_x86_k23_vnni_blk *s) {
-  kiln_x86_split_u2_vnni(grp + metaBytes + 192 * (int64_t)b, 1, s->lo, s->hi);
-  kiln_x86_k16_scales_vnni(grp, b, s);
-}
-KILN_X86_INLINE void kiln_x86_q3kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
-                                       float da, int32_t as, __m512 *acc) {
-  kiln_x86_k16_row_vnni(s, q, da, 4, acc);
-  (void)as;
-}
-KILN_X86_INLINE void kiln_x86_q2kv_decode(const uint8_t *grp, int64_t metaBytes, int b,
-                                          kiln_x86_k23_vnni_blk *s) {
-  const uint8_t *m = grp + 1600 * (int64_t)(b / 8); /* records [576 meta][1024] */
-  const int j = b % 8;
-  kiln_x86_split_u2_vnni(m + 576 + 128 * j, 0, s->lo, s->hi);
-  (void)metaBytes;
-  s->sc0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 32 * j)));
-  s->sc1 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 80 + 32 * j)));
-  s->mn0 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 320 + 32 * j)));
-  s->mn1 = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 336 + 32 * j)));
-  s->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
-  s->dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32)));
-}
-KILN_X86_INLINE void kiln_x86_q2kv_row(const kiln_x86_k23_vnni_blk *s, const int8_t *q,
-                                       float da, int32_t as, __m512 *acc) {
-  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
-  for (int c = 0; c < 4; ++c) {
-    s0 = _mm512_dpbusd_epi32(s0, s->lo[c], KILN_X86_BC512(q + 4 * c));
-    s1 = _mm512_dpbusd_epi32(s1, s->hi[c], KILN_X86_BC512(q + 16 + 4 * c));
-  }
-  int32_t h0, h1;
-  kiln_x86_half_sums(q, &h0, &h1);
-  const __m512i i = _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0), _mm512_mullo_epi32(s1, s->sc1));
-  const __m512i mi = _mm512_add_epi32(_mm512_mullo_epi32(s->mn0, _mm512_set1_epi32(h0)),
-                                      _mm512_mullo_epi32(s->mn1, _mm512_set1_epi32(h1)));
-  const __m512 dav = _mm512_set1_ps(da);
-  *acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), _mm512_mul_ps(s->d, dav), *acc);
-  *acc = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mi), _mm512_mul_ps(s->dmin, dav), *acc);
-  (void)as;
 }
 /* Q6_K with Q8_K activations: the AVX2 layout at 16 rows (metadata as
  * Q3_K's); per 32-element block 4 nibble words and 2 words of high bit
@@ -1921,110 +1853,170 @@ KILN_X86_INLINE void kiln_x86_q6k_u_vnni(const uint8_t *p, __m512i lo[4], __m512
   }
 }
 
-/* Block j of a super-block's metadata m: the two half scales as int32 lanes
- * and the offset pairs, lane i (-32 x sc0[i], -32 x sc1[i]) as int16. */
+/* Q6_K, Q3_K and Q2_K against Q8_K activations (TYPE 6, 3, 2). Q6_K's and
+ * Q3_K's metadata is a record of 288 bytes per super-block ahead of the
+ * quants (16 fp16 d, then the int8 scales of the 16-element sub-blocks, 16
+ * rows each: block j's at 32j, the halves 16 apart); Q2_K's super-blocks
+ * are records of 1600 bytes (16 fp16 d, 16 fp16 dmin, the u8 scales at 64
+ * and the u8 mins at 320 in that order, the quants at 576). Block j of
+ * metadata m: the two half scales as int32 lanes, and as int16 pairs, lane i
+ * (x sc0[i], x sc1[i]), the offset of the unsigned values (-32 or -4 times
+ * the scales) or Q2_K's mins. */
 typedef struct {
-  __m512i sc0, sc1, off;
-} kiln_x86_q6kk_scales;
-KILN_X86_INLINE void kiln_x86_q6kk_scales_vnni(const uint8_t *m, int j,
-                                               kiln_x86_q6kk_scales *s) {
-  const __m128i b0 = _mm_loadu_si128((const __m128i *)(m + 32 + 32 * j)),
-                b1 = _mm_loadu_si128((const __m128i *)(m + 48 + 32 * j));
+  __m512i sc0, sc1, pairs;
+} kiln_x86_k16k_scales;
+KILN_X86_INLINE const uint8_t *kiln_x86_k16k_meta(const uint8_t *grp, int type, int sb) {
+  return grp + (int64_t)(type == 2 ? 1600 : 288) * sb;
+}
+KILN_X86_INLINE void kiln_x86_k16k_scales_vnni(const uint8_t *m, int type, int j,
+                                               kiln_x86_k16k_scales *s) {
+  const int so = type == 2 ? 64 : 32;
+  const __m128i b0 = _mm_loadu_si128((const __m128i *)(m + so + 32 * j)),
+                b1 = _mm_loadu_si128((const __m128i *)(m + so + 16 + 32 * j));
+  if (type == 2) {
+    s->sc0 = _mm512_cvtepu8_epi32(b0);
+    s->sc1 = _mm512_cvtepu8_epi32(b1);
+    const __m128i n0 = _mm_loadu_si128((const __m128i *)(m + 320 + 32 * j)),
+                  n1 = _mm_loadu_si128((const __m128i *)(m + 336 + 32 * j));
+    s->pairs = _mm512_cvtepu8_epi16(
+        _mm256_set_m128i(_mm_unpackhi_epi8(n0, n1), _mm_unpacklo_epi8(n0, n1)));
+    return;
+  }
   s->sc0 = _mm512_cvtepi8_epi32(b0);
   s->sc1 = _mm512_cvtepi8_epi32(b1);
   const __m512i pairs = _mm512_cvtepi8_epi16(
       _mm256_set_m128i(_mm_unpackhi_epi8(b0, b1), _mm_unpacklo_epi8(b0, b1)));
-  s->off = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_slli_epi16(pairs, 5));
+  s->pairs = _mm512_sub_epi16(_mm512_setzero_si512(),
+                              _mm512_slli_epi16(pairs, type == 6 ? 5 : 2));
+}
+
+/* Block j's unsigned values of super-block sb. */
+KILN_X86_INLINE void kiln_x86_k16k_u_vnni(const uint8_t *grp, int64_t metaBytes, int type,
+                                          int sb, int j, __m512i lo[4], __m512i hi[4]) {
+  const int64_t b = (int64_t)sb * 8 + j;
+  if (type == 6)
+    kiln_x86_q6k_u_vnni(grp + metaBytes + 384 * b, lo, hi);
+  else if (type == 3)
+    kiln_x86_split_u2_vnni(grp + metaBytes + 192 * b, 1, lo, hi);
+  else
+    kiln_x86_split_u2_vnni(grp + 1600 * (int64_t)sb + 576 + 128 * j, 0, lo, hi);
 }
 
 /* One activation row's block j (its 32 values at q, the Q8_K block's
- * 16-element sums at bsums) added to the integer sum. */
-KILN_X86_INLINE __m512i kiln_x86_q6kk_row_vnni(const __m512i lo[4], const __m512i hi[4],
-                                               const kiln_x86_q6kk_scales *s,
-                                               const int8_t *q, const int16_t *bsums,
-                                               __m512i isum) {
+ * 16-element sums at bsums) added to the integer sums: isum, and for Q2_K
+ * the mins' msum. */
+KILN_X86_INLINE void kiln_x86_k16k_row_vnni(const __m512i lo[4], const __m512i hi[4],
+                                            const kiln_x86_k16k_scales *s, int type,
+                                            const int8_t *q, const int16_t *bsums,
+                                            __m512i *isum, __m512i *msum) {
   __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
   for (int c = 0; c < 4; ++c) {
     s0 = _mm512_dpbusd_epi32(s0, lo[c], KILN_X86_BC512(q + 4 * c));
     s1 = _mm512_dpbusd_epi32(s1, hi[c], KILN_X86_BC512(q + 16 + 4 * c));
   }
-  isum = _mm512_add_epi32(isum, _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0),
-                                                 _mm512_mullo_epi32(s1, s->sc1)));
-  return _mm512_dpwssd_epi32(isum, s->off, KILN_X86_BC512(bsums));
+  const __m512i i = _mm512_add_epi32(*isum, _mm512_add_epi32(_mm512_mullo_epi32(s0, s->sc0),
+                                                             _mm512_mullo_epi32(s1, s->sc1)));
+  if (type == 2) {
+    *isum = i;
+    *msum = _mm512_dpwssd_epi32(*msum, s->pairs, KILN_X86_BC512(bsums));
+  } else {
+    *isum = _mm512_dpwssd_epi32(i, s->pairs, KILN_X86_BC512(bsums));
+  }
 }
 
-/* The float step of one super-block: acc += isum x d x the row's scale. The
- * first super-block assigns *acc (as Q4_K's: no reload of a zeroed array). */
-KILN_X86_INLINE void kiln_x86_q6kk_acc_vnni(const uint8_t *m, const kiln_x86_q8kx *a,
-                                            __m512i isum, int first, __m512 *acc) {
-  const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
-                                 _mm512_set1_ps(a->q.d));
-  *acc = first ? _mm512_mul_ps(_mm512_cvtepi32_ps(isum), d)
-               : _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), d, *acc);
+/* The float step of one super-block: acc += (isum x d - msum x dmin) x the
+ * row's scale. The first super-block assigns *acc (as Q4_K's: no reload of a
+ * zeroed array). */
+KILN_X86_INLINE void kiln_x86_k16k_acc_vnni(const uint8_t *m, int type, const kiln_x86_q8kx *a,
+                                            __m512i isum, __m512i msum, int first,
+                                            __m512 *acc) {
+  const __m512 da = _mm512_set1_ps(a->q.d);
+  const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)), da);
+  __m512 v = first ? _mm512_mul_ps(_mm512_cvtepi32_ps(isum), d)
+                   : _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), d, *acc);
+  if (type == 2) {
+    const __m512 dm = _mm512_mul_ps(
+        _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32))), da);
+    v = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(msum), dm, v);
+  }
+  *acc = v;
 }
 
 /* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
-KILN_X86_INLINE void kiln_x86_tile_q6_kk_vnni(const uint8_t *grp, int64_t metaBytes,
-                                              int nsb, const kiln_x86_q8kx *a,
-                                              int MR, __m512 *acc) {
-  const uint8_t *qp = grp + metaBytes;
+KILN_X86_INLINE void kiln_x86_tile_k16k_vnni(const uint8_t *grp, int64_t metaBytes,
+                                             int nsb, const kiln_x86_q8kx *a, int MR,
+                                             int type, __m512 *acc) {
+  const int64_t qb = type == 6 ? 384 : type == 3 ? 192 : 200;
   for (int sb = 0; sb < nsb; ++sb) {
-    const uint8_t *m = grp + 288 * sb;
-    __m512i isum[2 * KILN_X86_MR];
+    const uint8_t *m = kiln_x86_k16k_meta(grp, type, sb);
+    __m512i isum[2 * KILN_X86_MR], msum[2 * KILN_X86_MR];
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
-      isum[r] = _mm512_setzero_si512();
-    for (int j = 0; j < 8; ++j, qp += 384) {
-      KILN_X86_PREFETCH(qp, 384);
+      isum[r] = msum[r] = _mm512_setzero_si512();
+    for (int j = 0; j < 8; ++j) {
+      KILN_X86_PREFETCH(grp + metaBytes + qb * ((int64_t)sb * 8 + j), qb);
       __m512i lo[4], hi[4];
-      kiln_x86_q6k_u_vnni(qp, lo, hi);
-      kiln_x86_q6kk_scales s;
-      kiln_x86_q6kk_scales_vnni(m, j, &s);
+      kiln_x86_k16k_u_vnni(grp, metaBytes, type, sb, j, lo, hi);
+      kiln_x86_k16k_scales s;
+      kiln_x86_k16k_scales_vnni(m, type, j, &s);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         const kiln_q8k_block *ar = &a[(int64_t)r * nsb + sb].q;
-        isum[r] = kiln_x86_q6kk_row_vnni(lo, hi, &s, ar->qs + 32 * j, ar->bsums + 2 * j,
-                                         isum[r]);
+        kiln_x86_k16k_row_vnni(lo, hi, &s, type, ar->qs + 32 * j, ar->bsums + 2 * j,
+                               &isum[r], &msum[r]);
       }
     }
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
-      kiln_x86_q6kk_acc_vnni(m, a + (int64_t)r * nsb + sb, isum[r], sb == 0, &acc[r]);
+      kiln_x86_k16k_acc_vnni(m, type, a + (int64_t)r * nsb + sb, isum[r], msum[r], sb == 0,
+                             &acc[r]);
   }
 }
 
 /* Decode walk: one activation row against G groups at once. */
-KILN_X86_INLINE void kiln_x86_walk_q6_kk_vnni(const uint8_t *g0, int64_t groupBytes,
-                                              int64_t metaBytes, int nsb,
-                                              const kiln_x86_q8kx *a, int G,
-                                              __m512 *acc) {
+KILN_X86_INLINE void kiln_x86_walk_k16k_vnni(const uint8_t *g0, int64_t groupBytes,
+                                             int64_t metaBytes, int nsb,
+                                             const kiln_x86_q8kx *a, int G, int type,
+                                             __m512 *acc) {
+  const int qb = type == 6 ? 384 : type == 3 ? 192 : 200, mb = type == 2 ? 0 : 36;
   for (int sb = 0; sb < nsb; ++sb) {
-    __m512i isum[4];
+    __m512i isum[4], msum[4];
     KILN_X86_UNROLL
     for (int g = 0; g < G; ++g)
-      isum[g] = _mm512_setzero_si512();
+      isum[g] = msum[g] = _mm512_setzero_si512();
     for (int j = 0; j < 8; ++j) {
-      const int b = sb * 8 + j;
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 384, 36);
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, sb * 8 + j, G, qb, mb);
       KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m512i lo[4], hi[4];
-        kiln_x86_q6k_u_vnni(grp + metaBytes + 384 * (int64_t)b, lo, hi);
-        kiln_x86_q6kk_scales s;
-        kiln_x86_q6kk_scales_vnni(grp + 288 * sb, j, &s);
-        isum[g] = kiln_x86_q6kk_row_vnni(lo, hi, &s, a[sb].q.qs + 32 * j, a[sb].q.bsums + 2 * j,
-                                         isum[g]);
+        kiln_x86_k16k_u_vnni(grp, metaBytes, type, sb, j, lo, hi);
+        kiln_x86_k16k_scales s;
+        kiln_x86_k16k_scales_vnni(kiln_x86_k16k_meta(grp, type, sb), type, j, &s);
+        kiln_x86_k16k_row_vnni(lo, hi, &s, type, a[sb].q.qs + 32 * j, a[sb].q.bsums + 2 * j,
+                               &isum[g], &msum[g]);
       }
     }
     KILN_X86_UNROLL
     for (int g = 0; g < G; ++g)
-      kiln_x86_q6kk_acc_vnni(g0 + g * groupBytes + 288 * sb, a + sb, isum[g], sb == 0,
-                             &acc[g]);
+      kiln_x86_k16k_acc_vnni(kiln_x86_k16k_meta(g0 + g * groupBytes, type, sb), type, a + sb,
+                             isum[g], msum[g], sb == 0, &acc[g]);
   }
 }
-KILN_X86_STEP_KERNELS(q3kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 192, 36)
-KILN_X86_STEP_KERNELS(q2kv, vnni, __m512, _mm512_setzero_ps, kiln_x86_k23_vnni_blk, 200, 0)
+#define KILN_X86_K16K_VNNI(T, TYPE)                                            \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_kk_vnni(const uint8_t *grp, int64_t metaBytes, \
+                                                   int nsb, const kiln_x86_q8kx *a, int MR, \
+                                                   __m512 *acc) {              \
+    kiln_x86_tile_k16k_vnni(grp, metaBytes, nsb, a, MR, TYPE, acc);            \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_walk_##T##_kk_vnni(                            \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
+      const kiln_x86_q8kx *a, int G, __m512 *acc) {                            \
+    kiln_x86_walk_k16k_vnni(g0, groupBytes, metaBytes, nsb, a, G, TYPE, acc);  \
+  }
+KILN_X86_K16K_VNNI(q6, 6)
+KILN_X86_K16K_VNNI(q3, 3)
+KILN_X86_K16K_VNNI(q2, 2)
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni,
@@ -2048,12 +2040,10 @@ KILN_X86_Q8K_MATMUL(matmul_q5_k_q8_k_4x16_avx512vnni, 16, __m512, 320, 2560,
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_iq4_nl_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_nl_vnni,
                 1, kiln_x86_tile8_iq4_nl_vnni)
-KILN_X86_MATMUL(matmul_q3_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 288, 1536,
-                kiln_x86_tile_q3kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q3kv_vnni,
-                0, KILN_X86_NO_TILE8)
-KILN_X86_MATMUL(matmul_q2_k_q8_0_4x16_avx512vnni, 16, __m512, 256, 0, 1600,
-                kiln_x86_tile_q2kv_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q2kv_vnni,
-                0, KILN_X86_NO_TILE8)
+KILN_X86_Q8K_MATMUL(matmul_q3_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 1536,
+                    kiln_x86_tile_q3_kk_vnni, kiln_x86_walk_q3_kk_vnni, kiln_x86_store16, 1)
+KILN_X86_Q8K_MATMUL(matmul_q2_k_q8_k_4x16_avx512vnni, 16, __m512, 0, 1600,
+                    kiln_x86_tile_q2_kk_vnni, kiln_x86_walk_q2_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
                 kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni,
                 1, kiln_x86_tile8_iq4_xs_vnni)
