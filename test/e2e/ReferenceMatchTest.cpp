@@ -573,6 +573,17 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(TargetConfig{"neon", 0, "i8mm"})),
     testName);
 
+// x86's AVX2 kernels, a fixture for each of their weight types: the
+// Fixtures suite runs x86 at kilnc's default --cpu=host, AVX-512 VNNI where
+// the host has it.
+INSTANTIATE_TEST_SUITE_P(
+    Avx2, ReferenceMatch,
+    ::testing::Combine(::testing::Values(fixtures()[2], fixtures()[3], fixtures()[6],
+                                         fixtures()[8], fixtures()[21], fixtures()[22],
+                                         fixtures()[23], fixtures()[24]),
+                       ::testing::Values(TargetConfig{"x86", 0, "avx2"})),
+    testName);
+
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, ReferenceMatch,
     ::testing::Combine(::testing::ValuesIn(fixtures()),
