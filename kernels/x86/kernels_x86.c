@@ -515,59 +515,6 @@ KILN_X86_INLINE __m256i kiln_x86_scale16_avx2(const uint8_t *p) {
                          _mm256_slli_epi32(s, 16));
 }
 
-/* Q6_K: meta per super-block 8 d (fp16), 16x8 scales (int8); per block 128
- * bytes of low nibbles then 64 bytes of high bit pairs. */
-KILN_X86_INLINE void kiln_x86_tile_q6_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int nb, const kiln_q8_block *a,
-                                             const float *da, const int32_t *as,
-                                             int MR, __m256 *acc) {
-  const __m256i m4 = _mm256_set1_epi8(0x0f), k32 = _mm256_set1_epi8(32);
-  KILN_X86_UNROLL
-  for (int r = 0; r < MR; ++r)
-    acc[r] = _mm256_setzero_ps();
-  const uint8_t *qp = grp + metaBytes;
-  for (int sb = 0; sb < nb / 8; ++sb) {
-    const uint8_t *m = grp + 144 * sb;
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-    for (int blk = 0; blk < 8; ++blk, qp += 192) {
-      const __m256i sc0 = kiln_x86_scale16_avx2(m + 16 + 16 * blk);
-      const __m256i sc1 = kiln_x86_scale16_avx2(m + 24 + 16 * blk);
-      const __m256i h0 = _mm256_load_si256((const __m256i *)(qp + 128));
-      const __m256i h1 = _mm256_load_si256((const __m256i *)(qp + 160));
-      __m256i wq[8], aw[8];
-      for (int c = 0; c < 4; ++c) {
-        __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
-        wq[c] = _mm256_sub_epi8(
-            _mm256_or_si256(_mm256_and_si256(v, m4), kiln_x86_hbits_avx2(h0, c)), k32);
-        wq[c + 4] = _mm256_sub_epi8(
-            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
-                            kiln_x86_hbits_avx2(h1, c)),
-            k32);
-      }
-      for (int c = 0; c < 8; ++c)
-        aw[c] = _mm256_abs_epi8(wq[c]);
-      KILN_X86_UNROLL
-      for (int r = 0; r < MR; ++r) {
-        const int64_t i = KILN_X86_AT(MR, r, sb * 8 + blk);
-        const int8_t *q = a[i].qs;
-        /* |w| <= 32: four int16 pair sums stay <= 4*2*32*127 */
-        __m256i p0 = _mm256_maddubs_epi16(aw[0], _mm256_sign_epi8(KILN_X86_BC(q), wq[0]));
-        __m256i p1 = _mm256_maddubs_epi16(aw[4], _mm256_sign_epi8(KILN_X86_BC(q + 16), wq[4]));
-        for (int c = 1; c < 4; ++c) {
-          p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(
-              aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), wq[c])));
-          p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(
-              aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), wq[c + 4])));
-        }
-        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(p0, sc0), _mm256_madd_epi16(p1, sc1));
-        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
-                                 _mm256_mul_ps(d, _mm256_set1_ps(da[i])), acc[r]);
-      }
-    }
-  }
-  (void)as;
-}
-
 /* Five-bit values of one block: the nibble words at p and the fifth-bit
  * word of each row at p + 128, as lo[c] (elements 4c+t) and hi[c]
  * (16+4c+t). The shifts move bit c (lo) or 4+c (hi) of each byte to bit 4. */
@@ -647,38 +594,6 @@ KILN_X86_INLINE void kiln_x86_tile_q5_1_avx2(const uint8_t *grp, int64_t metaByt
       acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
                                _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
       acc[r] = _mm256_fmadd_ps(mw, _mm256_set1_ps(da[i] * (float)as[i]), acc[r]);
-    }
-  }
-}
-
-/* Q5_K: meta per super-block as Q4_K; 160 bytes of quants per sub-block. */
-KILN_X86_INLINE void kiln_x86_tile_q5_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int nb, const kiln_q8_block *a,
-                                             const float *da, const int32_t *as,
-                                             int MR, __m256 *acc) {
-  KILN_X86_UNROLL
-  for (int r = 0; r < MR; ++r)
-    acc[r] = _mm256_setzero_ps();
-  const uint8_t *qp = grp + metaBytes;
-  for (int sb = 0; sb < nb / 8; ++sb) {
-    const uint8_t *m = grp + 160 * sb;
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
-    for (int j = 0; j < 8; ++j, qp += 160) {
-      const __m256 ds = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                             _mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
-      const __m256 dm = _mm256_mul_ps(dmin, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                               _mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
-      __m256i lo[4], hi[4];
-      kiln_x86_split_u5_avx2(qp, lo, hi);
-      KILN_X86_UNROLL
-      for (int r = 0; r < MR; ++r) {
-        const int64_t i = KILN_X86_AT(MR, r, sb * 8 + j);
-        const __m256i s = kiln_x86_dot_u5_avx2(lo, hi, a[i].qs);
-        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s),
-                                 _mm256_mul_ps(ds, _mm256_set1_ps(da[i])), acc[r]);
-        acc[r] = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da[i] * (float)as[i]), acc[r]);
-      }
     }
   }
 }
@@ -900,63 +815,6 @@ KILN_X86_INLINE void kiln_x86_step_q5_1_avx2(const uint8_t *grp, int64_t metaByt
 }
 KILN_X86_TILEG_OF(q5_1, 160, 32)
 
-/* Q4_K and Q5_K share their metadata (per super-block 8 d, 8 dmin (fp16),
- * 8x8 u8 scales, 8x8 u8 mins) and the float step of block j: the exact
- * sum s times d*sc, minus dmin*m times the activation sum. */
-KILN_X86_INLINE void kiln_x86_kmin_acc_avx2(const uint8_t *m, int j, __m256i s,
-                                            float da, int32_t as, __m256 *acc) {
-  const __m256 ds = _mm256_mul_ps(
-      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
-      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 32 + 8 * j)))));
-  const __m256 dm = _mm256_mul_ps(
-      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))),
-      _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 96 + 8 * j)))));
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
-  *acc = _mm256_fnmadd_ps(dm, _mm256_set1_ps(da * (float)as), *acc);
-}
-
-KILN_X86_INLINE void kiln_x86_step_q5_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int b, const int8_t *q, float da,
-                                             int32_t as, __m256 *acc) {
-  __m256i lo[4], hi[4];
-  kiln_x86_split_u5_avx2(grp + metaBytes + 160 * (int64_t)b, lo, hi);
-  kiln_x86_kmin_acc_avx2(grp + 160 * (b / 8), b % 8, kiln_x86_dot_u5_avx2(lo, hi, q),
-                         da, as, acc);
-}
-KILN_X86_TILEG_OF(q5_k, 160, 20)
-
-KILN_X86_INLINE void kiln_x86_step_q6_k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int b, const int8_t *q, float da,
-                                             int32_t as, __m256 *acc) {
-  const uint8_t *m = grp + 144 * (b / 8), *qp = grp + metaBytes + 192 * (int64_t)b;
-  const int j = b % 8;
-  const __m256i m4 = _mm256_set1_epi8(0x0f), k32 = _mm256_set1_epi8(32);
-  const __m256i h0 = _mm256_load_si256((const __m256i *)(qp + 128));
-  const __m256i h1 = _mm256_load_si256((const __m256i *)(qp + 160));
-  __m256i p0 = _mm256_setzero_si256(), p1 = _mm256_setzero_si256();
-  for (int c = 0; c < 4; ++c) {
-    const __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
-    const __m256i w0 = _mm256_sub_epi8(
-        _mm256_or_si256(_mm256_and_si256(v, m4), kiln_x86_hbits_avx2(h0, c)), k32);
-    const __m256i w1 = _mm256_sub_epi8(
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
-                        kiln_x86_hbits_avx2(h1, c)),
-        k32);
-    /* |w| <= 32: four int16 pair sums stay <= 4*2*32*127 */
-    p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(
-        _mm256_abs_epi8(w0), _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), w0)));
-    p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(
-        _mm256_abs_epi8(w1), _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), w1)));
-  }
-  const __m256i s = _mm256_add_epi32(
-      _mm256_madd_epi16(p0, kiln_x86_scale16_avx2(m + 16 + 16 * j)),
-      _mm256_madd_epi16(p1, kiln_x86_scale16_avx2(m + 24 + 16 * j)));
-  const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(d, _mm256_set1_ps(da)), *acc);
-  (void)as;
-}
-KILN_X86_TILEG_OF(q6_k, 192, 18)
-
 KILN_X86_INLINE void kiln_x86_step_iq4_nl_avx2(const uint8_t *grp, int64_t metaBytes,
                                                int b, const int8_t *q, float da,
                                                int32_t as, __m256 *acc) {
@@ -986,16 +844,6 @@ KILN_X86_TILEG_OF(iq4_xs, 128, 10)
 
 /* ---- Q2_K and Q3_K (AVX2) ---------------------------------------------- */
 
-/* Activation sums of elements 0..15 and 16..31 of a block (Q2_K's mins and
- * the VNNI Q3_K offset apply per 16-element sub-block). */
-KILN_X86_INLINE void kiln_x86_half_sums(const int8_t *q, int32_t *h0, int32_t *h1) {
-  const __m128i bias = _mm_set1_epi8((char)0x80), z = _mm_setzero_si128();
-  const __m128i s0 = _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)q), bias), z);
-  const __m128i s1 = _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(q + 16)), bias), z);
-  *h0 = _mm_cvtsi128_si32(s0) + _mm_extract_epi32(s0, 2) - 16 * 128;
-  *h1 = _mm_cvtsi128_si32(s1) + _mm_extract_epi32(s1, 2) - 16 * 128;
-}
-
 /* The two-bit planes at p (and, for q3_k, the third bits at p + 64) as
  * bytes: lo[c] elements 4c+t, hi[c] 16+4c+t (0..3, or 0..7 with the third
  * bit at bit 2). */
@@ -1017,129 +865,6 @@ KILN_X86_INLINE void kiln_x86_split_u2_avx2(const uint8_t *p, int three,
   }
 }
 
-/* Q3_K: meta per super-block 8 fp16 d, 16x8 int8 scales (sc - 32); 96 bytes
- * of quants per 32-element block; q = u - 4 as |q| x sign(a, q). */
-typedef struct {
-  __m256i w[8], aw[8], sc0, sc1;
-  __m256 d;
-} kiln_x86_q3k_blk;
-KILN_X86_INLINE void kiln_x86_q3k_decode(const uint8_t *grp, int64_t metaBytes, int b,
-                                         kiln_x86_q3k_blk *s) {
-  const uint8_t *m = grp + 144 * (b / 8);
-  const int j = b % 8;
-  const __m256i k4 = _mm256_set1_epi8(4);
-  __m256i lo[4], hi[4];
-  kiln_x86_split_u2_avx2(grp + metaBytes + 96 * (int64_t)b, 1, lo, hi);
-  for (int c = 0; c < 4; ++c) {
-    s->w[c] = _mm256_sub_epi8(lo[c], k4);
-    s->w[c + 4] = _mm256_sub_epi8(hi[c], k4);
-  }
-  for (int c = 0; c < 8; ++c)
-    s->aw[c] = _mm256_abs_epi8(s->w[c]);
-  s->sc0 = kiln_x86_scale16_avx2(m + 16 + 16 * j);
-  s->sc1 = kiln_x86_scale16_avx2(m + 24 + 16 * j);
-  s->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-}
-KILN_X86_INLINE void kiln_x86_q3k_row(const kiln_x86_q3k_blk *s, const int8_t *q,
-                                      float da, int32_t as, __m256 *acc) {
-  /* |q| <= 4: four pair sums per int16 stay <= 4*2*4*127 */
-  __m256i p0 = _mm256_maddubs_epi16(s->aw[0], _mm256_sign_epi8(KILN_X86_BC(q), s->w[0]));
-  __m256i p1 = _mm256_maddubs_epi16(s->aw[4], _mm256_sign_epi8(KILN_X86_BC(q + 16), s->w[4]));
-  for (int c = 1; c < 4; ++c) {
-    p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(
-        s->aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), s->w[c])));
-    p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(
-        s->aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), s->w[c + 4])));
-  }
-  const __m256i i = _mm256_add_epi32(_mm256_madd_epi16(p0, s->sc0), _mm256_madd_epi16(p1, s->sc1));
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i), _mm256_mul_ps(s->d, _mm256_set1_ps(da)), *acc);
-  (void)as;
-}
-
-/* Q2_K: per super-block a record of its metadata (8 fp16 d, 8 fp16 dmin,
- * 16x8 u8 scales, 16x8 u8 mins: a third of its bytes, so it travels in the
- * same stream as the quants) and its 8 blocks of 64 bytes of quants;
- * x = d*sc*u - dmin*m per 16 elements. */
-typedef struct {
-  __m256i lo[4], hi[4], sc0, sc1, mn0, mn1;
-  __m256 d, dmin;
-} kiln_x86_q2k_blk;
-KILN_X86_INLINE void kiln_x86_q2k_decode(const uint8_t *grp, int64_t metaBytes, int b,
-                                         kiln_x86_q2k_blk *s) {
-  const uint8_t *m = grp + 800 * (int64_t)(b / 8); /* records [288 meta][512] */
-  const int j = b % 8;
-  kiln_x86_split_u2_avx2(m + 288 + 64 * j, 0, s->lo, s->hi);
-  (void)metaBytes;
-  s->sc0 = kiln_x86_scale16_avx2(m + 32 + 16 * j);
-  s->sc1 = kiln_x86_scale16_avx2(m + 40 + 16 * j);
-  s->mn0 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 160 + 16 * j)));
-  s->mn1 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(m + 168 + 16 * j)));
-  s->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-  s->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16)));
-}
-KILN_X86_INLINE void kiln_x86_q2k_row(const kiln_x86_q2k_blk *s, const int8_t *q,
-                                      float da, int32_t as, __m256 *acc) {
-  __m256i p0 = _mm256_maddubs_epi16(s->lo[0], KILN_X86_BC(q));
-  __m256i p1 = _mm256_maddubs_epi16(s->hi[0], KILN_X86_BC(q + 16));
-  for (int c = 1; c < 4; ++c) {
-    p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(s->lo[c], KILN_X86_BC(q + 4 * c)));
-    p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(s->hi[c], KILN_X86_BC(q + 16 + 4 * c)));
-  }
-  int32_t h0, h1;
-  kiln_x86_half_sums(q, &h0, &h1);
-  const __m256i i = _mm256_add_epi32(_mm256_madd_epi16(p0, s->sc0), _mm256_madd_epi16(p1, s->sc1));
-  const __m256i mi = _mm256_add_epi32(_mm256_mullo_epi32(s->mn0, _mm256_set1_epi32(h0)),
-                                      _mm256_mullo_epi32(s->mn1, _mm256_set1_epi32(h1)));
-  const __m256 dav = _mm256_set1_ps(da);
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i), _mm256_mul_ps(s->d, dav), *acc);
-  *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mi), _mm256_mul_ps(s->dmin, dav), *acc);
-  (void)as;
-}
-
-/* Tile (each block decoded once for MR rows) and decode walk (G groups) of a
- * type given as a block decoder and a row step. */
-#define KILN_X86_STEP_KERNELS(T, ISA, VEC, ZERO, BLK, QB, MB)                  \
-  KILN_X86_INLINE void kiln_x86_tile_##T##_##ISA(                              \
-      const uint8_t *grp, int64_t metaBytes, int nb, const kiln_q8_block *a,   \
-      const float *da, const int32_t *as, int MR, VEC *acc) {                  \
-    KILN_X86_UNROLL                                                            \
-    for (int r = 0; r < MR; ++r)                                               \
-      acc[r] = ZERO();                                                         \
-    for (int b = 0; b < nb; ++b) {                                             \
-      BLK s;                                                                   \
-      kiln_x86_##T##_decode(grp, metaBytes, b, &s);                            \
-      KILN_X86_UNROLL                                                          \
-      for (int r = 0; r < MR; ++r) {                                           \
-        const int64_t i = KILN_X86_AT(MR, r, b);                               \
-        kiln_x86_##T##_row(&s, a[i].qs, da[i], as[i], &acc[r]);                \
-      }                                                                        \
-    }                                                                          \
-  }                                                                            \
-  KILN_X86_INLINE void kiln_x86_tileg_##T##_##ISA(                             \
-      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nb,        \
-      const kiln_q8_block *a, const float *da, const int32_t *as, int G,       \
-      VEC *acc) {                                                              \
-    VEC accg[4];                                                               \
-    KILN_X86_UNROLL                                                            \
-    for (int g = 0; g < G; ++g)                                                \
-      accg[g] = ZERO();                                                        \
-    for (int b = 0; b < nb; ++b) {                                             \
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nb, b, G, QB, MB);         \
-      KILN_X86_UNROLL                                                          \
-      for (int g = 0; g < G; ++g) {                                            \
-        BLK s;                                                                 \
-        kiln_x86_##T##_decode(g0 + g * groupBytes, metaBytes, b, &s);          \
-        kiln_x86_##T##_row(&s, a[b].qs, da[b], as[b], &accg[g]);               \
-      }                                                                        \
-    }                                                                          \
-    KILN_X86_UNROLL                                                            \
-    for (int g = 0; g < G; ++g)                                                \
-      acc[g] = accg[g];                                                        \
-  }
-
-KILN_X86_STEP_KERNELS(q3k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q3k_blk, 96, 18)
-KILN_X86_STEP_KERNELS(q2k, avx2, __m256, _mm256_setzero_ps, kiln_x86_q2k_blk, 100, 0)
-
 /* Q4_0 walks up to 4 groups at once, Q8_0 2: with 16 vector registers,
  * Q8_0's walk of 4 spills its accumulators; Q4_0's does not. */
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
@@ -1148,9 +873,6 @@ KILN_X86_MATMUL(matmul_q4_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
 KILN_X86_MATMUL(matmul_q8_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 256,
                 kiln_x86_tile_q8_0_avx2, kiln_x86_store8, 2,
                 kiln_x86_tileg_q8_0_avx2, 0, KILN_X86_NO_TILE8)
-KILN_X86_MATMUL(matmul_q6_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 1536,
-                kiln_x86_tile_q6_k_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q6_k_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_q5_0_q8_0_4x8_avx2, 8, __m256, 32, 16, 160,
                 kiln_x86_tile_q5_0_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_q5_0_avx2, 0, KILN_X86_NO_TILE8)
@@ -1158,18 +880,9 @@ KILN_X86_MATMUL(matmul_q5_1_q8_0_4x8_avx2, 8, __m256, 32, 32, 160,
                 kiln_x86_tile_q5_1_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_q5_1_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_Q4_1_AS_Q5_1(4x8_avx2)
-KILN_X86_MATMUL(matmul_q5_k_q8_0_4x8_avx2, 8, __m256, 256, 160, 1280,
-                kiln_x86_tile_q5_k_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_q5_k_avx2, 0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
                 kiln_x86_tile_iq4_nl_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_nl_avx2, 0, KILN_X86_NO_TILE8)
-KILN_X86_MATMUL(matmul_q3_k_q8_0_4x8_avx2, 8, __m256, 256, 144, 768,
-                kiln_x86_tile_q3k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q3k_avx2,
-                0, KILN_X86_NO_TILE8)
-KILN_X86_MATMUL(matmul_q2_k_q8_0_4x8_avx2, 8, __m256, 256, 0, 800,
-                kiln_x86_tile_q2k_avx2, kiln_x86_store8, 4, kiln_x86_tileg_q2k_avx2,
-                0, KILN_X86_NO_TILE8)
 KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
                 kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_xs_avx2, 0, KILN_X86_NO_TILE8)
@@ -1269,27 +982,66 @@ KILN_X86_INLINE void kiln_x86_q4kk_acc_avx2(const kiln_x86_q4kk_meta *t,
   *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), _mm256_mul_ps(t->dmin, da), *acc);
 }
 
+/* Q5_K's block (its five-bit values 0..31, kiln_x86_split_u5_avx2) times
+ * activation rows r at q + r * stride, times its scales sc: int16 pair sums
+ * of two word columns (<= 4*2*31*127) go to int32 by VPMADDWD with sc. */
+KILN_X86_INLINE void kiln_x86_dots_u5_avx2(const uint8_t *qp, const int8_t *q,
+                                           int64_t stride, int MR, __m256i sc,
+                                           __m256i *t) {
+  __m256i lo[4], hi[4];
+  kiln_x86_split_u5_avx2(qp, lo, hi);
+  KILN_X86_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    const int8_t *qr = q + r * stride;
+    __m256i sum = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const int c = 2 * h;
+      __m256i p = _mm256_maddubs_epi16(lo[c], KILN_X86_BC(qr + 4 * c));
+      p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[c], KILN_X86_BC(qr + 16 + 4 * c)));
+      p = _mm256_add_epi16(p, _mm256_maddubs_epi16(lo[c + 1], KILN_X86_BC(qr + 4 * c + 4)));
+      p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[c + 1], KILN_X86_BC(qr + 20 + 4 * c)));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p, sc));
+    }
+    t[r] = sum;
+  }
+}
+
+/* Block j of Q4_K (FIVE = 0: 128 bytes of nibble words) or Q5_K (160: the
+ * fifth-bit words after them) times MR activation rows, times its scales. */
+KILN_X86_INLINE void kiln_x86_kmin_dots_avx2(const uint8_t *qp, const int8_t *q,
+                                             int64_t stride, int MR, int five,
+                                             __m256i sc, __m256i *t) {
+  if (five) {
+    kiln_x86_dots_u5_avx2(qp, q, stride, MR, sc, t);
+    return;
+  }
+  __m256i s[KILN_X86_MR];
+  kiln_x86_dots_u4_avx2(qp, q, stride, MR, s);
+  KILN_X86_UNROLL
+  for (int r = 0; r < MR; ++r)
+    t[r] = _mm256_madd_epi16(s[r], sc);
+}
+
 /* Tile: MR activation rows (nsb super-blocks each) by one group. */
-KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBytes,
-                                              int nsb, const kiln_x86_q8kx *a,
-                                              int MR, __m256 *acc) {
+KILN_X86_INLINE void kiln_x86_tile_kmin_kk_avx2(const uint8_t *grp, int64_t metaBytes,
+                                                int nsb, const kiln_x86_q8kx *a,
+                                                int MR, int five, __m256 *acc) {
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
+  const int64_t qb = five ? 160 : 128;
   const uint8_t *qp = grp + metaBytes;
   const int64_t stride = (int64_t)nsb * (int64_t)sizeof(kiln_x86_q8kx);
   for (int sb = 0; sb < nsb; ++sb) {
     const uint8_t *m = grp + 160 * sb;
     __m256i isum[KILN_X86_MR];
-    for (int j = 0; j < 8; ++j, qp += 128) {
+    for (int j = 0; j < 8; ++j, qp += qb) {
       const __m256i sc = kiln_x86_uscale16_avx2(m + 32 + 8 * j);
-      __m256i s[KILN_X86_MR];
-      kiln_x86_dots_u4_avx2(qp, a[sb].q.qs + 32 * j, stride, MR, s);
+      __m256i t[KILN_X86_MR];
+      kiln_x86_kmin_dots_avx2(qp, a[sb].q.qs + 32 * j, stride, MR, five, sc, t);
       KILN_X86_UNROLL
-      for (int r = 0; r < MR; ++r) {
-        const __m256i t = _mm256_madd_epi16(s[r], sc);
-        isum[r] = j ? _mm256_add_epi32(isum[r], t) : t;
-      }
+      for (int r = 0; r < MR; ++r)
+        isum[r] = j ? _mm256_add_epi32(isum[r], t[r]) : t[r];
     }
     kiln_x86_q4kk_meta t;
     kiln_x86_q4kk_meta_avx2(m, &t);
@@ -1301,10 +1053,11 @@ KILN_X86_INLINE void kiln_x86_tile_q4_kk_avx2(const uint8_t *grp, int64_t metaBy
 
 /* Decode walk: one activation row against G groups at once (the prefetch
  * schedule of the other walks). */
-KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBytes,
-                                              int64_t metaBytes, int nsb,
-                                              const kiln_x86_q8kx *a, int G,
-                                              __m256 *acc) {
+KILN_X86_INLINE void kiln_x86_walk_kmin_kk_avx2(const uint8_t *g0, int64_t groupBytes,
+                                                int64_t metaBytes, int nsb,
+                                                const kiln_x86_q8kx *a, int G, int five,
+                                                __m256 *acc) {
+  const int qb = five ? 160 : 128;
   __m256 accg[4];
   KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
@@ -1313,15 +1066,13 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
     __m256i isum[4];
     for (int j = 0; j < 8; ++j) {
       const int b = sb * 8 + j;
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, 128, 20);
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, qb, 20);
       KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
-        __m256i s;
-        kiln_x86_dots_u4_avx2(grp + metaBytes + 128 * (int64_t)b, a[sb].q.qs + 32 * j,
-                              0, 1, &s);
-        const __m256i t =
-            _mm256_madd_epi16(s, kiln_x86_uscale16_avx2(grp + 160 * sb + 32 + 8 * j));
+        __m256i t;
+        kiln_x86_kmin_dots_avx2(grp + metaBytes + qb * (int64_t)b, a[sb].q.qs + 32 * j, 0, 1,
+                                five, kiln_x86_uscale16_avx2(grp + 160 * sb + 32 + 8 * j), &t);
         isum[g] = j ? _mm256_add_epi32(isum[g], t) : t;
       }
     }
@@ -1336,9 +1087,221 @@ KILN_X86_INLINE void kiln_x86_walk_q4_kk_avx2(const uint8_t *g0, int64_t groupBy
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
+#define KILN_X86_KMIN_KK_AVX2(T, FIVE)                                         \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_kk_avx2(const uint8_t *grp, int64_t metaBytes, \
+                                                   int nsb, const kiln_x86_q8kx *a, int MR, \
+                                                   __m256 *acc) {              \
+    kiln_x86_tile_kmin_kk_avx2(grp, metaBytes, nsb, a, MR, FIVE, acc);         \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_walk_##T##_kk_avx2(                            \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
+      const kiln_x86_q8kx *a, int G, __m256 *acc) {                            \
+    kiln_x86_walk_kmin_kk_avx2(g0, groupBytes, metaBytes, nsb, a, G, FIVE, acc); \
+  }
+KILN_X86_KMIN_KK_AVX2(q4, 0)
+KILN_X86_KMIN_KK_AVX2(q5, 1)
+
+/* ---- Q6_K, Q3_K and Q2_K with Q8_K activations (AVX2) ------------------
+ * TYPE 6, 3, 2. Q6_K's and Q3_K's metadata is a record of 144 bytes per
+ * super-block ahead of the quants (8 fp16 d, then the int8 scales of the
+ * 16-element sub-blocks, 8 rows each: block j's at 16 + 16j, the halves 8
+ * apart); Q6_K's blocks are 192 bytes (nibble words, then the high bit
+ * pairs), Q3_K's 96 (two-bit planes, then the third bits). Q2_K's
+ * super-blocks are records of 800 bytes (8 fp16 d, 8 fp16 dmin, the u8
+ * scales at 32 and mins at 160 in that order, the quants at 288, 64 bytes a
+ * block). The values enter VPMADDUBSW unsigned (u = q + 32, q + 4, q), so
+ * no row pays the |w| x sign(a, w) form's VPSIGNB: the offset, -32 or -4 x
+ * scale x Q8_K's 16-element sums, and Q2_K's mins times those sums are one
+ * VPMADDWD a block on (scale, scale) or (min, min) int16 pairs. A
+ * super-block sums in integers; one float step each. */
+typedef struct {
+  __m256i sc0, sc1, pairs;
+} kiln_x86_k16k_avx2_scales;
+KILN_X86_INLINE const uint8_t *kiln_x86_k16k_meta_avx2(const uint8_t *grp, int type, int sb) {
+  return grp + (int64_t)(type == 2 ? 800 : 144) * sb;
+}
+KILN_X86_INLINE void kiln_x86_k16k_scales_avx2(const uint8_t *m, int type, int j,
+                                               kiln_x86_k16k_avx2_scales *s) {
+  if (type == 2) {
+    s->sc0 = kiln_x86_uscale16_avx2(m + 32 + 16 * j);
+    s->sc1 = kiln_x86_uscale16_avx2(m + 40 + 16 * j);
+    s->pairs = _mm256_cvtepu8_epi16(
+        _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(m + 160 + 16 * j)),
+                          _mm_loadl_epi64((const __m128i *)(m + 168 + 16 * j))));
+    return;
+  }
+  s->sc0 = kiln_x86_scale16_avx2(m + 16 + 16 * j);
+  s->sc1 = kiln_x86_scale16_avx2(m + 24 + 16 * j);
+  const __m256i pairs = _mm256_cvtepi8_epi16(
+      _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(m + 16 + 16 * j)),
+                        _mm_loadl_epi64((const __m128i *)(m + 24 + 16 * j))));
+  s->pairs = _mm256_sub_epi16(_mm256_setzero_si256(),
+                              _mm256_slli_epi16(pairs, type == 6 ? 5 : 2));
+}
+/* Block j's unsigned values of super-block sb: lo[c] elements 4c+t, hi[c]
+ * 16+4c+t. */
+KILN_X86_INLINE void kiln_x86_k16k_u_avx2(const uint8_t *grp, int64_t metaBytes, int type,
+                                          int sb, int j, __m256i lo[4], __m256i hi[4]) {
+  const int64_t b = (int64_t)sb * 8 + j;
+  if (type == 6) {
+    const uint8_t *qp = grp + metaBytes + 192 * b;
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i h0 = _mm256_load_si256((const __m256i *)(qp + 128));
+    const __m256i h1 = _mm256_load_si256((const __m256i *)(qp + 160));
+    for (int c = 0; c < 4; ++c) {
+      const __m256i v = _mm256_load_si256((const __m256i *)(qp + 32 * c));
+      lo[c] = _mm256_or_si256(_mm256_and_si256(v, m4), kiln_x86_hbits_avx2(h0, c));
+      hi[c] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(v, 4), m4),
+                              kiln_x86_hbits_avx2(h1, c));
+    }
+  } else if (type == 3) {
+    kiln_x86_split_u2_avx2(grp + metaBytes + 96 * b, 1, lo, hi);
+  } else {
+    kiln_x86_split_u2_avx2(grp + 800 * (int64_t)sb + 288 + 64 * j, 0, lo, hi);
+  }
+}
+/* One activation row's block j (its values at q, Q8_K's 16-element sums at
+ * bsums) into the integer sums isum and, for Q2_K, msum. Q6_K's int16 pair
+ * sums take two word columns (<= 4*63*127), the others' four (<= 8*7*127). */
+KILN_X86_INLINE void kiln_x86_k16k_row_avx2(const __m256i lo[4], const __m256i hi[4],
+                                            const kiln_x86_k16k_avx2_scales *s, int type,
+                                            const int8_t *q, const int16_t *bsums,
+                                            __m256i *isum, __m256i *msum) {
+  __m256i t;
+  if (type == 6) {
+    t = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i *u = h ? hi : lo;
+      const __m256i sc = h ? s->sc1 : s->sc0;
+      for (int c = 0; c < 4; c += 2) {
+        const __m256i p = _mm256_add_epi16(
+            _mm256_maddubs_epi16(u[c], KILN_X86_BC(q + 16 * h + 4 * c)),
+            _mm256_maddubs_epi16(u[c + 1], KILN_X86_BC(q + 16 * h + 4 * c + 4)));
+        t = _mm256_add_epi32(t, _mm256_madd_epi16(p, sc));
+      }
+    }
+  } else {
+    __m256i p0 = _mm256_maddubs_epi16(lo[0], KILN_X86_BC(q));
+    __m256i p1 = _mm256_maddubs_epi16(hi[0], KILN_X86_BC(q + 16));
+    for (int c = 1; c < 4; ++c) {
+      p0 = _mm256_add_epi16(p0, _mm256_maddubs_epi16(lo[c], KILN_X86_BC(q + 4 * c)));
+      p1 = _mm256_add_epi16(p1, _mm256_maddubs_epi16(hi[c], KILN_X86_BC(q + 16 + 4 * c)));
+    }
+    t = _mm256_add_epi32(_mm256_madd_epi16(p0, s->sc0), _mm256_madd_epi16(p1, s->sc1));
+  }
+  const __m256i o = _mm256_madd_epi16(s->pairs, KILN_X86_BC(bsums));
+  if (type == 2) {
+    *isum = _mm256_add_epi32(*isum, t);
+    *msum = _mm256_add_epi32(*msum, o);
+  } else {
+    *isum = _mm256_add_epi32(*isum, _mm256_add_epi32(t, o));
+  }
+}
+/* The float step of one super-block: acc += (isum x d - msum x dmin) x the
+ * row's scale. */
+KILN_X86_INLINE void kiln_x86_k16k_acc_avx2(const uint8_t *m, int type, const kiln_x86_q8kx *a,
+                                            __m256i isum, __m256i msum, __m256 *acc) {
+  const __m256 da = _mm256_set1_ps(a->q.d);
+  const __m256 d = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)), da);
+  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), d, *acc);
+  if (type == 2) {
+    const __m256 dm =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))), da);
+    *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), dm, *acc);
+  }
+}
+/* Tile: MR activation rows (nsb super-blocks each) by one group. */
+KILN_X86_INLINE void kiln_x86_tile_k16k_avx2(const uint8_t *grp, int64_t metaBytes,
+                                             int nsb, const kiln_x86_q8kx *a, int MR,
+                                             int type, __m256 *acc) {
+  KILN_X86_UNROLL
+  for (int r = 0; r < MR; ++r)
+    acc[r] = _mm256_setzero_ps();
+  for (int sb = 0; sb < nsb; ++sb) {
+    const uint8_t *m = kiln_x86_k16k_meta_avx2(grp, type, sb);
+    __m256i isum[KILN_X86_MR], msum[KILN_X86_MR];
+    KILN_X86_UNROLL
+    for (int r = 0; r < MR; ++r)
+      isum[r] = msum[r] = _mm256_setzero_si256();
+    for (int j = 0; j < 8; ++j) {
+      __m256i lo[4], hi[4];
+      kiln_x86_k16k_u_avx2(grp, metaBytes, type, sb, j, lo, hi);
+      kiln_x86_k16k_avx2_scales s;
+      kiln_x86_k16k_scales_avx2(m, type, j, &s);
+      KILN_X86_UNROLL
+      for (int r = 0; r < MR; ++r) {
+        const kiln_q8k_block *ar = &a[(int64_t)r * nsb + sb].q;
+        kiln_x86_k16k_row_avx2(lo, hi, &s, type, ar->qs + 32 * j, ar->bsums + 2 * j,
+                               &isum[r], &msum[r]);
+      }
+    }
+    KILN_X86_UNROLL
+    for (int r = 0; r < MR; ++r)
+      kiln_x86_k16k_acc_avx2(m, type, a + (int64_t)r * nsb + sb, isum[r], msum[r], &acc[r]);
+  }
+}
+/* Decode walk: one activation row against G groups at once. */
+KILN_X86_INLINE void kiln_x86_walk_k16k_avx2(const uint8_t *g0, int64_t groupBytes,
+                                             int64_t metaBytes, int nsb,
+                                             const kiln_x86_q8kx *a, int G, int type,
+                                             __m256 *acc) {
+  const int qb = type == 6 ? 192 : type == 3 ? 96 : 100, mb = type == 2 ? 0 : 18;
+  __m256 accg[4];
+  KILN_X86_UNROLL
+  for (int g = 0; g < G; ++g)
+    accg[g] = _mm256_setzero_ps();
+  for (int sb = 0; sb < nsb; ++sb) {
+    __m256i isum[4], msum[4];
+    KILN_X86_UNROLL
+    for (int g = 0; g < G; ++g)
+      isum[g] = msum[g] = _mm256_setzero_si256();
+    for (int j = 0; j < 8; ++j) {
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, sb * 8 + j, G, qb, mb);
+      KILN_X86_UNROLL
+      for (int g = 0; g < G; ++g) {
+        const uint8_t *grp = g0 + g * groupBytes;
+        __m256i lo[4], hi[4];
+        kiln_x86_k16k_u_avx2(grp, metaBytes, type, sb, j, lo, hi);
+        kiln_x86_k16k_avx2_scales s;
+        kiln_x86_k16k_scales_avx2(kiln_x86_k16k_meta_avx2(grp, type, sb), type, j, &s);
+        kiln_x86_k16k_row_avx2(lo, hi, &s, type, a[sb].q.qs + 32 * j, a[sb].q.bsums + 2 * j,
+                               &isum[g], &msum[g]);
+      }
+    }
+    KILN_X86_UNROLL
+    for (int g = 0; g < G; ++g)
+      kiln_x86_k16k_acc_avx2(kiln_x86_k16k_meta_avx2(g0 + g * groupBytes, type, sb), type,
+                             a + sb, isum[g], msum[g], &accg[g]);
+  }
+  KILN_X86_UNROLL
+  for (int g = 0; g < G; ++g)
+    acc[g] = accg[g];
+}
+#define KILN_X86_K16K_AVX2(T, TYPE)                                            \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_kk_avx2(const uint8_t *grp, int64_t metaBytes, \
+                                                   int nsb, const kiln_x86_q8kx *a, int MR, \
+                                                   __m256 *acc) {              \
+    kiln_x86_tile_k16k_avx2(grp, metaBytes, nsb, a, MR, TYPE, acc);            \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_walk_##T##_kk_avx2(                            \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
+      const kiln_x86_q8kx *a, int G, __m256 *acc) {                            \
+    kiln_x86_walk_k16k_avx2(g0, groupBytes, metaBytes, nsb, a, G, TYPE, acc);  \
+  }
+KILN_X86_K16K_AVX2(q6, 6)
+KILN_X86_K16K_AVX2(q3, 3)
+KILN_X86_K16K_AVX2(q2, 2)
 
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
                     kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0)
+KILN_X86_Q8K_MATMUL(matmul_q5_k_q8_k_4x8_avx2, 8, __m256, 160, 1280,
+                    kiln_x86_tile_q5_kk_avx2, kiln_x86_walk_q5_kk_avx2, kiln_x86_store8, 0)
+KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x8_avx2, 8, __m256, 144, 1536,
+                    kiln_x86_tile_q6_kk_avx2, kiln_x86_walk_q6_kk_avx2, kiln_x86_store8, 0)
+KILN_X86_Q8K_MATMUL(matmul_q3_k_q8_k_4x8_avx2, 8, __m256, 144, 768,
+                    kiln_x86_tile_q3_kk_avx2, kiln_x86_walk_q3_kk_avx2, kiln_x86_store8, 0)
+KILN_X86_Q8K_MATMUL(matmul_q2_k_q8_k_4x8_avx2, 8, __m256, 0, 800,
+                    kiln_x86_tile_q2_kk_avx2, kiln_x86_walk_q2_kk_avx2, kiln_x86_store8, 0)
 #endif /* AVX2 */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
