@@ -1116,12 +1116,12 @@ KILN_X86_KMIN_KK_AVX2(q5, 1)
  * super-block sums in integers; one float step each. */
 typedef struct {
   __m256i sc0, sc1, pairs;
-} kiln_x86_k16k_avx2_scales;
+} kiln_x86_k16k_sc_avx2;
 KILN_X86_INLINE const uint8_t *kiln_x86_k16k_meta_avx2(const uint8_t *grp, int type, int sb) {
   return grp + (int64_t)(type == 2 ? 800 : 144) * sb;
 }
 KILN_X86_INLINE void kiln_x86_k16k_scales_avx2(const uint8_t *m, int type, int j,
-                                               kiln_x86_k16k_avx2_scales *s) {
+                                               kiln_x86_k16k_sc_avx2 *s) {
   if (type == 2) {
     s->sc0 = kiln_x86_uscale16_avx2(m + 32 + 16 * j);
     s->sc1 = kiln_x86_uscale16_avx2(m + 40 + 16 * j);
@@ -1164,7 +1164,7 @@ KILN_X86_INLINE void kiln_x86_k16k_u_avx2(const uint8_t *grp, int64_t metaBytes,
  * bsums) into the integer sums isum and, for Q2_K, msum. Q6_K's int16 pair
  * sums take two word columns (<= 4*63*127), the others' four (<= 8*7*127). */
 KILN_X86_INLINE void kiln_x86_k16k_row_avx2(const __m256i lo[4], const __m256i hi[4],
-                                            const kiln_x86_k16k_avx2_scales *s, int type,
+                                            const kiln_x86_k16k_sc_avx2 *s, int type,
                                             const int8_t *q, const int16_t *bsums,
                                             __m256i *isum, __m256i *msum) {
   __m256i t;
@@ -1198,99 +1198,102 @@ KILN_X86_INLINE void kiln_x86_k16k_row_avx2(const __m256i lo[4], const __m256i h
   }
 }
 /* The float step of one super-block: acc += (isum x d - msum x dmin) x the
- * row's scale. */
+ * row's scale; the first super-block assigns *acc. */
 KILN_X86_INLINE void kiln_x86_k16k_acc_avx2(const uint8_t *m, int type, const kiln_x86_q8kx *a,
-                                            __m256i isum, __m256i msum, __m256 *acc) {
+                                            __m256i isum, __m256i msum, int first,
+                                            __m256 *acc) {
   const __m256 da = _mm256_set1_ps(a->q.d);
   const __m256 d = _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)), da);
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), d, *acc);
+  __m256 v = first ? _mm256_mul_ps(_mm256_cvtepi32_ps(isum), d)
+                   : _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), d, *acc);
   if (type == 2) {
     const __m256 dm =
         _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(m + 16))), da);
-    *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), dm, *acc);
+    v = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(msum), dm, v);
   }
+  *acc = v;
 }
-/* Tile: MR activation rows (nsb super-blocks each) by one group. */
-KILN_X86_INLINE void kiln_x86_tile_k16k_avx2(const uint8_t *grp, int64_t metaBytes,
-                                             int nsb, const kiln_x86_q8kx *a, int MR,
-                                             int type, __m256 *acc) {
-  KILN_X86_UNROLL
-  for (int r = 0; r < MR; ++r)
-    acc[r] = _mm256_setzero_ps();
-  for (int sb = 0; sb < nsb; ++sb) {
-    const uint8_t *m = kiln_x86_k16k_meta_avx2(grp, type, sb);
-    __m256i isum[KILN_X86_MR], msum[KILN_X86_MR];
-    KILN_X86_UNROLL
-    for (int r = 0; r < MR; ++r)
-      isum[r] = msum[r] = _mm256_setzero_si256();
-    for (int j = 0; j < 8; ++j) {
-      __m256i lo[4], hi[4];
-      kiln_x86_k16k_u_avx2(grp, metaBytes, type, sb, j, lo, hi);
-      kiln_x86_k16k_avx2_scales s;
-      kiln_x86_k16k_scales_avx2(m, type, j, &s);
-      KILN_X86_UNROLL
-      for (int r = 0; r < MR; ++r) {
-        const kiln_q8k_block *ar = &a[(int64_t)r * nsb + sb].q;
-        kiln_x86_k16k_row_avx2(lo, hi, &s, type, ar->qs + 32 * j, ar->bsums + 2 * j,
-                               &isum[r], &msum[r]);
-      }
-    }
-    KILN_X86_UNROLL
-    for (int r = 0; r < MR; ++r)
-      kiln_x86_k16k_acc_avx2(m, type, a + (int64_t)r * nsb + sb, isum[r], msum[r], &acc[r]);
-  }
-}
-/* Decode walk: one activation row against G groups at once. */
-KILN_X86_INLINE void kiln_x86_walk_k16k_avx2(const uint8_t *g0, int64_t groupBytes,
-                                             int64_t metaBytes, int nsb,
-                                             const kiln_x86_q8kx *a, int G, int type,
-                                             __m256 *acc) {
-  const int qb = type == 6 ? 192 : type == 3 ? 96 : 100, mb = type == 2 ? 0 : 18;
-  __m256 accg[4];
-  KILN_X86_UNROLL
-  for (int g = 0; g < G; ++g)
-    accg[g] = _mm256_setzero_ps();
-  for (int sb = 0; sb < nsb; ++sb) {
-    __m256i isum[4], msum[4];
-    KILN_X86_UNROLL
-    for (int g = 0; g < G; ++g)
-      isum[g] = msum[g] = _mm256_setzero_si256();
-    for (int j = 0; j < 8; ++j) {
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, sb * 8 + j, G, qb, mb);
-      KILN_X86_UNROLL
-      for (int g = 0; g < G; ++g) {
-        const uint8_t *grp = g0 + g * groupBytes;
-        __m256i lo[4], hi[4];
-        kiln_x86_k16k_u_avx2(grp, metaBytes, type, sb, j, lo, hi);
-        kiln_x86_k16k_avx2_scales s;
-        kiln_x86_k16k_scales_avx2(kiln_x86_k16k_meta_avx2(grp, type, sb), type, j, &s);
-        kiln_x86_k16k_row_avx2(lo, hi, &s, type, a[sb].q.qs + 32 * j, a[sb].q.bsums + 2 * j,
-                               &isum[g], &msum[g]);
-      }
-    }
-    KILN_X86_UNROLL
-    for (int g = 0; g < G; ++g)
-      kiln_x86_k16k_acc_avx2(kiln_x86_k16k_meta_avx2(g0 + g * groupBytes, type, sb), type,
-                             a + sb, isum[g], msum[g], &accg[g]);
-  }
-  KILN_X86_UNROLL
-  for (int g = 0; g < G; ++g)
-    acc[g] = accg[g];
-}
-#define KILN_X86_K16K_AVX2(T, TYPE)                                            \
-  KILN_X86_INLINE void kiln_x86_tile_##T##_kk_avx2(const uint8_t *grp, int64_t metaBytes, \
-                                                   int nsb, const kiln_x86_q8kx *a, int MR, \
-                                                   __m256 *acc) {              \
-    kiln_x86_tile_k16k_avx2(grp, metaBytes, nsb, a, MR, TYPE, acc);            \
+
+/* The tile (MR activation rows by one group) and the decode walk (one row by
+ * G groups) of Q6_K, Q3_K and Q2_K against Q8_K activations, from an ISA's
+ * kiln_x86_k16k_{meta,u,scales,row,acc}_ISA; W: the group's rows / 8 (the
+ * block and metadata bytes scale with it); PF: prefetch in the tile. */
+#define KILN_X86_K16K_KERNELS(ISA, VI, VF, ZI, W, PF)                          \
+  KILN_X86_INLINE void kiln_x86_tile_k16k_##ISA(const uint8_t *grp, int64_t metaBytes, \
+                                                int nsb, const kiln_x86_q8kx *a, \
+                                                int MR, int type, VF *acc) {   \
+    const int64_t qb = (W) * (type == 6 ? 192 : type == 3 ? 96 : 100);        \
+    for (int sb = 0; sb < nsb; ++sb) {                                         \
+      const uint8_t *m = kiln_x86_k16k_meta_##ISA(grp, type, sb);              \
+      VI isum[2 * KILN_X86_MR], msum[2 * KILN_X86_MR];                         \
+      KILN_X86_UNROLL                                                          \
+      for (int r = 0; r < MR; ++r)                                             \
+        isum[r] = msum[r] = ZI();                                              \
+      for (int j = 0; j < 8; ++j) {                                            \
+        if (PF)                                                                \
+          KILN_X86_PREFETCH(grp + metaBytes + qb * ((int64_t)sb * 8 + j), qb);  \
+        VI lo[4], hi[4];                                                       \
+        kiln_x86_k16k_u_##ISA(grp, metaBytes, type, sb, j, lo, hi);            \
+        kiln_x86_k16k_sc_##ISA s;                                              \
+        kiln_x86_k16k_scales_##ISA(m, type, j, &s);                            \
+        KILN_X86_UNROLL                                                        \
+        for (int r = 0; r < MR; ++r) {                                         \
+          const kiln_q8k_block *ar = &a[(int64_t)r * nsb + sb].q;              \
+          kiln_x86_k16k_row_##ISA(lo, hi, &s, type, ar->qs + 32 * j,           \
+                                  ar->bsums + 2 * j, &isum[r], &msum[r]);      \
+        }                                                                      \
+      }                                                                        \
+      KILN_X86_UNROLL                                                          \
+      for (int r = 0; r < MR; ++r)                                             \
+        kiln_x86_k16k_acc_##ISA(m, type, a + (int64_t)r * nsb + sb, isum[r],   \
+                                msum[r], sb == 0, &acc[r]);                    \
+    }                                                                          \
   }                                                                            \
-  KILN_X86_INLINE void kiln_x86_walk_##T##_kk_avx2(                            \
+  KILN_X86_INLINE void kiln_x86_walk_k16k_##ISA(                               \
       const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
-      const kiln_x86_q8kx *a, int G, __m256 *acc) {                            \
-    kiln_x86_walk_k16k_avx2(g0, groupBytes, metaBytes, nsb, a, G, TYPE, acc);  \
+      const kiln_x86_q8kx *a, int G, int type, VF *acc) {                      \
+    const int qb = (W) * (type == 6 ? 192 : type == 3 ? 96 : 100);            \
+    const int mb = type == 2 ? 0 : 18 * (W);                                   \
+    for (int sb = 0; sb < nsb; ++sb) {                                         \
+      VI isum[4], msum[4];                                                     \
+      KILN_X86_UNROLL                                                          \
+      for (int g = 0; g < G; ++g)                                              \
+        isum[g] = msum[g] = ZI();                                              \
+      for (int j = 0; j < 8; ++j) {                                            \
+        kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, sb * 8 + j, G, qb, mb); \
+        KILN_X86_UNROLL                                                        \
+        for (int g = 0; g < G; ++g) {                                          \
+          const uint8_t *grp = g0 + g * groupBytes;                            \
+          VI lo[4], hi[4];                                                     \
+          kiln_x86_k16k_u_##ISA(grp, metaBytes, type, sb, j, lo, hi);          \
+          kiln_x86_k16k_sc_##ISA s;                                            \
+          kiln_x86_k16k_scales_##ISA(kiln_x86_k16k_meta_##ISA(grp, type, sb), type, j, &s); \
+          kiln_x86_k16k_row_##ISA(lo, hi, &s, type, a[sb].q.qs + 32 * j,       \
+                                  a[sb].q.bsums + 2 * j, &isum[g], &msum[g]);  \
+        }                                                                      \
+      }                                                                        \
+      KILN_X86_UNROLL                                                          \
+      for (int g = 0; g < G; ++g)                                              \
+        kiln_x86_k16k_acc_##ISA(kiln_x86_k16k_meta_##ISA(g0 + g * groupBytes, type, sb), \
+                                type, a + sb, isum[g], msum[g], sb == 0, &acc[g]); \
+    }                                                                          \
   }
-KILN_X86_K16K_AVX2(q6, 6)
-KILN_X86_K16K_AVX2(q3, 3)
-KILN_X86_K16K_AVX2(q2, 2)
+/* The per-type entries of KILN_X86_Q8K_MATMUL. */
+#define KILN_X86_K16K_TYPE(T, TYPE, ISA, VF)                                   \
+  KILN_X86_INLINE void kiln_x86_tile_##T##_kk_##ISA(const uint8_t *grp, int64_t metaBytes, \
+                                                    int nsb, const kiln_x86_q8kx *a, \
+                                                    int MR, VF *acc) {         \
+    kiln_x86_tile_k16k_##ISA(grp, metaBytes, nsb, a, MR, TYPE, acc);           \
+  }                                                                            \
+  KILN_X86_INLINE void kiln_x86_walk_##T##_kk_##ISA(                           \
+      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
+      const kiln_x86_q8kx *a, int G, VF *acc) {                                \
+    kiln_x86_walk_k16k_##ISA(g0, groupBytes, metaBytes, nsb, a, G, TYPE, acc); \
+  }
+KILN_X86_K16K_KERNELS(avx2, __m256i, __m256, _mm256_setzero_si256, 1, 0)
+KILN_X86_K16K_TYPE(q6, 6, avx2, __m256)
+KILN_X86_K16K_TYPE(q3, 3, avx2, __m256)
+KILN_X86_K16K_TYPE(q2, 2, avx2, __m256)
 
 KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
                     kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0)
@@ -1827,12 +1830,12 @@ KILN_X86_INLINE void kiln_x86_q6k_u_vnni(const uint8_t *p, __m512i lo[4], __m512
  * the scales) or Q2_K's mins. */
 typedef struct {
   __m512i sc0, sc1, pairs;
-} kiln_x86_k16k_scales;
-KILN_X86_INLINE const uint8_t *kiln_x86_k16k_meta(const uint8_t *grp, int type, int sb) {
+} kiln_x86_k16k_sc_vnni;
+KILN_X86_INLINE const uint8_t *kiln_x86_k16k_meta_vnni(const uint8_t *grp, int type, int sb) {
   return grp + (int64_t)(type == 2 ? 1600 : 288) * sb;
 }
 KILN_X86_INLINE void kiln_x86_k16k_scales_vnni(const uint8_t *m, int type, int j,
-                                               kiln_x86_k16k_scales *s) {
+                                               kiln_x86_k16k_sc_vnni *s) {
   const int so = type == 2 ? 64 : 32;
   const __m128i b0 = _mm_loadu_si128((const __m128i *)(m + so + 32 * j)),
                 b1 = _mm_loadu_si128((const __m128i *)(m + so + 16 + 32 * j));
@@ -1869,7 +1872,7 @@ KILN_X86_INLINE void kiln_x86_k16k_u_vnni(const uint8_t *grp, int64_t metaBytes,
  * 16-element sums at bsums) added to the integer sums: isum, and for Q2_K
  * the mins' msum. */
 KILN_X86_INLINE void kiln_x86_k16k_row_vnni(const __m512i lo[4], const __m512i hi[4],
-                                            const kiln_x86_k16k_scales *s, int type,
+                                            const kiln_x86_k16k_sc_vnni *s, int type,
                                             const int8_t *q, const int16_t *bsums,
                                             __m512i *isum, __m512i *msum) {
   __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
@@ -1905,81 +1908,10 @@ KILN_X86_INLINE void kiln_x86_k16k_acc_vnni(const uint8_t *m, int type, const ki
   *acc = v;
 }
 
-/* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
-KILN_X86_INLINE void kiln_x86_tile_k16k_vnni(const uint8_t *grp, int64_t metaBytes,
-                                             int nsb, const kiln_x86_q8kx *a, int MR,
-                                             int type, __m512 *acc) {
-  const int64_t qb = type == 6 ? 384 : type == 3 ? 192 : 200;
-  for (int sb = 0; sb < nsb; ++sb) {
-    const uint8_t *m = kiln_x86_k16k_meta(grp, type, sb);
-    __m512i isum[2 * KILN_X86_MR], msum[2 * KILN_X86_MR];
-    KILN_X86_UNROLL
-    for (int r = 0; r < MR; ++r)
-      isum[r] = msum[r] = _mm512_setzero_si512();
-    for (int j = 0; j < 8; ++j) {
-      KILN_X86_PREFETCH(grp + metaBytes + qb * ((int64_t)sb * 8 + j), qb);
-      __m512i lo[4], hi[4];
-      kiln_x86_k16k_u_vnni(grp, metaBytes, type, sb, j, lo, hi);
-      kiln_x86_k16k_scales s;
-      kiln_x86_k16k_scales_vnni(m, type, j, &s);
-      KILN_X86_UNROLL
-      for (int r = 0; r < MR; ++r) {
-        const kiln_q8k_block *ar = &a[(int64_t)r * nsb + sb].q;
-        kiln_x86_k16k_row_vnni(lo, hi, &s, type, ar->qs + 32 * j, ar->bsums + 2 * j,
-                               &isum[r], &msum[r]);
-      }
-    }
-    KILN_X86_UNROLL
-    for (int r = 0; r < MR; ++r)
-      kiln_x86_k16k_acc_vnni(m, type, a + (int64_t)r * nsb + sb, isum[r], msum[r], sb == 0,
-                             &acc[r]);
-  }
-}
-
-/* Decode walk: one activation row against G groups at once. */
-KILN_X86_INLINE void kiln_x86_walk_k16k_vnni(const uint8_t *g0, int64_t groupBytes,
-                                             int64_t metaBytes, int nsb,
-                                             const kiln_x86_q8kx *a, int G, int type,
-                                             __m512 *acc) {
-  const int qb = type == 6 ? 384 : type == 3 ? 192 : 200, mb = type == 2 ? 0 : 36;
-  for (int sb = 0; sb < nsb; ++sb) {
-    __m512i isum[4], msum[4];
-    KILN_X86_UNROLL
-    for (int g = 0; g < G; ++g)
-      isum[g] = msum[g] = _mm512_setzero_si512();
-    for (int j = 0; j < 8; ++j) {
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, sb * 8 + j, G, qb, mb);
-      KILN_X86_UNROLL
-      for (int g = 0; g < G; ++g) {
-        const uint8_t *grp = g0 + g * groupBytes;
-        __m512i lo[4], hi[4];
-        kiln_x86_k16k_u_vnni(grp, metaBytes, type, sb, j, lo, hi);
-        kiln_x86_k16k_scales s;
-        kiln_x86_k16k_scales_vnni(kiln_x86_k16k_meta(grp, type, sb), type, j, &s);
-        kiln_x86_k16k_row_vnni(lo, hi, &s, type, a[sb].q.qs + 32 * j, a[sb].q.bsums + 2 * j,
-                               &isum[g], &msum[g]);
-      }
-    }
-    KILN_X86_UNROLL
-    for (int g = 0; g < G; ++g)
-      kiln_x86_k16k_acc_vnni(kiln_x86_k16k_meta(g0 + g * groupBytes, type, sb), type, a + sb,
-                             isum[g], msum[g], sb == 0, &acc[g]);
-  }
-}
-#define KILN_X86_K16K_VNNI(T, TYPE)                                            \
-  KILN_X86_INLINE void kiln_x86_tile_##T##_kk_vnni(const uint8_t *grp, int64_t metaBytes, \
-                                                   int nsb, const kiln_x86_q8kx *a, int MR, \
-                                                   __m512 *acc) {              \
-    kiln_x86_tile_k16k_vnni(grp, metaBytes, nsb, a, MR, TYPE, acc);            \
-  }                                                                            \
-  KILN_X86_INLINE void kiln_x86_walk_##T##_kk_vnni(                            \
-      const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
-      const kiln_x86_q8kx *a, int G, __m512 *acc) {                            \
-    kiln_x86_walk_k16k_vnni(g0, groupBytes, metaBytes, nsb, a, G, TYPE, acc);  \
-  }
-KILN_X86_K16K_VNNI(q6, 6)
-KILN_X86_K16K_VNNI(q3, 3)
-KILN_X86_K16K_VNNI(q2, 2)
+KILN_X86_K16K_KERNELS(vnni, __m512i, __m512, _mm512_setzero_si512, 2, 1)
+KILN_X86_K16K_TYPE(q6, 6, vnni, __m512)
+KILN_X86_K16K_TYPE(q3, 3, vnni, __m512)
+KILN_X86_K16K_TYPE(q2, 2, vnni, __m512)
 
 KILN_X86_MATMUL(matmul_q4_0_q8_0_4x16_avx512vnni, 16, __m512, 32, 32, 256,
                 kiln_x86_tile_q4_0_vnni, kiln_x86_store16, 4, kiln_x86_tileg_q4_0_vnni,
