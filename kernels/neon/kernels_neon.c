@@ -571,16 +571,15 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
     }                                                                          \
   }
 
-static inline __attribute__((always_inline)) void
-kiln_neon_q4_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
-  kiln_neon_kmin_tile(t, nsb, a, nr, 0, bias, y, N, n);
-}
-static inline __attribute__((always_inline)) void
-kiln_neon_q5_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
-  kiln_neon_kmin_tile(t, nsb, a, nr, 1, bias, y, N, n);
-}
+/* kiln_neon_T_tile: a shared tile FN with its type argument ARG. */
+#define KILN_NEON_TILE_OF(T, FN, ARG)                                          \
+  static inline __attribute__((always_inline)) void kiln_neon_##T##_tile(      \
+      const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,              \
+      const float *bias, float *y, int N, int n) {                             \
+    FN(t, nsb, a, nr, ARG, bias, y, N, n);                                     \
+  }
+KILN_NEON_TILE_OF(q4_k, kiln_neon_kmin_tile, 0)
+KILN_NEON_TILE_OF(q5_k, kiln_neon_kmin_tile, 1)
 KILN_NEON_Q8K_DRIVER(q4_k, 592)
 KILN_NEON_Q8K_DRIVER(q5_k, 720)
 
@@ -711,6 +710,14 @@ kiln_neon_k16_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
       }
     }
     const float32x4_t d = kiln_neon_h4(m);
+    /* Q2_K's mins, widened once for every activation row. */
+    int16x8_t mins[8];
+    float32x4_t dmin = d;
+    if (type == 2) {
+      for (int j = 0; j < 8; ++j)
+        mins[j] = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(m + 80 + 8 * j)));
+      dmin = kiln_neon_h4(m + 8);
+    }
     for (int r = 0; r < nr; ++r) {
       const kiln_q8k_block *ab = a + (int64_t)r * nsb + sb;
       const int32x4_t i = vaddq_s32(ai[r], aj[r]);
@@ -724,32 +731,19 @@ kiln_neon_k16_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
         int32x4_t ms = vdupq_n_s32(0);
 #pragma clang loop unroll(full)
         for (int j = 0; j < 8; ++j) {
-          const int16x8_t mv = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(m + 80 + 8 * j)));
-          ms = vmlal_n_s16(ms, vget_low_s16(mv), ab->bsums[2 * j]);
-          ms = vmlal_n_s16(ms, vget_high_s16(mv), ab->bsums[2 * j + 1]);
+          ms = vmlal_n_s16(ms, vget_low_s16(mins[j]), ab->bsums[2 * j]);
+          ms = vmlal_n_s16(ms, vget_high_s16(mins[j]), ab->bsums[2 * j + 1]);
         }
-        f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(ms), vmulq_n_f32(kiln_neon_h4(m + 8), ab->d));
+        f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(ms), vmulq_n_f32(dmin, ab->d));
       }
     }
   }
   for (int r = 0; r < nr; ++r)
     kiln_neon_store4(f[r], bias, y + (int64_t)r * N, n);
 }
-static inline __attribute__((always_inline)) void
-kiln_neon_q6_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
-  kiln_neon_k16_tile(t, nsb, a, nr, 6, bias, y, N, n);
-}
-static inline __attribute__((always_inline)) void
-kiln_neon_q3_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
-  kiln_neon_k16_tile(t, nsb, a, nr, 3, bias, y, N, n);
-}
-static inline __attribute__((always_inline)) void
-kiln_neon_q2_k_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    const float *bias, float *y, int N, int n) {
-  kiln_neon_k16_tile(t, nsb, a, nr, 2, bias, y, N, n);
-}
+KILN_NEON_TILE_OF(q6_k, kiln_neon_k16_tile, 6)
+KILN_NEON_TILE_OF(q3_k, kiln_neon_k16_tile, 3)
+KILN_NEON_TILE_OF(q2_k, kiln_neon_k16_tile, 2)
 
 KILN_NEON_Q8K_DRIVER(q6_k, 72 + 8 * 96)
 KILN_NEON_Q8K_DRIVER(q3_k, 72 + 8 * 48)
