@@ -13,6 +13,12 @@ INSTR, without labels and directives.
                    constant trip count (counted that many times)
   --stats          print "instructions N packets P matches K" per iteration
                    instead of the body (packets: Hexagon's { } bundles)
+  --outer=N1,N2..  the smallest loop around loops that hold INSTR instead,
+                   its directly nested loops (in program order) counted
+                   N1, N2, ... times per iteration (RVV's super-block loops
+                   around their block loops)
+  --vector         with --stats, also "vector V": RVV vector instructions
+                   (mnemonics v*, without vsetvl/vsetvli)
 Loops of inline assembly count too (.Ltmp labels), their SMMLA and SDOT
 `.inst` words spelled as instructions. Exits 1 if no loop holds INSTR.
 """
@@ -99,6 +105,8 @@ def main():
     ap.add_argument('--function')
     ap.add_argument('--most', action='store_true')
     ap.add_argument('--stats', action='store_true')
+    ap.add_argument('--outer')
+    ap.add_argument('--vector', action='store_true')
     a = ap.parse_args()
     lines = [spell_inst(l) for l in open(a.file).read().split('\n')]
     lo, hi = function_range(lines, a.function) if a.function else (0, len(lines))
@@ -115,10 +123,27 @@ def main():
     def inner(r):
         return [o for o in bodies if o != r and r[0] <= o[0] and o[1] <= r[1]]
 
+    outer_trips = [int(n) for n in a.outer.split(',')] if a.outer else None
+    chosen = [None]  # the loop --outer weighs, once it is picked
+
+    def children(r):
+        kids = inner(r)
+        return sorted(o for o in kids
+                      if not any(p != o and p[0] <= o[0] and o[1] <= p[1] for p in kids))
+
     def weight(r):
         """Times line i of r runs per iteration of r, or None if an inner
         loop's trip count is not a constant."""
         w = [1] * (r[1] - r[0])
+        if outer_trips is not None and r == chosen[0]:
+            kids = children(r)
+            if len(kids) != len(outer_trips):
+                sys.exit(f"mca-loop: the loop at line {r[0]} holds {len(kids)} "
+                         f"loops, --outer gives {len(outer_trips)} trip counts")
+            for o, n in zip(kids, outer_trips):
+                for i in range(o[0], o[1]):
+                    w[i - r[0]] = n  # two branches back to one label overlap
+            return w
         for o in inner(r):
             n = trips.get(label_at.get(o[0]))
             if n is None:
@@ -140,7 +165,13 @@ def main():
     holding = [r for r in bodies if matches(r) > 0]
     if not holding:
         sys.exit(f"mca-loop: no loop holds '{a.instr}'")
-    if a.most:
+    if outer_trips is not None:
+        around = [r for r in bodies if any(o in holding for o in inner(r))]
+        if not around:
+            sys.exit(f"mca-loop: no loop around a loop that holds '{a.instr}'")
+        best = min(around, key=lambda r: r[1] - r[0])
+        chosen[0] = best
+    elif a.most:
         flat = [r for r in holding if weight(r) is not None]
         best = max(flat or holding, key=lambda r: (matches(r), -size(r)))
     else:
@@ -148,7 +179,11 @@ def main():
     body = lines[best[0]:best[1]]
     if a.stats:
         packets = count(best, lambda l: 1 if l.strip() == '{' else 0)
-        print(f'instructions {size(best)} packets {packets} matches {matches(best)}')
+        vector = ''
+        if a.vector:
+            vector = ' vector %d' % count(best, lambda l: 1 if is_instruction(l) and re.match(
+                r'\s*v(?!set)', l) else 0)
+        print(f'instructions {size(best)} packets {packets} matches {matches(best)}{vector}')
         return
     body = [l.split('//')[0].rstrip() for l in body]
     print('\n'.join(l for l in body

@@ -25,7 +25,9 @@
  *
  * Unsigned nibbles times signed activations: sum (q-8)*a = sum q*a - 8*sum a,
  * the correction per activation block computed once per activation row.
- * Activations are the exact Q8_0 blocks of kiln_q8_rows.
+ * Activations are the exact Q8_0 blocks of kiln_q8_rows, and for the
+ * K-quants ggml's Q8_K blocks of kiln_q8k_rows (as llama.cpp's kernels for
+ * those types).
  */
 #include "kiln_kernels.h"
 
@@ -145,11 +147,16 @@ KILN_KERNEL void kiln_matmul_q4_0_q8_0_128x_rvv(const float *x, int rows, int K,
   kiln_rvv_q4_0(x, rows, K, w, N, bias, y, scratch);
 }
 
-/* --- K-quants in their files' bytes (q4_k, q6_k) ---------------------------
+/* --- K-quants in their files' bytes, on Q8_K activations -------------------
  * The super-block's scales stay in the file's form (q4_k: 12 bytes of packed
  * 6-bit scales and mins, f16 d and dmin; q6_k: 16 int8 scales, f16 d), one
- * byte position of all tw rows after another as the quants; per strip and
- * super-block they become f32 vectors in a stack buffer before its 8 blocks.
+ * byte position of all tw rows after another as the quants. The activations
+ * are ggml's Q8_K blocks (kiln_q8k_rows): one float scale per 256 values, so
+ * a strip's super-block sums in integers, each block (or 16-element half)
+ * times its scale widened from the file's bytes, and the offsets and mins
+ * come from Q8_K's 16-element sums. The one float step per super-block
+ * reads and writes the strip's outputs in y, which leaves the register file
+ * to the integer sums.
  */
 
 /* f16 bits to f32: the magnitude shifted into the f32 exponent and fraction
@@ -168,10 +175,29 @@ static inline vfloat32m8_t kiln_rvv_h2f_m8(const uint8_t *p, size_t vl) {
       __riscv_vreinterpret_v_u32m8_f32m8(kiln_rvv_h2f_bits(h, vl)), 0x1p112f, vl);
 }
 
+/* The strip's outputs before its first super-block: the bias or zero. */
+static inline void kiln_rvv_y0(float *ys, const float *bias, size_t vl) {
+  __riscv_vse32_v_f32m8(ys,
+                        bias ? __riscv_vle32_v_f32m8(bias, vl)
+                             : __riscv_vfmv_v_f_f32m8(0.0f, vl),
+                        vl);
+}
+
+/* A super-block's float step: ys += isum * (d * da), d the rows' f16 scales
+ * at h (da negative subtracts: the mins). */
+static inline void kiln_rvv_ystep(float *ys, vint32m8_t isum, const uint8_t *h,
+                                  float da, size_t vl) {
+  const vfloat32m8_t d = __riscv_vfmul_vf_f32m8(kiln_rvv_h2f_m8(h, vl), da, vl);
+  __riscv_vse32_v_f32m8(
+      ys,
+      __riscv_vfmacc_vv_f32m8(__riscv_vle32_v_f32m8(ys, vl),
+                              __riscv_vfcvt_f_x_v_f32m8(isum, vl), d, vl),
+      vl);
+}
+
 /* q4_k: per tile (tw rows) and super-block, 144 * tw bytes, the file's:
  * 8 blocks of 16 nibble positions (as q4_0: element i low, i+16 high), the
  * 12 scale bytes, tw f16 d, tw f16 dmin. */
-typedef float kiln_rvv_scales[8][KILN_RVV_TILE];
 
 /* Scale (sc) or min (m) j of the 6-bit pairs at byte positions p[0..11]. */
 static inline vuint8m2_t kiln_rvv_q4k_six(const uint8_t *p, size_t tw, int j,
@@ -187,120 +213,111 @@ static inline vuint8m2_t kiln_rvv_q4k_six(const uint8_t *p, size_t tw, int j,
 #undef KILN_RVV_B
 }
 
-/* out[j] = f16 at h (d or dmin) * the 8 scales (min = 0) or mins (1). */
-static inline void kiln_rvv_q4k_meta(const uint8_t *p, const uint8_t *h,
-                                     size_t tw, int min, size_t vl,
-                                     kiln_rvv_scales out) {
-  const vfloat32m8_t d = kiln_rvv_h2f_m8(h, vl);
-  for (int j = 0; j < 8; ++j) {
-    const vuint32m8_t v =
-        __riscv_vzext_vf4_u32m8(kiln_rvv_q4k_six(p, tw, j, min, vl), vl);
-    __riscv_vse32_v_f32m8(out[j],
-                          __riscv_vfmul_vv_f32m8(
-                              __riscv_vfcvt_f_xu_v_f32m8(v, vl), d, vl), vl);
+/* Block b's exact sum of value x activation: the nibbles (q4_k), or (q5_k:
+ * the q4_k layout, per super-block 144 * tw bytes, followed by the fifth
+ * bits, per block 4 byte positions of tw rows, bit p of position k: element
+ * 8k + p; 176 * tw bytes, the file's) the nibbles' and 16 x the fifth
+ * bits', a sum of its own (|.| <= 32 * 127) so that each fits int16. */
+static inline __attribute__((always_inline)) vint32m8_t
+kiln_rvv_kmin_block(const uint8_t *ws, int b, size_t tw, size_t s,
+                    const int8_t *q, const int five, size_t vl) {
+  const uint8_t *wb = ws + b * 16 * tw + s;
+  if (!five) {
+    KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
+    KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
+    KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
+    KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
+    return __riscv_vwadd_vv_i32m8(slo, shi, vl);
   }
+  const uint8_t *hb = ws + 144 * tw + (size_t)b * 4 * tw + s;
+  vint16m4_t slo = __riscv_vmv_v_x_i16m4(0, vl), shi = slo, s5 = slo;
+  vuint8m2_t fa = __riscv_vle8_v_u8m2(hb, vl), fb = __riscv_vle8_v_u8m2(hb + 2 * tw, vl);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < 16; ++i) {
+    if (i == 8) {
+      fa = __riscv_vle8_v_u8m2(hb + tw, vl);
+      fb = __riscv_vle8_v_u8m2(hb + 3 * tw, vl);
+    }
+    const vuint8m2_t v = __riscv_vle8_v_u8m2(wb + i * tw, vl);
+    const int p = i % 8;
+    slo = __riscv_vwmacc_vx_i16m4(
+        slo, q[i], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(v, 15, vl)), vl);
+    shi = __riscv_vwmacc_vx_i16m4(
+        shi, q[i + 16], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsrl_vx_u8m2(v, 4, vl)), vl);
+    s5 = __riscv_vwmacc_vx_i16m4(
+        s5, q[i], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(
+                      p ? __riscv_vsrl_vx_u8m2(fa, p, vl) : fa, 1, vl)), vl);
+    s5 = __riscv_vwmacc_vx_i16m4(
+        s5, q[i + 16], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(
+                           p ? __riscv_vsrl_vx_u8m2(fb, p, vl) : fb, 1, vl)), vl);
+  }
+  return __riscv_vwmacc_vx_i32m8(__riscv_vwadd_vv_i32m8(slo, shi, vl), 16, s5, vl);
 }
 
-/* q5_k: the q4_k layout (per super-block 144 * tw bytes) followed by the
- * fifth bits, per block 4 byte positions of tw rows (bit p of position k:
- * element 8k + p), 176 * tw bytes, the file's. Their dot with the
- * activations is a sum of its own, 16 x which joins the nibbles'. */
+/* q4_k and q5_k: per super-block sum (sc_j x block j) and sum (m_j x Q8_K's
+ * sum of block j), |.| < 2^26, then d x da and dmin x da. */
 static inline __attribute__((always_inline)) void
 kiln_rvv_kmin(const float *x, int rows, int K, const uint8_t *w, int N,
               const float *bias, float *y, void *scratch, const int five) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  float ad[KILN_RVV_CHUNK];
-  int32_t asum[KILN_RVV_CHUNK];
-  kiln_rvv_scales D, M;
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  const size_t sbb = five ? 176 : 144; /* bytes per row and super-block */
   for (int r = 0; r < rows; ++r) {
-    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    const kiln_q8k_block *ar = a + (int64_t)r * nsb;
     float *yr = y + (int64_t)r * N;
-    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
-      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, 0, 1);
-      for (int t = 0; t < ntile; ++t) {
-        const int n0 = t * KILN_RVV_TILE;
-        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-        const size_t tw = (size_t)nv, tsb = (five ? 176 : 144) * tw;
-        const uint8_t *wt =
-            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * (five ? 176 : 144) + (c0 / 8) * tsb;
-        for (int s = 0; s < nv;) {
-          const size_t vl = __riscv_vsetvl_e8m2(nv - s);
-          vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
-                                           yr + n0 + s, vl);
-          for (int b8 = 0; b8 < nc; b8 += 8) {
-            const uint8_t *ws = wt + (b8 / 8) * tsb;
-            kiln_rvv_q4k_meta(ws + 128 * tw + s, ws + 140 * tw + 2 * s, tw, 0,
-                              vl, D);
-            kiln_rvv_q4k_meta(ws + 128 * tw + s, ws + 142 * tw + 2 * s, tw, 1,
-                              vl, M);
+    for (int t = 0; t < ntile; ++t) {
+      const int n0 = t * KILN_RVV_TILE;
+      const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+      /* the last tile holds only its nv rows: lane stride nv */
+      const size_t tw = (size_t)nv, tsb = sbb * tw;
+      const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * sbb;
+      for (int s = 0; s < nv;) {
+        const size_t vl = __riscv_vsetvl_e8m2(nv - s);
+        float *ys = yr + n0 + s;
+        kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);
+        for (int sb = 0; sb < nsb; ++sb) {
+          const uint8_t *ws = wt + sb * tsb, *sp = ws + 128 * tw + s;
+          const kiln_q8k_block *as = ar + sb;
+          vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
+          /* blocks 0-3 and 4-7 apart: their scales' bits differ */
 #pragma clang loop unroll(disable)
-          for (int b = b8; b < b8 + 8; ++b) {
-            const uint8_t *wb = ws + (b % 8) * 16 * tw + s;
-            const int8_t *q = ar[c0 + b].qs;
-            vint32m8_t isum;
-            if (!five) {
-              KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
-              KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
-              KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
-              KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
-              isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
-            } else {
-              /* the fifth bits (element 8k+p: bit p of byte position k) times
-               * the activations beside the nibbles', |sum| <= 32 * 128, then
-               * 16 x into isum; each activation byte read once */
-              const uint8_t *hb = ws + 144 * tw + (size_t)(b % 8) * 4 * tw + s;
-              vint16m4_t slo = __riscv_vmv_v_x_i16m4(0, vl), shi = slo, s5 = slo;
-              vuint8m2_t fa = __riscv_vle8_v_u8m2(hb, vl),
-                         fb = __riscv_vle8_v_u8m2(hb + 2 * tw, vl);
+          for (int b = 0; b < 4; ++b)
+            isum = __riscv_vmacc_vv_i32m8(
+                isum,
+                __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(
+                    kiln_rvv_q4k_six(sp, tw, b, 0, vl), vl)),
+                kiln_rvv_kmin_block(ws, b, tw, s, as->qs + 32 * b, five, vl), vl);
+#pragma clang loop unroll(disable)
+          for (int b = 4; b < 8; ++b)
+            isum = __riscv_vmacc_vv_i32m8(
+                isum,
+                __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(
+                    kiln_rvv_q4k_six(sp, tw, b, 0, vl), vl)),
+                kiln_rvv_kmin_block(ws, b, tw, s, as->qs + 32 * b, five, vl), vl);
+          kiln_rvv_ystep(ys, isum, ws + 140 * tw + 2 * s, as->d, vl);
+          vint32m8_t msum = __riscv_vmv_v_x_i32m8(0, vl);
 #pragma clang loop unroll(full)
-              for (int i = 0; i < 16; ++i) {
-                if (i == 8) {
-                  fa = __riscv_vle8_v_u8m2(hb + tw, vl);
-                  fb = __riscv_vle8_v_u8m2(hb + 3 * tw, vl);
-                }
-                const vuint8m2_t v = __riscv_vle8_v_u8m2(wb + i * tw, vl);
-                const int p = i % 8;
-                slo = __riscv_vwmacc_vx_i16m4(
-                    slo, q[i], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(v, 15, vl)), vl);
-                shi = __riscv_vwmacc_vx_i16m4(
-                    shi, q[i + 16], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsrl_vx_u8m2(v, 4, vl)), vl);
-                s5 = __riscv_vwmacc_vx_i16m4(
-                    s5, q[i], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(
-                                  p ? __riscv_vsrl_vx_u8m2(fa, p, vl) : fa, 1, vl)), vl);
-                s5 = __riscv_vwmacc_vx_i16m4(
-                    s5, q[i + 16], __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vand_vx_u8m2(
-                                       p ? __riscv_vsrl_vx_u8m2(fb, p, vl) : fb, 1, vl)), vl);
-              }
-              isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
-              isum = __riscv_vwmacc_vx_i32m8(isum, 16, s5, vl);
-            }
-            /* da * (d*sc * isum - dmin*m * asum) */
-            const vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
-                __riscv_vle32_v_f32m8(D[b % 8], vl), ad[b], vl);
-            acc = __riscv_vfmacc_vv_f32m8(
-                acc, __riscv_vfcvt_f_x_v_f32m8(isum, vl), d, vl);
-            acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)asum[b],
-                                           __riscv_vle32_v_f32m8(M[b % 8], vl),
-                                           vl);
-          }
-          }
-          __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
-          s += (int)vl;
+          for (int j = 0; j < 8; ++j)
+            msum = __riscv_vwmacc_vx_i32m8(
+                msum, (int16_t)(as->bsums[2 * j] + as->bsums[2 * j + 1]),
+                __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(
+                    kiln_rvv_q4k_six(sp, tw, j, 1, vl), vl)),
+                vl);
+          kiln_rvv_ystep(ys, msum, ws + 142 * tw + 2 * s, -as->d, vl);
         }
+        s += (int)vl;
       }
     }
   }
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q4_k_q8_k_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 0);
 }
 
-KILN_KERNEL void kiln_matmul_q5_k_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q5_k_q8_k_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 1);
@@ -310,101 +327,62 @@ KILN_KERNEL void kiln_matmul_q5_k_q8_0_128x_rvv(const float *x, int rows, int K,
  * two-bit values (position k bits 2c..2c+1: element 4k + c; positions 0..3
  * are the block's first 16-element half), then
  *  q2_k: the 16 scale bytes (low nibble the scale, high the min of
- *        sub-block 2b + h), tw f16 d, tw f16 dmin: 84 * tw bytes, the file's.
- *        A value is the two bits; dmin * m times the half's activation sum
- *        is subtracted.
+ *        half j), tw f16 d, tw f16 dmin: 84 * tw bytes, the file's.
+ *        A value is the two bits; dmin x (sum of m_j x Q8_K's sum of half
+ *        j) is subtracted.
  *  q3_k: 8 blocks of 4 byte positions of third bits (bit p of position k:
  *        element 8k + p), the 12 bytes of packed 6-bit scales, tw f16 d:
  *        110 * tw bytes, the file's. A value is low + 4 high - 4: the third
- *        bit moved to bit 2 and or'ed in, the -4 times the half's
- *        activation sum.
- * Per half the exact sum of value x activation (|.| <= 16 * 7 * 128 + 4 *
- * 2^11, int16) times d * sc. */
+ *        bit moved to bit 2 and or'ed in, the -4 times Q8_K's sum of the
+ *        half.
+ * Per half the exact sum of value x activation (|.| <= 16 * 7 * 127 + 4 *
+ * 2032, int16), times its scale into the super-block's int32 sum. */
 static inline __attribute__((always_inline)) void
 kiln_rvv_k16(const float *x, int rows, int K, const uint8_t *w, int N,
              const float *bias, float *y, void *scratch, const int three) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
   const size_t sbb = three ? 110 : 84; /* bytes per row and super-block */
-  float ad[KILN_RVV_CHUNK];
-  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
-  float D[16][KILN_RVV_TILE], M[three ? 1 : 16][KILN_RVV_TILE];
   for (int r = 0; r < rows; ++r) {
-    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    const kiln_q8k_block *ar = a + (int64_t)r * nsb;
     float *yr = y + (int64_t)r * N;
-    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
-      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, alo, 1);
-      for (int t = 0; t < ntile; ++t) {
-        const int n0 = t * KILN_RVV_TILE;
-        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-        const size_t tw = (size_t)nv, tsb = sbb * tw;
-        const uint8_t *wt =
-            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * sbb + (c0 / 8) * tsb;
-        for (int s = 0; s < nv;) {
-          const size_t vl = __riscv_vsetvl_e8m2(nv - s);
-          vfloat32m8_t acc = kiln_rvv_acc0(c0 == 0, bias ? bias + n0 + s : 0,
-                                           yr + n0 + s, vl);
-          for (int b8 = 0; b8 < nc; b8 += 8) {
-            const uint8_t *ws = wt + (b8 / 8) * tsb;
-            if (three) {
-              /* the 16 scales: (low nibble | 2 high bits << 4) - 32, times d */
-              const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + 108 * tw + 2 * s, vl);
-              const uint8_t *sp = ws + 96 * tw + s;
-              for (int j = 0; j < 16; ++j) {
-                const vuint8m2_t lo = __riscv_vle8_v_u8m2(sp + (j % 8) * tw, vl),
-                                 hi = __riscv_vle8_v_u8m2(sp + (8 + j % 4) * tw, vl);
-                const vuint8m2_t l4 = j < 8 ? __riscv_vand_vx_u8m2(lo, 15, vl)
-                                            : __riscv_vsrl_vx_u8m2(lo, 4, vl);
-                const vuint8m2_t h2 = __riscv_vand_vx_u8m2(
-                    __riscv_vsrl_vx_u8m2(hi, 2 * (j / 4), vl), 3, vl);
-                const vint8m2_t sc = __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsub_vx_u8m2(
-                    __riscv_vor_vv_u8m2(l4, __riscv_vsll_vx_u8m2(h2, 4, vl), vl), 32, vl));
-                __riscv_vse32_v_f32m8(
-                    D[j],
-                    __riscv_vfmul_vv_f32m8(
-                        __riscv_vfcvt_f_x_v_f32m8(__riscv_vsext_vf4_i32m8(sc, vl), vl), d, vl),
-                    vl);
-              }
-            } else {
-              /* d * scale and dmin * min of the 16 sub-blocks */
-              for (int m = 0; m < 2; ++m) {
-                const vfloat32m8_t d = kiln_rvv_h2f_m8(ws + (80 + 2 * m) * tw + 2 * s, vl);
-                for (int j = 0; j < 16; ++j) {
-                  const vuint8m2_t v = __riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl);
-                  __riscv_vse32_v_f32m8(
-                      m ? M[j] : D[j],
-                      __riscv_vfmul_vv_f32m8(
-                          __riscv_vfcvt_f_xu_v_f32m8(
-                              __riscv_vzext_vf4_u32m8(m ? __riscv_vsrl_vx_u8m2(v, 4, vl)
-                                                        : __riscv_vand_vx_u8m2(v, 15, vl),
-                                                      vl),
-                              vl),
-                          d, vl),
-                      vl);
-                }
-              }
-            }
+    for (int t = 0; t < ntile; ++t) {
+      const int n0 = t * KILN_RVV_TILE;
+      const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+      const size_t tw = (size_t)nv, tsb = sbb * tw;
+      const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * sbb;
+      for (int s = 0; s < nv;) {
+        const size_t vl = __riscv_vsetvl_e8m2(nv - s);
+        float *ys = yr + n0 + s;
+        kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);
+        for (int sb = 0; sb < nsb; ++sb) {
+          const uint8_t *ws = wt + sb * tsb;
+          const kiln_q8k_block *as = ar + sb;
+          vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
 #pragma clang loop unroll(disable)
-            for (int b = b8; b < b8 + 8; ++b) {
-              const uint8_t *wb = ws + (b % 8) * 8 * tw + s;
-              const uint8_t *hb = ws + (64 + (b % 8) * 4) * tw + s;
-              const int8_t *q = ar[c0 + b].qs;
-              vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
+          for (int b = 0; b < 8; ++b) {
+            const uint8_t *wb = ws + b * 8 * tw + s;
+            const uint8_t *hb = ws + (64 + b * 4) * tw + s;
+            const int8_t *q = as->qs + 32 * b;
+            vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
+            if (three) { /* the values' -4 x the halves' activation sums */
+              h0 = __riscv_vmv_v_x_i16m4((int16_t)(-4 * as->bsums[2 * b]), vl);
+              h1 = __riscv_vmv_v_x_i16m4((int16_t)(-4 * as->bsums[2 * b + 1]), vl);
+            }
 #pragma clang loop unroll(full)
-              for (int k = 0; k < 4; ++k) {
-                const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
-                                 v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
-                /* q3_k's third bits of elements 4k..4k+3 and 16+4k..:
-                 * position k/2 (and 2 + k/2), bits 4 (k % 2) + c */
-                vuint8m2_t t0 = v0, t1 = v1;
-                if (three) {
-                  t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl);
-                  t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
-                }
+            for (int k = 0; k < 4; ++k) {
+              const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
+                               v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
+              /* q3_k's third bits of elements 4k..4k+3 and 16+4k..:
+               * position k/2 (and 2 + k/2), bits 4 (k % 2) + c */
+              vuint8m2_t t0 = v0, t1 = v1;
+              if (three) {
+                t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl);
+                t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
+              }
 #pragma clang loop unroll(full)
-                for (int c = 0; c < 4; ++c) {
-                  const int p = 4 * (k % 2) + c; /* the third bit's position */
+              for (int c = 0; c < 4; ++c) {
+                const int p = 4 * (k % 2) + c; /* the third bit's position */
 #define KILN_RVV_LOW2(V)                                                       \
   (c == 3 ? __riscv_vsrl_vx_u8m2(V, 6, vl)                                     \
           : __riscv_vand_vx_u8m2(c ? __riscv_vsrl_vx_u8m2(V, 2 * c, vl) : V, 3, vl))
@@ -412,54 +390,86 @@ kiln_rvv_k16(const float *x, int rows, int K, const uint8_t *w, int N,
   __riscv_vand_vx_u8m2(p < 2 ? __riscv_vsll_vx_u8m2(T, 2 - p, vl)              \
                        : p > 2 ? __riscv_vsrl_vx_u8m2(T, p - 2, vl) : T,       \
                        4, vl)
-                  vuint8m2_t e0 = KILN_RVV_LOW2(v0), e1 = KILN_RVV_LOW2(v1);
-                  if (three) {
-                    e0 = __riscv_vor_vv_u8m2(e0, KILN_RVV_HIGH4(t0), vl);
-                    e1 = __riscv_vor_vv_u8m2(e1, KILN_RVV_HIGH4(t1), vl);
-                  }
+                vuint8m2_t e0 = KILN_RVV_LOW2(v0), e1 = KILN_RVV_LOW2(v1);
+                if (three) {
+                  e0 = __riscv_vor_vv_u8m2(e0, KILN_RVV_HIGH4(t0), vl);
+                  e1 = __riscv_vor_vv_u8m2(e1, KILN_RVV_HIGH4(t1), vl);
+                }
 #undef KILN_RVV_LOW2
 #undef KILN_RVV_HIGH4
-                  h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
-                                               __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
-                  h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
-                                               __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
-                }
-              }
-              if (three) { /* the values' -4 x the halves' activation sums */
-                h0 = __riscv_vadd_vx_i16m4(h0, (int16_t)(-4 * alo[b]), vl);
-                h1 = __riscv_vadd_vx_i16m4(h1, (int16_t)(-4 * (asum[b] - alo[b])), vl);
-              }
-              const int j = 2 * (b % 8);
-              acc = __riscv_vfmacc_vv_f32m8(
-                  acc, __riscv_vfwcvt_f_x_v_f32m8(h0, vl),
-                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j], vl), ad[b], vl), vl);
-              acc = __riscv_vfmacc_vv_f32m8(
-                  acc, __riscv_vfwcvt_f_x_v_f32m8(h1, vl),
-                  __riscv_vfmul_vf_f32m8(__riscv_vle32_v_f32m8(D[j + 1], vl), ad[b], vl),
-                  vl);
-              if (!three) { /* - da * (m0 * sum(a 0..15) + m1 * sum(16..31)) */
-                acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)alo[b],
-                                               __riscv_vle32_v_f32m8(M[j], vl), vl);
-                acc = __riscv_vfnmsac_vf_f32m8(acc, ad[b] * (float)(asum[b] - alo[b]),
-                                               __riscv_vle32_v_f32m8(M[j + 1], vl), vl);
+                h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
+                                             __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
+                h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
+                                             __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
               }
             }
+            /* the scales of halves 2b and 2b + 1, as int16 */
+            vint16m4_t sc0, sc1;
+            if (three) {
+              /* (low nibble | 2 high bits << 4) - 32: the low nibbles of
+               * halves 0-7 and the high ones of 8-15 at positions j % 8,
+               * the high bits at 8 + j % 4, bits 2 (j / 4) */
+              const uint8_t *sp = ws + 96 * tw + s;
+#define KILN_RVV_Q3SC(J)                                                       \
+  __riscv_vsext_vf2_i16m4(                                                     \
+      __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsub_vx_u8m2(                   \
+          __riscv_vor_vv_u8m2(                                                 \
+              __riscv_vand_vx_u8m2(                                            \
+                  __riscv_vsrl_vx_u8m2(__riscv_vle8_v_u8m2(sp + ((J) % 8) * tw, vl), \
+                                       4 * ((J) / 8), vl),                     \
+                  15, vl),                                                     \
+              __riscv_vsll_vx_u8m2(                                            \
+                  __riscv_vand_vx_u8m2(                                        \
+                      __riscv_vsrl_vx_u8m2(                                    \
+                          __riscv_vle8_v_u8m2(sp + (8 + (J) % 4) * tw, vl),    \
+                          2 * ((J) / 4), vl),                                  \
+                      3, vl),                                                  \
+                  4, vl),                                                      \
+              vl),                                                             \
+          32, vl)),                                                            \
+      vl)
+              sc0 = KILN_RVV_Q3SC(2 * b);
+              sc1 = KILN_RVV_Q3SC(2 * b + 1);
+#undef KILN_RVV_Q3SC
+            } else {
+#define KILN_RVV_Q2SC(J)                                                       \
+  __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(                  \
+      __riscv_vand_vx_u8m2(__riscv_vle8_v_u8m2(ws + (64 + (J)) * tw + s, vl), 15, vl), vl))
+              sc0 = KILN_RVV_Q2SC(2 * b);
+              sc1 = KILN_RVV_Q2SC(2 * b + 1);
+#undef KILN_RVV_Q2SC
+            }
+            isum = __riscv_vwmacc_vv_i32m8(isum, sc0, h0, vl);
+            isum = __riscv_vwmacc_vv_i32m8(isum, sc1, h1, vl);
           }
-          __riscv_vse32_v_f32m8(yr + n0 + s, acc, vl);
-          s += (int)vl;
+          kiln_rvv_ystep(ys, isum, ws + (three ? 108 : 80) * tw + 2 * s, as->d, vl);
+          if (!three) { /* q2_k's mins times Q8_K's sums of the halves */
+            vint32m8_t msum = __riscv_vmv_v_x_i32m8(0, vl);
+#pragma clang loop unroll(full)
+            for (int j = 0; j < 16; ++j)
+              msum = __riscv_vwmacc_vx_i32m8(
+                  msum, as->bsums[j],
+                  __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(
+                      __riscv_vsrl_vx_u8m2(__riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl),
+                                           4, vl),
+                      vl)),
+                  vl);
+            kiln_rvv_ystep(ys, msum, ws + 82 * tw + 2 * s, -as->d, vl);
+          }
         }
+        s += (int)vl;
       }
     }
   }
 }
 
-KILN_KERNEL void kiln_matmul_q2_k_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q2_k_q8_k_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_k16(x, rows, K, w, N, bias, y, scratch, 0);
 }
 
-KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
+KILN_KERNEL void kiln_matmul_q3_k_q8_k_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
   kiln_rvv_k16(x, rows, K, w, N, bias, y, scratch, 1);
@@ -470,69 +480,40 @@ KILN_KERNEL void kiln_matmul_q3_k_q8_0_128x_rvv(const float *x, int rows, int K,
  * 6-bit values of elements k, k+8 and k+16 in bits 0..5 and two bits of
  * element k+24's in bits 6..7, its bits 0-1, 2-3 and 4-5 in A, B and C), the
  * 16 int8 scales, tw f16 d. Three of every four values are one AND away;
- * the values stay unsigned (0..63) and 32 x the half's activation sum is
- * subtracted from each half's integer sum. */
-KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
+ * the values stay unsigned (0..63), each half's integer sum starts at -32 x
+ * Q8_K's sum of the half, and the super-block's sum of scale x half sum
+ * (|.| < 2^29) is scaled once. */
+KILN_KERNEL void kiln_matmul_q6_k_q8_k_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
-  const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  float ad[KILN_RVV_CHUNK];
-  int32_t asum[KILN_RVV_CHUNK], alo[KILN_RVV_CHUNK];
-  float D[16][KILN_RVV_TILE];
+  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
+  const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
   for (int r = 0; r < rows; ++r) {
-    const kiln_q8_block *ar = a + (int64_t)r * nb;
+    const kiln_q8k_block *ar = a + (int64_t)r * nsb;
     float *yr = y + (int64_t)r * N;
-    for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) { /* whole super-blocks */
-      const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, alo, -32);
-      for (int t = 0; t < ntile; ++t) {
-        const int n0 = t * KILN_RVV_TILE;
-        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-        const size_t tw = (size_t)nv, tsb = 210 * tw; /* bytes per super-block */
-        const uint8_t *wt =
-            w + (size_t)t * KILN_RVV_TILE * (nb / 8) * 210 + (c0 / 8) * tsb;
-        for (int s = 0; s < nv;) {
-          const size_t vl = __riscv_vsetvl_e8m1(nv - s);
-          vfloat32m4_t acc = kiln_rvv_acc0_m4(c0 == 0, bias ? bias + n0 + s : 0,
-                                              yr + n0 + s, vl);
-          for (int b8 = 0; b8 < nc; b8 += 8) {
-            const uint8_t *ws = wt + (b8 / 8) * tsb;
-            {
-              const vuint32m4_t h = __riscv_vzext_vf2_u32m4(
-                  __riscv_vle16_v_u16m2((const uint16_t *)(ws + 208 * tw) + s, vl),
-                  vl);
-              const vuint32m4_t bits = __riscv_vor_vv_u32m4(
-                  __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x8000, vl), 16, vl),
-                  __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x7fff, vl), 13, vl),
-                  vl);
-              const vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
-                  __riscv_vreinterpret_v_u32m4_f32m4(bits), 0x1p112f, vl);
-              for (int j = 0; j < 16; ++j)
-                __riscv_vse32_v_f32m4(
-                    D[j],
-                    __riscv_vfmul_vv_f32m4(
-                        __riscv_vfcvt_f_x_v_f32m4(
-                            __riscv_vsext_vf4_i32m4(
-                                __riscv_vle8_v_i8m1(
-                                    (const int8_t *)ws + (192 + j) * tw + s, vl),
-                                vl),
-                            vl),
-                        d, vl),
-                    vl);
-            }
+    for (int t = 0; t < ntile; ++t) {
+      const int n0 = t * KILN_RVV_TILE;
+      const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
+      const size_t tw = (size_t)nv, tsb = 210 * tw; /* bytes per super-block */
+      const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * 210;
+      for (int s = 0; s < nv;) {
+        const size_t vl = __riscv_vsetvl_e8m1(nv - s);
+        float *ys = yr + n0 + s;
+        kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);
+        for (int sb = 0; sb < nsb; ++sb) {
+          const uint8_t *ws = wt + sb * tsb;
+          const kiln_q8k_block *as = ar + sb;
+          vint32m4_t isum = __riscv_vmv_v_x_i32m4(0, vl);
 #pragma clang loop unroll(disable)
-          for (int b = b8; b < b8 + 8; ++b) {
-            const uint8_t *wb = ws + (b % 8) * 24 * tw + s;
-            const int8_t *q = ar[c0 + b].qs;
-            /* the integer sums of the two halves start at -32 x their
-             * activation sums */
-            vint32m4_t i0 = __riscv_vmv_v_x_i32m4(-32 * alo[b], vl);
-            vint32m4_t i1 = __riscv_vmv_v_x_i32m4(asum[b] + 32 * alo[b], vl);
+          for (int b = 0; b < 8; ++b) {
+            const uint8_t *wb = ws + b * 24 * tw + s;
+            const int8_t *q = as->qs + 32 * b;
+            vint32m4_t i0 = __riscv_vmv_v_x_i32m4(-32 * as->bsums[2 * b], vl);
+            vint32m4_t i1 = __riscv_vmv_v_x_i32m4(-32 * as->bsums[2 * b + 1], vl);
             const uint8_t *pa = wb, *pb = wb + 8 * tw, *pc = wb + 16 * tw;
 #pragma clang loop unroll(full)
             for (int k = 0; k < 8; k += 2) {
-              /* four products of 63 x 128 fit int16 */
+              /* four products of 63 x 127 fit int16 */
               vint16m2_t p0, p1;
 #define KILN_RVV_SIX(K, FIRST)                                                 \
   do {                                                                         \
@@ -568,21 +549,31 @@ KILN_KERNEL void kiln_matmul_q6_k_q8_0_128x_rvv(const float *x, int rows, int K,
               i0 = __riscv_vwadd_wv_i32m4(i0, p0, vl);
               i1 = __riscv_vwadd_wv_i32m4(i1, p1, vl);
             }
-            const int h0 = 2 * (b % 8);
-            acc = __riscv_vfmacc_vv_f32m4(
-                acc, __riscv_vfcvt_f_x_v_f32m4(i0, vl),
-                __riscv_vfmul_vf_f32m4(__riscv_vle32_v_f32m4(D[h0], vl), ad[b], vl),
-                vl);
-            acc = __riscv_vfmacc_vv_f32m4(
-                acc, __riscv_vfcvt_f_x_v_f32m4(i1, vl),
-                __riscv_vfmul_vf_f32m4(__riscv_vle32_v_f32m4(D[h0 + 1], vl), ad[b],
-                                       vl),
+            /* times the halves' int8 scales, positions 2b and 2b + 1 */
+            const int8_t *sc = (const int8_t *)ws + (192 + 2 * b) * tw + s;
+            isum = __riscv_vmacc_vv_i32m4(
+                isum, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(sc, vl), vl), i0, vl);
+            isum = __riscv_vmacc_vv_i32m4(
+                isum, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(sc + tw, vl), vl), i1,
                 vl);
           }
-          }
-          __riscv_vse32_v_f32m4(yr + n0 + s, acc, vl);
-          s += (int)vl;
+          /* ys += isum * (d * da), d widened from f16 as kiln_rvv_h2f_m8 */
+          const vuint32m4_t h = __riscv_vzext_vf2_u32m4(
+              __riscv_vle16_v_u16m2((const uint16_t *)(ws + 208 * tw) + s, vl), vl);
+          const vuint32m4_t bits = __riscv_vor_vv_u32m4(
+              __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x8000, vl), 16, vl),
+              __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x7fff, vl), 13, vl), vl);
+          const vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
+              __riscv_vfmul_vf_f32m4(__riscv_vreinterpret_v_u32m4_f32m4(bits),
+                                     0x1p112f, vl),
+              as->d, vl);
+          __riscv_vse32_v_f32m4(
+              ys,
+              __riscv_vfmacc_vv_f32m4(__riscv_vle32_v_f32m4(ys, vl),
+                                      __riscv_vfcvt_f_x_v_f32m4(isum, vl), d, vl),
+              vl);
         }
+        s += (int)vl;
       }
     }
   }
