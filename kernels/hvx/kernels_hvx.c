@@ -42,7 +42,10 @@
  * the roundings fall 2^sh below a unit of the integer sums: the fixed point
  * rounds less than the products' float sums do. The other types' integer
  * block sums go through a vector store to the per-row float scaling in
- * scalar code.
+ * scalar code. The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
+ * as llama.cpp's kernels for them): each block's scale is its super-block's
+ * and its half sums are Q8_K's 16-element sums; q5_1 and iq4_xs stay on
+ * Q8_0 blocks.
  */
 #include "kiln_kernels.h"
 
@@ -72,6 +75,28 @@ static inline float kiln_hvx_pow2_above(float x) {
   return v.f;
 }
 
+/* A block's 32 int8 as 8 little-endian words, vrmpy's scalar operands. */
+static inline void kiln_hvx_words(const int8_t *q, int32_t *aw) {
+  for (int g = 0; g < 8; ++g)
+    aw[g] = (int32_t)((uint32_t)(uint8_t)q[4 * g] | (uint32_t)(uint8_t)q[4 * g + 1] << 8 |
+                      (uint32_t)(uint8_t)q[4 * g + 2] << 16 |
+                      (uint32_t)(uint8_t)q[4 * g + 3] << 24);
+}
+
+/* The K-quants' activation blocks b0 .. b0 + n - 1 of Q8_K super-blocks a:
+ * each block's scale is its super-block's, and its half sums are Q8_K's
+ * 16-element sums (no fixed point: these types scale in scalar float). */
+static void kiln_hvx_prep_k(const kiln_q8k_block *a, int b0, int n, kiln_hvx_act *p) {
+  for (int b = 0; b < n; ++b) {
+    const kiln_q8k_block *sb = a + (b0 + b) / 8;
+    const int j = (b0 + b) % 8;
+    p->ad[b] = sb->d;
+    p->lo[b] = sb->bsums[2 * j];
+    p->hi[b] = sb->bsums[2 * j + 1];
+    kiln_hvx_words(sb->qs + 32 * j, p->aw[b]);
+  }
+}
+
 static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
   float amax = 0.0f;
   int finite = 1;
@@ -85,11 +110,7 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
     }
     p->lo[b] = lo;
     p->hi[b] = hi;
-    for (int g = 0; g < 8; ++g)
-      p->aw[b][g] = (int32_t)((uint32_t)(uint8_t)q[4 * g] |
-                              (uint32_t)(uint8_t)q[4 * g + 1] << 8 |
-                              (uint32_t)(uint8_t)q[4 * g + 2] << 16 |
-                              (uint32_t)(uint8_t)q[4 * g + 3] << 24);
+    kiln_hvx_words(q, p->aw[b]);
     amax = p->ad[b] > amax ? p->ad[b] : amax;
     finite &= p->ad[b] <= 65504.0f; /* not an infinite or NaN input */
   }
@@ -216,8 +237,11 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
 static inline __attribute__((always_inline)) void
 kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                 const float *bias, float *y, void *scratch, const int mode,
-                const int aligned) {
-  const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+                const int k8, const int aligned) {
+  /* k8: the K-quants' Q8_K activations, whose one scale per super-block
+   * multiplies a super-block's float sum once */
+  const kiln_q8_block *a = k8 ? 0 : kiln_q8_rows(x, rows, K, scratch);
+  const kiln_q8k_block *ak = k8 ? kiln_q8k_rows(x, rows, K, scratch) : 0;
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
   const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
   const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
@@ -230,11 +254,13 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   HVX_Vector isum[KILN_HVX_CHUNK][2], fx[2];
   int32_t fxs[2][KILN_HVX_TILE] __attribute__((aligned(128)));
   for (int r = 0; r < rows; ++r) {
-    const kiln_q8_block *ar = a + (int64_t)r * nb;
     float *yr = y + (int64_t)r * N;
-    for (int c0 = 0; c0 < nb; c0 += KILN_HVX_CHUNK) {
+    for (int c0 = 0; c0 < nb; c0 += KILN_HVX_CHUNK) { /* k8: whole super-blocks */
       const int nc = nb - c0 < KILN_HVX_CHUNK ? nb - c0 : KILN_HVX_CHUNK;
-      kiln_hvx_prep(ar + c0, nc, &act);
+      if (k8)
+        kiln_hvx_prep_k(ak + (int64_t)r * (nb / 8), c0, nc, &act);
+      else
+        kiln_hvx_prep(a + (int64_t)r * nb + c0, nc, &act);
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_HVX_TILE;
         const int nv = N - n0 < KILN_HVX_TILE ? N - n0 : KILN_HVX_TILE;
@@ -265,7 +291,8 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           }
           continue;
         }
-        /* Float scaling per row and block, scalar. */
+        /* Float scaling per row and block, scalar (with Q8_K activations
+         * ad is the super-block's scale and lo, hi are Q8_K's sums). */
         for (int j = 0; j < nv; ++j) {
           float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
           const uint8_t *sp = wt + qb + 4 * j;
@@ -357,26 +384,28 @@ __attribute__((weak)) float __hexagon_divsf3(float a, float b) {
   return r.f;
 }
 
-#define KILN_HVX_KERNEL(T, MODE)                                               \
-  KILN_KERNEL void kiln_matmul_##T##_q8_0_32x_hvx(const float *x, int rows, int K, \
-                                             const uint8_t *w, int N,          \
-                                             const float *bias, float *y,      \
-                                             void *scratch) {                  \
+/* ACT: q8_0, or q8_k with K8 = 1 (the K-quants, as llama.cpp's kernels for
+ * them). */
+#define KILN_HVX_KERNEL(T, ACT, K8, MODE)                                      \
+  KILN_KERNEL void kiln_matmul_##T##_##ACT##_32x_hvx(                          \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    const int k8 = K8;                                                         \
     if (((uintptr_t)w & 127) == 0)                                             \
-      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, 1);            \
+      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, k8, 1);        \
     else                                                                       \
-      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, 0);            \
+      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, k8, 0);        \
   }
 
-KILN_HVX_KERNEL(q4_0, KILN_HVX_Q4_0)
-KILN_HVX_KERNEL(q4_k, KILN_HVX_Q4_K)
-KILN_HVX_KERNEL(q8_0, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(q6_k, KILN_HVX_Q6_K)
-KILN_HVX_KERNEL(q5_0, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(iq4_nl, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(iq4_xs, KILN_HVX_B8)
-KILN_HVX_KERNEL(q5_1, KILN_HVX_U5)
+KILN_HVX_KERNEL(q4_0, q8_0, 0, KILN_HVX_Q4_0)
+KILN_HVX_KERNEL(q4_k, q8_k, 1, KILN_HVX_Q4_K)
+KILN_HVX_KERNEL(q8_0, q8_0, 0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(q6_k, q8_k, 1, KILN_HVX_Q6_K)
+KILN_HVX_KERNEL(q5_0, q8_0, 0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(iq4_nl, q8_0, 0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(iq4_xs, q8_0, 0, KILN_HVX_B8)
+KILN_HVX_KERNEL(q5_1, q8_0, 0, KILN_HVX_U5)
 KILN_Q4_1_AS_Q5_1(32x_hvx)
-KILN_HVX_KERNEL(q5_k, KILN_HVX_U5)
-KILN_HVX_KERNEL(q3_k, KILN_HVX_Q6_K)
-KILN_HVX_KERNEL(q2_k, KILN_HVX_Q2_K)
+KILN_HVX_KERNEL(q5_k, q8_k, 1, KILN_HVX_U5)
+KILN_HVX_KERNEL(q3_k, q8_k, 1, KILN_HVX_Q6_K)
+KILN_HVX_KERNEL(q2_k, q8_k, 1, KILN_HVX_Q2_K)

@@ -41,7 +41,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // I8MM-SAME: "q8_k", kiln.kernel = "matmul_q4_k_q8_k_4x4_neon_i8mm", kiln.scratch_per_row = 296 : i64, kiln.tile = array<i64: 4, 4>}
   // SVE-SAME: "q8_k", kiln.kernel = "matmul_q4_k_q8_k_16x4_sve", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: "q8_k", kiln.kernel = "matmul_q4_k_q8_k_128x_rvv", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 1, 128>}
-  // HVX-SAME: "q8_0", kiln.kernel = "matmul_q4_k_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // HVX-SAME: "q8_k", kiln.kernel = "matmul_q4_k_q8_k_32x_hvx", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 1, 32>}
   // AVX2-SAME: "q8_k", kiln.kernel = "matmul_q4_k_q8_k_4x8_avx2", kiln.scratch_per_row = 308 : i64, kiln.tile = array<i64: 4, 8>}
   // VNNI-SAME: "q8_k", kiln.kernel = "matmul_q4_k_q8_k_4x16_avx512vnni", kiln.scratch_per_row = 308 : i64, kiln.tile = array<i64: 4, 16>}
   %b = kiln.matmul %x, @wk : tensor<?x256xf32> -> tensor<?x64xf32>
@@ -50,7 +50,7 @@ func.func @f(%t: tensor<?xi32>) -> tensor<?x64xf32> {
   // I8MM-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_4x4_neon_i8mm", kiln.scratch_per_row = 296 : i64, kiln.tile = array<i64: 4, 4>}
   // SVE-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_16x4_sve", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 4, 16>}
   // RVV-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_128x_rvv", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 1, 128>}
-  // HVX-SAME: "q8_0", kiln.kernel = "matmul_q6_k_q8_0_32x_hvx", kiln.scratch_per_row = 272 : i64, kiln.tile = array<i64: 1, 32>}
+  // HVX-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_32x_hvx", kiln.scratch_per_row = 292 : i64, kiln.tile = array<i64: 1, 32>}
   // AVX2-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_4x8_avx2", kiln.scratch_per_row = 308 : i64, kiln.tile = array<i64: 4, 8>}
   // VNNI-SAME: "q8_k", kiln.kernel = "matmul_q6_k_q8_k_4x16_avx512vnni", kiln.scratch_per_row = 308 : i64, kiln.tile = array<i64: 4, 16>}
   %c = kiln.matmul %x, @w6 : tensor<?x256xf32> -> tensor<?x64xf32>
