@@ -195,6 +195,45 @@ static inline void kiln_rvv_ystep(float *ys, vint32m8_t isum, const uint8_t *h,
       vl);
 }
 
+/* The K-quant kernels' walk: per activation row r, 128-row tile and strip
+ * of vl = VSETVL(rows left) rows, the strip's outputs start at the bias,
+ * then the rest (the super-block step) runs per super-block with ws (its
+ * SBB bytes a row), as (the row's Q8_K block), tw (the lane stride), s (the
+ * strip's first row), vl and ys (the strip's outputs). */
+#define KILN_RVV_KWALK(SBB, VSETVL, ...)                                       \
+  do {                                                                         \
+    const kiln_q8k_block *a_ = kiln_q8k_rows(x, rows, K, scratch);             \
+    const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;  \
+    for (int r = 0; r < rows; ++r) {                                           \
+      for (int t = 0; t < ntile; ++t) {                                        \
+        const int n0 = t * KILN_RVV_TILE;                                      \
+        const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;        \
+        /* the last tile holds only its nv rows: lane stride nv */             \
+        const size_t tw = (size_t)nv, tsb = (SBB) * tw;                        \
+        const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * (SBB);       \
+        for (int s = 0; s < nv;) {                                             \
+          const size_t vl = VSETVL(nv - s);                                    \
+          float *ys = y + (int64_t)r * N + n0 + s;                             \
+          kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);                       \
+          for (int sb = 0; sb < nsb; ++sb) {                                   \
+            const uint8_t *ws = wt + sb * tsb;                                 \
+            const kiln_q8k_block *as = a_ + (int64_t)r * nsb + sb;             \
+            __VA_ARGS__                                                        \
+          }                                                                    \
+          s += (int)vl;                                                        \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+  } while (0)
+
+/* Kernel T: the walk with STEP(ws, as, tw, s, vl, ys, FLAG) a super-block. */
+#define KILN_RVV_KQUANT(T, SBB, VSETVL, STEP, FLAG)                            \
+  KILN_KERNEL void kiln_matmul_##T##_q8_k_128x_rvv(                            \
+      const float *x, int rows, int K, const uint8_t *w, int N,                \
+      const float *bias, float *y, void *scratch) {                            \
+    KILN_RVV_KWALK(SBB, VSETVL, STEP(ws, as, tw, (size_t)s, vl, ys, FLAG););   \
+  }
+
 /* q4_k: per tile (tw rows) and super-block, 144 * tw bytes, the file's:
  * 8 blocks of 16 nibble positions (as q4_0: element i low, i+16 high), the
  * 12 scale bytes, tw f16 d, tw f16 dmin. */
@@ -257,71 +296,39 @@ kiln_rvv_kmin_block(const uint8_t *ws, int b, size_t tw, size_t s,
 /* q4_k and q5_k: per super-block sum (sc_j x block j) and sum (m_j x Q8_K's
  * sum of block j), |.| < 2^26, then d x da and dmin x da. */
 static inline __attribute__((always_inline)) void
-kiln_rvv_kmin(const float *x, int rows, int K, const uint8_t *w, int N,
-              const float *bias, float *y, void *scratch, const int five) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  const size_t sbb = five ? 176 : 144; /* bytes per row and super-block */
-  for (int r = 0; r < rows; ++r) {
-    const kiln_q8k_block *ar = a + (int64_t)r * nsb;
-    float *yr = y + (int64_t)r * N;
-    for (int t = 0; t < ntile; ++t) {
-      const int n0 = t * KILN_RVV_TILE;
-      const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-      /* the last tile holds only its nv rows: lane stride nv */
-      const size_t tw = (size_t)nv, tsb = sbb * tw;
-      const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * sbb;
-      for (int s = 0; s < nv;) {
-        const size_t vl = __riscv_vsetvl_e8m2(nv - s);
-        float *ys = yr + n0 + s;
-        kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);
-        for (int sb = 0; sb < nsb; ++sb) {
-          const uint8_t *ws = wt + sb * tsb, *sp = ws + 128 * tw + s;
-          const kiln_q8k_block *as = ar + sb;
-          vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
-          /* blocks 0-3 and 4-7 apart: their scales' bits differ */
+kiln_rvv_kmin_sb(const uint8_t *ws, const kiln_q8k_block *as, size_t tw, size_t s,
+                 size_t vl, float *ys, const int five) {
+  const uint8_t *sp = ws + 128 * tw + s;
+  vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
+  /* blocks 0-3 and 4-7 apart: their scales' bits differ */
 #pragma clang loop unroll(disable)
-          for (int b = 0; b < 4; ++b)
-            isum = __riscv_vmacc_vv_i32m8(
-                isum,
-                __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(
-                    kiln_rvv_q4k_six(sp, tw, b, 0, vl), vl)),
-                kiln_rvv_kmin_block(ws, b, tw, s, as->qs + 32 * b, five, vl), vl);
+  for (int b = 0; b < 4; ++b)
+    isum = __riscv_vmacc_vv_i32m8(
+        isum,
+        __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(
+            kiln_rvv_q4k_six(sp, tw, b, 0, vl), vl)),
+        kiln_rvv_kmin_block(ws, b, tw, s, as->qs + 32 * b, five, vl), vl);
 #pragma clang loop unroll(disable)
-          for (int b = 4; b < 8; ++b)
-            isum = __riscv_vmacc_vv_i32m8(
-                isum,
-                __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(
-                    kiln_rvv_q4k_six(sp, tw, b, 0, vl), vl)),
-                kiln_rvv_kmin_block(ws, b, tw, s, as->qs + 32 * b, five, vl), vl);
-          kiln_rvv_ystep(ys, isum, ws + 140 * tw + 2 * s, as->d, vl);
-          vint32m8_t msum = __riscv_vmv_v_x_i32m8(0, vl);
+  for (int b = 4; b < 8; ++b)
+    isum = __riscv_vmacc_vv_i32m8(
+        isum,
+        __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(
+            kiln_rvv_q4k_six(sp, tw, b, 0, vl), vl)),
+        kiln_rvv_kmin_block(ws, b, tw, s, as->qs + 32 * b, five, vl), vl);
+  kiln_rvv_ystep(ys, isum, ws + 140 * tw + 2 * s, as->d, vl);
+  vint32m8_t msum = __riscv_vmv_v_x_i32m8(0, vl);
 #pragma clang loop unroll(full)
-          for (int j = 0; j < 8; ++j)
-            msum = __riscv_vwmacc_vx_i32m8(
-                msum, (int16_t)(as->bsums[2 * j] + as->bsums[2 * j + 1]),
-                __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(
-                    kiln_rvv_q4k_six(sp, tw, j, 1, vl), vl)),
-                vl);
-          kiln_rvv_ystep(ys, msum, ws + 142 * tw + 2 * s, -as->d, vl);
-        }
-        s += (int)vl;
-      }
-    }
-  }
+  for (int j = 0; j < 8; ++j)
+    msum = __riscv_vwmacc_vx_i32m8(
+        msum, (int16_t)(as->bsums[2 * j] + as->bsums[2 * j + 1]),
+        __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(
+            kiln_rvv_q4k_six(sp, tw, j, 1, vl), vl)),
+        vl);
+  kiln_rvv_ystep(ys, msum, ws + 142 * tw + 2 * s, -as->d, vl);
 }
 
-KILN_KERNEL void kiln_matmul_q4_k_q8_k_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 0);
-}
-
-KILN_KERNEL void kiln_matmul_q5_k_q8_k_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  kiln_rvv_kmin(x, rows, K, w, N, bias, y, scratch, 1);
-}
+KILN_RVV_KQUANT(q4_k, 144, __riscv_vsetvl_e8m2, kiln_rvv_kmin_sb, 0)
+KILN_RVV_KQUANT(q5_k, 176, __riscv_vsetvl_e8m2, kiln_rvv_kmin_sb, 1)
 
 /* q2_k and q3_k: per tile and super-block 8 blocks of 8 byte positions of
  * two-bit values (position k bits 2c..2c+1: element 4k + c; positions 0..3
@@ -338,51 +345,33 @@ KILN_KERNEL void kiln_matmul_q5_k_q8_k_128x_rvv(const float *x, int rows, int K,
  * Per half the exact sum of value x activation (|.| <= 16 * 7 * 127 + 4 *
  * 2032, int16), times its scale into the super-block's int32 sum. */
 static inline __attribute__((always_inline)) void
-kiln_rvv_k16(const float *x, int rows, int K, const uint8_t *w, int N,
-             const float *bias, float *y, void *scratch, const int three) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  const size_t sbb = three ? 110 : 84; /* bytes per row and super-block */
-  for (int r = 0; r < rows; ++r) {
-    const kiln_q8k_block *ar = a + (int64_t)r * nsb;
-    float *yr = y + (int64_t)r * N;
-    for (int t = 0; t < ntile; ++t) {
-      const int n0 = t * KILN_RVV_TILE;
-      const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-      const size_t tw = (size_t)nv, tsb = sbb * tw;
-      const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * sbb;
-      for (int s = 0; s < nv;) {
-        const size_t vl = __riscv_vsetvl_e8m2(nv - s);
-        float *ys = yr + n0 + s;
-        kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);
-        for (int sb = 0; sb < nsb; ++sb) {
-          const uint8_t *ws = wt + sb * tsb;
-          const kiln_q8k_block *as = ar + sb;
-          vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
+kiln_rvv_k16_sb(const uint8_t *ws, const kiln_q8k_block *as, size_t tw, size_t s,
+                size_t vl, float *ys, const int three) {
+  vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
 #pragma clang loop unroll(disable)
-          for (int b = 0; b < 8; ++b) {
-            const uint8_t *wb = ws + b * 8 * tw + s;
-            const uint8_t *hb = ws + (64 + b * 4) * tw + s;
-            const int8_t *q = as->qs + 32 * b;
-            vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
-            if (three) { /* the values' -4 x the halves' activation sums */
-              h0 = __riscv_vmv_v_x_i16m4((int16_t)(-4 * as->bsums[2 * b]), vl);
-              h1 = __riscv_vmv_v_x_i16m4((int16_t)(-4 * as->bsums[2 * b + 1]), vl);
-            }
+  for (int b = 0; b < 8; ++b) {
+    const uint8_t *wb = ws + b * 8 * tw + s;
+    const uint8_t *hb = ws + (64 + b * 4) * tw + s;
+    const int8_t *q = as->qs + 32 * b;
+    vint16m4_t h0 = __riscv_vmv_v_x_i16m4(0, vl), h1 = h0;
+    if (three) { /* the values' -4 x the halves' activation sums */
+      h0 = __riscv_vmv_v_x_i16m4((int16_t)(-4 * as->bsums[2 * b]), vl);
+      h1 = __riscv_vmv_v_x_i16m4((int16_t)(-4 * as->bsums[2 * b + 1]), vl);
+    }
 #pragma clang loop unroll(full)
-            for (int k = 0; k < 4; ++k) {
-              const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
-                               v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
-              /* q3_k's third bits of elements 4k..4k+3 and 16+4k..:
-               * position k/2 (and 2 + k/2), bits 4 (k % 2) + c */
-              vuint8m2_t t0 = v0, t1 = v1;
-              if (three) {
-                t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl);
-                t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
-              }
+    for (int k = 0; k < 4; ++k) {
+      const vuint8m2_t v0 = __riscv_vle8_v_u8m2(wb + k * tw, vl),
+                       v1 = __riscv_vle8_v_u8m2(wb + (k + 4) * tw, vl);
+      /* q3_k's third bits of elements 4k..4k+3 and 16+4k..:
+       * position k/2 (and 2 + k/2), bits 4 (k % 2) + c */
+      vuint8m2_t t0 = v0, t1 = v1;
+      if (three) {
+        t0 = __riscv_vle8_v_u8m2(hb + (k / 2) * tw, vl);
+        t1 = __riscv_vle8_v_u8m2(hb + (2 + k / 2) * tw, vl);
+      }
 #pragma clang loop unroll(full)
-              for (int c = 0; c < 4; ++c) {
-                const int p = 4 * (k % 2) + c; /* the third bit's position */
+      for (int c = 0; c < 4; ++c) {
+        const int p = 4 * (k % 2) + c; /* the third bit's position */
 #define KILN_RVV_LOW2(V)                                                       \
   (c == 3 ? __riscv_vsrl_vx_u8m2(V, 6, vl)                                     \
           : __riscv_vand_vx_u8m2(c ? __riscv_vsrl_vx_u8m2(V, 2 * c, vl) : V, 3, vl))
@@ -390,26 +379,26 @@ kiln_rvv_k16(const float *x, int rows, int K, const uint8_t *w, int N,
   __riscv_vand_vx_u8m2(p < 2 ? __riscv_vsll_vx_u8m2(T, 2 - p, vl)              \
                        : p > 2 ? __riscv_vsrl_vx_u8m2(T, p - 2, vl) : T,       \
                        4, vl)
-                vuint8m2_t e0 = KILN_RVV_LOW2(v0), e1 = KILN_RVV_LOW2(v1);
-                if (three) {
-                  e0 = __riscv_vor_vv_u8m2(e0, KILN_RVV_HIGH4(t0), vl);
-                  e1 = __riscv_vor_vv_u8m2(e1, KILN_RVV_HIGH4(t1), vl);
-                }
+        vuint8m2_t e0 = KILN_RVV_LOW2(v0), e1 = KILN_RVV_LOW2(v1);
+        if (three) {
+          e0 = __riscv_vor_vv_u8m2(e0, KILN_RVV_HIGH4(t0), vl);
+          e1 = __riscv_vor_vv_u8m2(e1, KILN_RVV_HIGH4(t1), vl);
+        }
 #undef KILN_RVV_LOW2
 #undef KILN_RVV_HIGH4
-                h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
-                                             __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
-                h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
-                                             __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
-              }
-            }
-            /* the scales of halves 2b and 2b + 1, as int16 */
-            vint16m4_t sc0, sc1;
-            if (three) {
-              /* (low nibble | 2 high bits << 4) - 32: the low nibbles of
-               * halves 0-7 and the high ones of 8-15 at positions j % 8,
-               * the high bits at 8 + j % 4, bits 2 (j / 4) */
-              const uint8_t *sp = ws + 96 * tw + s;
+        h0 = __riscv_vwmacc_vx_i16m4(h0, q[4 * k + c],
+                                     __riscv_vreinterpret_v_u8m2_i8m2(e0), vl);
+        h1 = __riscv_vwmacc_vx_i16m4(h1, q[16 + 4 * k + c],
+                                     __riscv_vreinterpret_v_u8m2_i8m2(e1), vl);
+      }
+    }
+    /* the scales of halves 2b and 2b + 1, as int16 */
+    vint16m4_t sc0, sc1;
+    if (three) {
+      /* (low nibble | 2 high bits << 4) - 32: the low nibbles of
+       * halves 0-7 and the high ones of 8-15 at positions j % 8,
+       * the high bits at 8 + j % 4, bits 2 (j / 4) */
+      const uint8_t *sp = ws + 96 * tw + s;
 #define KILN_RVV_Q3SC(J)                                                       \
   __riscv_vsext_vf2_i16m4(                                                     \
       __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsub_vx_u8m2(                   \
@@ -428,52 +417,38 @@ kiln_rvv_k16(const float *x, int rows, int K, const uint8_t *w, int N,
               vl),                                                             \
           32, vl)),                                                            \
       vl)
-              sc0 = KILN_RVV_Q3SC(2 * b);
-              sc1 = KILN_RVV_Q3SC(2 * b + 1);
+      sc0 = KILN_RVV_Q3SC(2 * b);
+      sc1 = KILN_RVV_Q3SC(2 * b + 1);
 #undef KILN_RVV_Q3SC
-            } else {
+    } else {
 #define KILN_RVV_Q2SC(J)                                                       \
   __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(                  \
       __riscv_vand_vx_u8m2(__riscv_vle8_v_u8m2(ws + (64 + (J)) * tw + s, vl), 15, vl), vl))
-              sc0 = KILN_RVV_Q2SC(2 * b);
-              sc1 = KILN_RVV_Q2SC(2 * b + 1);
+      sc0 = KILN_RVV_Q2SC(2 * b);
+      sc1 = KILN_RVV_Q2SC(2 * b + 1);
 #undef KILN_RVV_Q2SC
-            }
-            isum = __riscv_vwmacc_vv_i32m8(isum, sc0, h0, vl);
-            isum = __riscv_vwmacc_vv_i32m8(isum, sc1, h1, vl);
-          }
-          kiln_rvv_ystep(ys, isum, ws + (three ? 108 : 80) * tw + 2 * s, as->d, vl);
-          if (!three) { /* q2_k's mins times Q8_K's sums of the halves */
-            vint32m8_t msum = __riscv_vmv_v_x_i32m8(0, vl);
-#pragma clang loop unroll(full)
-            for (int j = 0; j < 16; ++j)
-              msum = __riscv_vwmacc_vx_i32m8(
-                  msum, as->bsums[j],
-                  __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(
-                      __riscv_vsrl_vx_u8m2(__riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl),
-                                           4, vl),
-                      vl)),
-                  vl);
-            kiln_rvv_ystep(ys, msum, ws + 82 * tw + 2 * s, -as->d, vl);
-          }
-        }
-        s += (int)vl;
-      }
     }
+    isum = __riscv_vwmacc_vv_i32m8(isum, sc0, h0, vl);
+    isum = __riscv_vwmacc_vv_i32m8(isum, sc1, h1, vl);
+  }
+  kiln_rvv_ystep(ys, isum, ws + (three ? 108 : 80) * tw + 2 * s, as->d, vl);
+  if (!three) { /* q2_k's mins times Q8_K's sums of the halves */
+    vint32m8_t msum = __riscv_vmv_v_x_i32m8(0, vl);
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 16; ++j)
+      msum = __riscv_vwmacc_vx_i32m8(
+          msum, as->bsums[j],
+          __riscv_vreinterpret_v_u16m4_i16m4(__riscv_vzext_vf2_u16m4(
+              __riscv_vsrl_vx_u8m2(__riscv_vle8_v_u8m2(ws + (64 + j) * tw + s, vl),
+                                   4, vl),
+              vl)),
+          vl);
+    kiln_rvv_ystep(ys, msum, ws + 82 * tw + 2 * s, -as->d, vl);
   }
 }
 
-KILN_KERNEL void kiln_matmul_q2_k_q8_k_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  kiln_rvv_k16(x, rows, K, w, N, bias, y, scratch, 0);
-}
-
-KILN_KERNEL void kiln_matmul_q3_k_q8_k_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  kiln_rvv_k16(x, rows, K, w, N, bias, y, scratch, 1);
-}
+KILN_RVV_KQUANT(q2_k, 84, __riscv_vsetvl_e8m2, kiln_rvv_k16_sb, 0)
+KILN_RVV_KQUANT(q3_k, 110, __riscv_vsetvl_e8m2, kiln_rvv_k16_sb, 1)
 
 /* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
  * byte positions, three runs of 8 (A, B, C: position k of each holds the
@@ -483,38 +458,22 @@ KILN_KERNEL void kiln_matmul_q3_k_q8_k_128x_rvv(const float *x, int rows, int K,
  * the values stay unsigned (0..63), each half's integer sum starts at -32 x
  * Q8_K's sum of the half, and the super-block's sum of scale x half sum
  * (|.| < 2^29) is scaled once. */
-KILN_KERNEL void kiln_matmul_q6_k_q8_k_128x_rvv(const float *x, int rows, int K,
-                                      const uint8_t *w, int N, const float *bias,
-                                      float *y, void *scratch) {
-  const kiln_q8k_block *a = kiln_q8k_rows(x, rows, K, scratch);
-  const int nsb = K / 256, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
-  for (int r = 0; r < rows; ++r) {
-    const kiln_q8k_block *ar = a + (int64_t)r * nsb;
-    float *yr = y + (int64_t)r * N;
-    for (int t = 0; t < ntile; ++t) {
-      const int n0 = t * KILN_RVV_TILE;
-      const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
-      const size_t tw = (size_t)nv, tsb = 210 * tw; /* bytes per super-block */
-      const uint8_t *wt = w + (size_t)t * KILN_RVV_TILE * nsb * 210;
-      for (int s = 0; s < nv;) {
-        const size_t vl = __riscv_vsetvl_e8m1(nv - s);
-        float *ys = yr + n0 + s;
-        kiln_rvv_y0(ys, bias ? bias + n0 + s : 0, vl);
-        for (int sb = 0; sb < nsb; ++sb) {
-          const uint8_t *ws = wt + sb * tsb;
-          const kiln_q8k_block *as = ar + sb;
-          vint32m4_t isum = __riscv_vmv_v_x_i32m4(0, vl);
+static inline __attribute__((always_inline)) void
+kiln_rvv_q6k_sb(const uint8_t *ws, const kiln_q8k_block *as, size_t tw, size_t s,
+                size_t vl, float *ys, const int unused) {
+  (void)unused;
+  vint32m4_t isum = __riscv_vmv_v_x_i32m4(0, vl);
 #pragma clang loop unroll(disable)
-          for (int b = 0; b < 8; ++b) {
-            const uint8_t *wb = ws + b * 24 * tw + s;
-            const int8_t *q = as->qs + 32 * b;
-            vint32m4_t i0 = __riscv_vmv_v_x_i32m4(-32 * as->bsums[2 * b], vl);
-            vint32m4_t i1 = __riscv_vmv_v_x_i32m4(-32 * as->bsums[2 * b + 1], vl);
-            const uint8_t *pa = wb, *pb = wb + 8 * tw, *pc = wb + 16 * tw;
+  for (int b = 0; b < 8; ++b) {
+    const uint8_t *wb = ws + b * 24 * tw + s;
+    const int8_t *q = as->qs + 32 * b;
+    vint32m4_t i0 = __riscv_vmv_v_x_i32m4(-32 * as->bsums[2 * b], vl);
+    vint32m4_t i1 = __riscv_vmv_v_x_i32m4(-32 * as->bsums[2 * b + 1], vl);
+    const uint8_t *pa = wb, *pb = wb + 8 * tw, *pc = wb + 16 * tw;
 #pragma clang loop unroll(full)
-            for (int k = 0; k < 8; k += 2) {
-              /* four products of 63 x 127 fit int16 */
-              vint16m2_t p0, p1;
+    for (int k = 0; k < 8; k += 2) {
+      /* four products of 63 x 127 fit int16 */
+      vint16m2_t p0, p1;
 #define KILN_RVV_SIX(K, FIRST)                                                 \
   do {                                                                         \
     const vuint8m1_t A = __riscv_vle8_v_u8m1(pa, vl),                          \
@@ -543,41 +502,38 @@ KILN_KERNEL void kiln_matmul_q6_k_q8_k_128x_rvv(const float *x, int rows, int K,
     p0 = __riscv_vwmacc_vx_i16m2(p0, q[(K) + 8], e8, vl);                      \
     p1 = __riscv_vwmacc_vx_i16m2(p1, q[(K) + 24], e24, vl);                    \
   } while (0)
-              KILN_RVV_SIX(k, 1);
-              KILN_RVV_SIX(k + 1, 0);
+      KILN_RVV_SIX(k, 1);
+      KILN_RVV_SIX(k + 1, 0);
 #undef KILN_RVV_SIX
-              i0 = __riscv_vwadd_wv_i32m4(i0, p0, vl);
-              i1 = __riscv_vwadd_wv_i32m4(i1, p1, vl);
-            }
-            /* times the halves' int8 scales, positions 2b and 2b + 1 */
-            const int8_t *sc = (const int8_t *)ws + (192 + 2 * b) * tw + s;
-            isum = __riscv_vmacc_vv_i32m4(
-                isum, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(sc, vl), vl), i0, vl);
-            isum = __riscv_vmacc_vv_i32m4(
-                isum, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(sc + tw, vl), vl), i1,
-                vl);
-          }
-          /* ys += isum * (d * da), d widened from f16 as kiln_rvv_h2f_m8 */
-          const vuint32m4_t h = __riscv_vzext_vf2_u32m4(
-              __riscv_vle16_v_u16m2((const uint16_t *)(ws + 208 * tw) + s, vl), vl);
-          const vuint32m4_t bits = __riscv_vor_vv_u32m4(
-              __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x8000, vl), 16, vl),
-              __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x7fff, vl), 13, vl), vl);
-          const vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
-              __riscv_vfmul_vf_f32m4(__riscv_vreinterpret_v_u32m4_f32m4(bits),
-                                     0x1p112f, vl),
-              as->d, vl);
-          __riscv_vse32_v_f32m4(
-              ys,
-              __riscv_vfmacc_vv_f32m4(__riscv_vle32_v_f32m4(ys, vl),
-                                      __riscv_vfcvt_f_x_v_f32m4(isum, vl), d, vl),
-              vl);
-        }
-        s += (int)vl;
-      }
+      i0 = __riscv_vwadd_wv_i32m4(i0, p0, vl);
+      i1 = __riscv_vwadd_wv_i32m4(i1, p1, vl);
     }
+    /* times the halves' int8 scales, positions 2b and 2b + 1 */
+    const int8_t *sc = (const int8_t *)ws + (192 + 2 * b) * tw + s;
+    isum = __riscv_vmacc_vv_i32m4(
+        isum, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(sc, vl), vl), i0, vl);
+    isum = __riscv_vmacc_vv_i32m4(
+        isum, __riscv_vsext_vf4_i32m4(__riscv_vle8_v_i8m1(sc + tw, vl), vl), i1,
+        vl);
   }
+  /* ys += isum * (d * da), d widened from f16 as kiln_rvv_h2f_m8 */
+  const vuint32m4_t h = __riscv_vzext_vf2_u32m4(
+      __riscv_vle16_v_u16m2((const uint16_t *)(ws + 208 * tw) + s, vl), vl);
+  const vuint32m4_t bits = __riscv_vor_vv_u32m4(
+      __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x8000, vl), 16, vl),
+      __riscv_vsll_vx_u32m4(__riscv_vand_vx_u32m4(h, 0x7fff, vl), 13, vl), vl);
+  const vfloat32m4_t d = __riscv_vfmul_vf_f32m4(
+      __riscv_vfmul_vf_f32m4(__riscv_vreinterpret_v_u32m4_f32m4(bits),
+                             0x1p112f, vl),
+      as->d, vl);
+  __riscv_vse32_v_f32m4(
+      ys,
+      __riscv_vfmacc_vv_f32m4(__riscv_vle32_v_f32m4(ys, vl),
+                              __riscv_vfcvt_f_x_v_f32m4(isum, vl), d, vl),
+      vl);
 }
+
+KILN_RVV_KQUANT(q6_k, 210, __riscv_vsetvl_e8m1, kiln_rvv_q6k_sb, 0)
 
 /* --- 8-bit weights (q8_0, q5_0, q5_1, IQ4) -------------------------------- */
 /* Two int8 products fit int16 (2 * 127 * 128); pairs are widened into int32. */
