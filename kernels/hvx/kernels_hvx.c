@@ -10,7 +10,11 @@
  *  q4_0: 4 vectors (lane j byte t of vector g: element 4g+t in the low nibble,
  *        element 16+4g+t in the high one, unsigned 0..15), 32 words of
  *        fixed-point d (below) (640 bytes per full tile-block)
- *  q4_k: same nibbles, 32 f32 d*sc, 32 f32 dmin*m                      (768)
+ *  q4_k: per super-block (not per block), 8 blocks of q4_0's nibble
+ *        vectors, then 4 vectors of u8 scales and mins (lane j of vector
+ *        v: sc, m of block 2v, sc, m of block 2v + 1), then per row the
+ *        file's f16 d and dmin: 148 bytes per row and super-block (the
+ *        file's 144 with its 6-bit scales unpacked)
  *  q8_0: 8 vectors of q+128 (0..255; element 4g+t), 32 words of
  *        fixed-point d                                               (1152)
  *  q6_k: 8 vectors of the 6-bit values (0..63), 32 f32 d*sc for
@@ -188,7 +192,7 @@ static inline __attribute__((always_inline)) void
 kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
               int nc, HVX_Vector (*isum)[2], HVX_Vector *fixed, const int mode,
               const int aligned) {
-  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
+  const int nib = mode == KILN_HVX_Q4_0; /* q4_k: kiln_hvx_sums_q4k */
   const int vs = 4 * tw;
   const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f);
   HVX_Vector fhi = Q6_V_vzero(), flo = Q6_V_vzero();
@@ -204,10 +208,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
         acc = Q6_Vw_vrmpyacc_VwVubRb(
             acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
       }
-      if (mode == KILN_HVX_Q4_0)
-        kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, aligned);
-      else
-        isum[b][0] = acc;
+      kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, aligned);
     } else {
       const int off = mode == KILN_HVX_Q8_0 || mode == KILN_HVX_B8 ? -128
                       : mode == KILN_HVX_Q6_K                   ? -32
@@ -234,6 +235,42 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
   fixed[1] = flo;
 }
 
+/* q4_k (per super-block 148 * tw bytes: the blocks' nibble vectors, then
+ * word j of vector v holding row j's (sc, m) of blocks 2v and 2v + 1): per
+ * super-block sb, sum sc x block sum into isum[sb][0] and m x the
+ * activation block's sum into isum[sb][1], 32 rows at once. */
+static inline __attribute__((always_inline)) void
+kiln_hvx_sums_q4k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
+                  HVX_Vector (*isum)[2], const int aligned) {
+  const int vs = 4 * tw;
+  const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f), m255 = Q6_V_vsplat_R(0xff);
+  for (int sb = 0; sb < nc / 8; ++sb) {
+    const uint8_t *ws = wt + (size_t)sb * 148 * tw;
+    HVX_Vector ks = Q6_V_vzero(), km = Q6_V_vzero();
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j) {
+      const int b = 8 * sb + j;
+      const int32_t *aw = act->aw[b];
+      HVX_Vector acc = Q6_V_vzero();
+      for (int g = 0; g < 4; ++g) {
+        HVX_Vector v = kiln_hvx_ld(ws + j * 4 * vs + vs * g, aligned);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(v, m0f), aw[g]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(
+            acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
+      }
+      const HVX_Vector sw = kiln_hvx_ld(ws + 32 * vs + (j / 2) * vs, aligned);
+      const HVX_Vector sc = Q6_V_vand_VV(j % 2 ? Q6_Vuw_vlsr_VuwR(sw, 16) : sw, m255);
+      const HVX_Vector mn = j % 2 ? Q6_Vuw_vlsr_VuwR(sw, 24)
+                                  : Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(sw, 8), m255);
+      const int32_t as = act->lo[b] + act->hi[b]; /* |.| < 2^12 */
+      ks = Q6_Vw_vmpyieacc_VwVwVuh(ks, acc, sc);
+      km = Q6_Vw_vmpyiacc_VwVwRh(km, mn, (int32_t)((uint32_t)(uint16_t)as * 0x10001u));
+    }
+    isum[sb][0] = ks;
+    isum[sb][1] = km;
+  }
+}
+
 static inline __attribute__((always_inline)) void
 kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                 const float *bias, float *y, void *scratch, const int mode,
@@ -245,8 +282,9 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
   const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
   const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
-  const int bpb = (nib ? 16 : 32) +
-                  (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4); /* bytes per row-block */
+  const int bpb = mode == KILN_HVX_Q4_K ? 148 / 8 /* per super-block: below */
+                  : (nib ? 16 : 32) +
+                        (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4); /* bytes per row-block */
   const int fixed = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0;
   /* The rows' powers of two after the tiles (fixed point). */
   const uint8_t *rowPow = w + (size_t)N * nb * bpb;
@@ -267,8 +305,14 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
         /* The last tile holds only its nv rows (vectors 4 * nv bytes apart). */
         const int tb = nv * bpb, qb = nv * (nib ? 16 : 32);
         const uint8_t *wt =
-            w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
-        if (aligned && nv == KILN_HVX_TILE)
+            mode == KILN_HVX_Q4_K
+                ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * 148 + (size_t)(c0 / 8) * 148 * nv
+                : w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
+        if (mode == KILN_HVX_Q4_K && aligned && nv == KILN_HVX_TILE)
+          kiln_hvx_sums_q4k(wt, nv, &act, nc, isum, 1);
+        else if (mode == KILN_HVX_Q4_K)
+          kiln_hvx_sums_q4k(wt, nv, &act, nc, isum, 0);
+        else if (aligned && nv == KILN_HVX_TILE)
           kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 1);
         else
           kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 0);
@@ -288,6 +332,23 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             const int64_t sum =
                 (int64_t)((uint64_t)(uint32_t)fxs[0][j] << 32 | (uint32_t)fxs[1][j]);
             yr[n0 + j] = acc + (float)sum * (sj * unit);
+          }
+          continue;
+        }
+        if (mode == KILN_HVX_Q4_K) {
+          /* Per row and super-block its two integer sums (|.| < 2^25)
+           * times d x da and dmin x da, scalar. */
+          for (int j = 0; j < nv; ++j) {
+            float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
+            for (int sb = 0; sb < nc / 8; ++sb) {
+              const uint8_t *h = wt + (size_t)sb * 148 * nv + 144 * nv + 4 * j;
+              const float ad = act.ad[8 * sb];
+              acc += (float)((const int32_t *)&isum[sb][0])[j] *
+                         (kiln_g_f16(kiln_g_u16(h)) * ad) -
+                     (float)((const int32_t *)&isum[sb][1])[j] *
+                         (kiln_g_f16(kiln_g_u16(h + 2)) * ad);
+            }
+            yr[n0 + j] = acc;
           }
           continue;
         }
