@@ -17,13 +17,16 @@
  *        file's 144 with its 6-bit scales unpacked)
  *  q8_0: 8 vectors of q+128 (0..255; element 4g+t), 32 words of
  *        fixed-point d                                               (1152)
- *  q6_k: 8 vectors of the 6-bit values (0..63), 32 f32 d*sc for
- *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
+ *  q6_k: per super-block, 8 blocks of 6 vectors (three per half, the
+ *        6-bit values 0..63 in bits 0..5, a fourth value's two bits in
+ *        bits 6..7), 4 vectors of int8 scales, per row f32 d: 212 bytes
+ *        per row and super-block (the file's 210, d widened)
  *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels (q5_0 and
  *        iq4_nl: fixed-point d; iq4_xs: 32 f32 d * (sc - 32))      (1152)
  *  q5_1, q5_k: 8 vectors of the 5-bit values (0..31), 32 f32 d (d*sc),
  *        32 f32 -m (dmin*m)                                          (1280)
- *  q3_k: as q6_k, of the 3-bit values + 32 (28..35)                  (1280)
+ *  q3_k: 8 vectors of the 3-bit values + 32 (28..35), 32 f32 d*sc for
+ *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
  *  q2_k: 8 vectors of the 2-bit values (0..3), 32 f32 d*sc and 32 f32
  *        dmin*m for each half (elements 0..15, 16..31)               (1536)
  * The byte layouts take about twice the file's bytes for the 5-bit and
@@ -151,7 +154,7 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
  * q3_k); Q2_K: the same with a min term each; U5: one scale and a min term
  * (q5_1, q5_k). */
 enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_Q6_K,
-       KILN_HVX_U5, KILN_HVX_Q2_K };
+       KILN_HVX_U5, KILN_HVX_Q2_K, KILN_HVX_Q6_KP };
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -271,6 +274,50 @@ kiln_hvx_sums_q4k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
   }
 }
 
+/* q6_k (KILN_HVX_Q6_KP; per super-block 212 * tw bytes, HvxTarget.cpp's
+ * packQ6K): per super-block sb, sum scale x half sum into isum[sb][0], 32
+ * rows at once. Each half's sum starts at -32 x Q8_K's sum of the half;
+ * its fourth value group comes from bits 6..7 of A, B and C (halfword
+ * shifts, then byte masks). */
+static inline __attribute__((always_inline)) void
+kiln_hvx_sums_q6k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
+                  HVX_Vector (*isum)[2], const int aligned) {
+  const int vs = 4 * tw;
+  const HVX_Vector m63 = Q6_Vb_vsplat_R(63), m03 = Q6_Vb_vsplat_R(0x03),
+                   m0c = Q6_Vb_vsplat_R(0x0c), m30 = Q6_Vb_vsplat_R(0x30);
+  for (int sb = 0; sb < nc / 8; ++sb) {
+    const uint8_t *ws = wt + (size_t)sb * 212 * tw;
+    HVX_Vector ks = Q6_V_vzero();
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j) {
+      const int b = 8 * sb + j;
+      const int32_t *aw = act->aw[b];
+      const HVX_Vector sw = kiln_hvx_ld(ws + 192 * tw + (j / 2) * vs, aligned);
+#pragma clang loop unroll(full)
+      for (int h = 0; h < 2; ++h) {
+        const uint8_t *p = ws + (6 * j + 3 * h) * vs;
+        const HVX_Vector A = kiln_hvx_ld(p, aligned), B = kiln_hvx_ld(p + vs, aligned),
+                         C = kiln_hvx_ld(p + 2 * vs, aligned);
+        const HVX_Vector top = Q6_V_vor_VV(
+            Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(A, 6), m03),
+                        Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(B, 4), m0c)),
+            Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(C, 2), m30));
+        HVX_Vector acc = Q6_V_vsplat_R(-32 * (h ? act->hi[b] : act->lo[b]));
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(A, m63), aw[4 * h]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(B, m63), aw[4 * h + 1]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(C, m63), aw[4 * h + 2]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, top, aw[4 * h + 3]);
+        /* half 2j + h's int8 scale: byte 2 (j % 2) + h of the lane's word,
+         * sign-extended into its low halfword */
+        const int k = 2 * (j % 2) + h;
+        const HVX_Vector sc = Q6_Vw_vasr_VwR(Q6_Vw_vasl_VwR(sw, 24 - 8 * k), 24);
+        ks = Q6_Vw_vmpyieacc_VwVwVh(ks, acc, sc);
+      }
+    }
+    isum[sb][0] = ks;
+  }
+}
+
 static inline __attribute__((always_inline)) void
 kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                 const float *bias, float *y, void *scratch, const int mode,
@@ -304,11 +351,17 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
         const int nv = N - n0 < KILN_HVX_TILE ? N - n0 : KILN_HVX_TILE;
         /* The last tile holds only its nv rows (vectors 4 * nv bytes apart). */
         const int tb = nv * bpb, qb = nv * (nib ? 16 : 32);
+        /* q4_k and q6_k: per super-block sbb bytes a row */
+        const int sbb = mode == KILN_HVX_Q4_K ? 148 : 212;
         const uint8_t *wt =
-            mode == KILN_HVX_Q4_K
-                ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * 148 + (size_t)(c0 / 8) * 148 * nv
+            mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_KP
+                ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * sbb + (size_t)(c0 / 8) * sbb * nv
                 : w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
-        if (mode == KILN_HVX_Q4_K && aligned && nv == KILN_HVX_TILE)
+        if (mode == KILN_HVX_Q6_KP && aligned && nv == KILN_HVX_TILE)
+          kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 1);
+        else if (mode == KILN_HVX_Q6_KP)
+          kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 0);
+        else if (mode == KILN_HVX_Q4_K && aligned && nv == KILN_HVX_TILE)
           kiln_hvx_sums_q4k(wt, nv, &act, nc, isum, 1);
         else if (mode == KILN_HVX_Q4_K)
           kiln_hvx_sums_q4k(wt, nv, &act, nc, isum, 0);
@@ -347,6 +400,20 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                          (kiln_g_f16(kiln_g_u16(h)) * ad) -
                      (float)((const int32_t *)&isum[sb][1])[j] *
                          (kiln_g_f16(kiln_g_u16(h + 2)) * ad);
+            }
+            yr[n0 + j] = acc;
+          }
+          continue;
+        }
+        if (mode == KILN_HVX_Q6_KP) {
+          /* Per row and super-block its integer sum (|.| < 2^29) times
+           * d x da, scalar. */
+          for (int j = 0; j < nv; ++j) {
+            float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
+            for (int sb = 0; sb < nc / 8; ++sb) {
+              float d;
+              __builtin_memcpy(&d, wt + (size_t)sb * 212 * nv + 208 * nv + 4 * j, 4);
+              acc += (float)((const int32_t *)&isum[sb][0])[j] * (d * act.ad[8 * sb]);
             }
             yr[n0 + j] = acc;
           }
@@ -461,7 +528,7 @@ __attribute__((weak)) float __hexagon_divsf3(float a, float b) {
 KILN_HVX_KERNEL(q4_0, q8_0, 0, KILN_HVX_Q4_0)
 KILN_HVX_KERNEL(q4_k, q8_k, 1, KILN_HVX_Q4_K)
 KILN_HVX_KERNEL(q8_0, q8_0, 0, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(q6_k, q8_k, 1, KILN_HVX_Q6_K)
+KILN_HVX_KERNEL(q6_k, q8_k, 1, KILN_HVX_Q6_KP)
 KILN_HVX_KERNEL(q5_0, q8_0, 0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(iq4_nl, q8_0, 0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(iq4_xs, q8_0, 0, KILN_HVX_B8)

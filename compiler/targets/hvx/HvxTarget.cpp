@@ -53,17 +53,18 @@ public:
     constexpr int64_t T = 32;
     if (type == "q4_k")
       return packQ4K(N, K, ggml, blocks, out);
+    if (type == "q6_k")
+      return packQ6K(N, K, ggml, blocks, out);
     const bool nibbles = type == "q4_0";
     const int64_t scales = type == "q2_k" ? 4
-                           : type == "q6_k" || type == "q3_k" || type == "q5_1" ||
-                                   type == "q5_k"
+                           : type == "q3_k" || type == "q5_1" || type == "q5_k"
                                ? 2
                                : 1;
     // Unsigned weight bytes: q4 nibbles as they are, the signed values
     // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q6_k and q3_k + 32, q5_1,
     // q5_k and q2_k's 0..31 / 0..3 as they are (qblocks::decode's values).
     int offset = 128;
-    if (type == "q6_k" || type == "q3_k")
+    if (type == "q3_k")
       offset = 32;
     else if (nibbles || type == "q5_1" || type == "q5_k" || type == "q2_k")
       offset = 0;
@@ -163,6 +164,44 @@ private:
           sm[1] = (uint8_t)m;
         }
         std::memcpy(base + 144 * tw + 4 * lane, src, 4); // f16 d, dmin
+      }
+    }
+    return true;
+  }
+
+  // Q6_K in 212 bytes a row and super-block (the file's 210, its f16 d as
+  // f32, which keeps each super-block of a full tile 128-byte aligned): per
+  // tile and super-block, 8 blocks of 6 vectors, two triples A, B, C per
+  // 16-element half h: lane j byte e of A, B and C holds the 6-bit value
+  // (0..63) of element 16h + e, 16h + 4 + e and 16h + 8 + e of row j in its
+  // bits 0..5, and in bits 6..7 two bits of element 16h + 12 + e (bits 0-1
+  // in A, 2-3 in B, 4-5 in C); then 4 vectors of the 16 int8 scales (lane j
+  // of vector v: halves 4v..4v + 3 of row j), then per row d as f32.
+  static bool packQ6K(int64_t N, int64_t K, const uint8_t *ggml,
+                      const std::vector<qblocks::Block> &blocks,
+                      std::vector<uint8_t> &out) {
+    constexpr int64_t T = 32, SB = 212;
+    const int64_t nsb = K / 256, nb = K / 32;
+    out.assign((size_t)(N * nsb * SB + 128), 0);
+    for (int64_t j = 0; j < N; ++j) {
+      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      for (int64_t s = 0; s < nsb; ++s) {
+        const uint8_t *src = ggml + (j * nsb + s) * 210;
+        uint8_t *base = out.data() + t * T * nsb * SB + s * tw * SB;
+        for (int64_t b = 0; b < 8; ++b) {
+          const qblocks::Block &bl = blocks[j * nb + 8 * s + b];
+          for (int64_t h = 0; h < 2; ++h)
+            for (int64_t e = 0; e < 4; ++e) {
+              auto u = [&](int64_t g) { return (uint8_t)(bl.q[16 * h + 4 * g + e] + 32); };
+              const uint8_t top = u(3);
+              for (int64_t c = 0; c < 3; ++c)
+                base[(b * 6 + 3 * h + c) * 4 * tw + lane * 4 + e] =
+                    (uint8_t)(u(c) | ((top >> (2 * c)) & 3) << 6);
+            }
+        }
+        for (int64_t h = 0; h < 16; ++h)
+          base[192 * tw + (h / 4) * 4 * tw + 4 * lane + h % 4] = src[192 + h];
+        qblocks::putFloat(base + 208 * tw + 4 * lane, qblocks::f16(src + 208));
       }
     }
     return true;
