@@ -49,7 +49,9 @@
  * the roundings fall 2^sh below a unit of the integer sums: the fixed point
  * rounds less than the products' float sums do. The other types' integer
  * block sums go through a vector store to the per-row float scaling in
- * scalar code. The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
+ * scalar code, but q4_k's and q6_k's: their integer scales multiply the
+ * block sums in vectors and the float step runs once per row and
+ * super-block. The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
  * as llama.cpp's kernels for them): each block's scale is its super-block's
  * and its half sums are Q8_K's 16-element sums; q5_1 and iq4_xs stay on
  * Q8_0 blocks.
