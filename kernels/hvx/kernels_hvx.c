@@ -23,8 +23,9 @@
  *        per row and super-block (the file's 210, d widened)
  *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels (q5_0 and
  *        iq4_nl: fixed-point d; iq4_xs: 32 f32 d * (sc - 32))      (1152)
- *  q5_1, q5_k: 8 vectors of the 5-bit values (0..31), 32 f32 d (d*sc),
- *        32 f32 -m (dmin*m)                                          (1280)
+ *  q5_1: 8 vectors of the 5-bit values (0..31), 32 f32 d, 32 f32 -m (1280)
+ *  q5_k: as q4_k with a vector of fifth bits after each block's nibble
+ *        vectors: 180 bytes per row and super-block (the file's 176)
  *  q3_k: 8 vectors of the 3-bit values + 32 (28..35), 32 f32 d*sc for
  *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
  *  q2_k: 8 vectors of the 2-bit values (0..3), 32 f32 d*sc and 32 f32
@@ -49,7 +50,7 @@
  * the roundings fall 2^sh below a unit of the integer sums: the fixed point
  * rounds less than the products' float sums do. The other types' integer
  * block sums go through a vector store to the per-row float scaling in
- * scalar code, but q4_k's and q6_k's: their integer scales multiply the
+ * scalar code, but q4_k's, q5_k's and q6_k's: their integer scales multiply the
  * block sums in vectors and the float step runs once per row and
  * super-block. The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
  * as llama.cpp's kernels for them): each block's scale is its super-block's
@@ -156,7 +157,7 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
  * q3_k); Q2_K: the same with a min term each; U5: one scale and a min term
  * (q5_1, q5_k). */
 enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_Q6_K,
-       KILN_HVX_U5, KILN_HVX_Q2_K, KILN_HVX_Q6_KP };
+       KILN_HVX_U5, KILN_HVX_Q2_K, KILN_HVX_Q6_KP, KILN_HVX_Q5_KP };
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -197,7 +198,7 @@ static inline __attribute__((always_inline)) void
 kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
               int nc, HVX_Vector (*isum)[2], HVX_Vector *fixed, const int mode,
               const int aligned) {
-  const int nib = mode == KILN_HVX_Q4_0; /* q4_k: kiln_hvx_sums_q4k */
+  const int nib = mode == KILN_HVX_Q4_0; /* q4_k, q5_k: kiln_hvx_sums_kmin */
   const int vs = 4 * tw;
   const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f);
   HVX_Vector fhi = Q6_V_vzero(), flo = Q6_V_vzero();
@@ -241,29 +242,42 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
 }
 
 /* q4_k (per super-block 148 * tw bytes: the blocks' nibble vectors, then
- * word j of vector v holding row j's (sc, m) of blocks 2v and 2v + 1): per
- * super-block sb, sum sc x block sum into isum[sb][0] and m x the
+ * word j of vector v holding row j's (sc, m) of blocks 2v and 2v + 1) and
+ * q5_k (FIVE; 180 * tw bytes: each block's nibble vectors followed by a
+ * vector of its fifth bits, lane j byte e bit g: element 4g + e of row j):
+ * per super-block sb, sum sc x block sum into isum[sb][0] and m x the
  * activation block's sum into isum[sb][1], 32 rows at once. */
 static inline __attribute__((always_inline)) void
-kiln_hvx_sums_q4k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
-                  HVX_Vector (*isum)[2], const int aligned) {
-  const int vs = 4 * tw;
-  const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f), m255 = Q6_V_vsplat_R(0xff);
+kiln_hvx_sums_kmin(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
+                   HVX_Vector (*isum)[2], const int five, const int aligned) {
+  const int vs = 4 * tw, bv = five ? 5 : 4; /* vectors per block */
+  const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f), m01 = Q6_Vb_vsplat_R(0x01),
+                   m255 = Q6_V_vsplat_R(0xff);
   for (int sb = 0; sb < nc / 8; ++sb) {
-    const uint8_t *ws = wt + (size_t)sb * 148 * tw;
+    const uint8_t *ws = wt + (size_t)sb * (five ? 180 : 148) * tw;
     HVX_Vector ks = Q6_V_vzero(), km = Q6_V_vzero();
 #pragma clang loop unroll(full)
     for (int j = 0; j < 8; ++j) {
       const int b = 8 * sb + j;
       const int32_t *aw = act->aw[b];
+      const uint8_t *wb = ws + j * bv * vs;
       HVX_Vector acc = Q6_V_vzero();
       for (int g = 0; g < 4; ++g) {
-        HVX_Vector v = kiln_hvx_ld(ws + j * 4 * vs + vs * g, aligned);
+        HVX_Vector v = kiln_hvx_ld(wb + vs * g, aligned);
         acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(v, m0f), aw[g]);
         acc = Q6_Vw_vrmpyacc_VwVubRb(
             acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
       }
-      const HVX_Vector sw = kiln_hvx_ld(ws + 32 * vs + (j / 2) * vs, aligned);
+      if (five) { /* 16 x the fifth bits' sum (|.| <= 32 * 127) */
+        const HVX_Vector f = kiln_hvx_ld(wb + 4 * vs, aligned);
+        HVX_Vector s5 = Q6_V_vzero();
+#pragma clang loop unroll(full)
+        for (int g = 0; g < 8; ++g)
+          s5 = Q6_Vw_vrmpyacc_VwVubRb(
+              s5, Q6_V_vand_VV(g ? Q6_Vuh_vlsr_VuhR(f, g) : f, m01), aw[g]);
+        acc = Q6_Vw_vadd_VwVw(acc, Q6_Vw_vasl_VwR(s5, 4));
+      }
+      const HVX_Vector sw = kiln_hvx_ld(ws + 8 * bv * vs + (j / 2) * vs, aligned);
       const HVX_Vector sc = Q6_V_vand_VV(j % 2 ? Q6_Vuw_vlsr_VuwR(sw, 16) : sw, m255);
       const HVX_Vector mn = j % 2 ? Q6_Vuw_vlsr_VuwR(sw, 24)
                                   : Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(sw, 8), m255);
@@ -354,19 +368,20 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
         /* The last tile holds only its nv rows (vectors 4 * nv bytes apart). */
         const int tb = nv * bpb, qb = nv * (nib ? 16 : 32);
         /* q4_k and q6_k: per super-block sbb bytes a row */
-        const int sbb = mode == KILN_HVX_Q4_K ? 148 : 212;
+        const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP;
+        const int sbb = mode == KILN_HVX_Q4_K ? 148 : kp ? 180 : 212;
         const uint8_t *wt =
-            mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_KP
+            kp || mode == KILN_HVX_Q6_KP
                 ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * sbb + (size_t)(c0 / 8) * sbb * nv
                 : w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
         if (mode == KILN_HVX_Q6_KP && aligned && nv == KILN_HVX_TILE)
           kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 1);
         else if (mode == KILN_HVX_Q6_KP)
           kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 0);
-        else if (mode == KILN_HVX_Q4_K && aligned && nv == KILN_HVX_TILE)
-          kiln_hvx_sums_q4k(wt, nv, &act, nc, isum, 1);
-        else if (mode == KILN_HVX_Q4_K)
-          kiln_hvx_sums_q4k(wt, nv, &act, nc, isum, 0);
+        else if (kp && aligned && nv == KILN_HVX_TILE)
+          kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 1);
+        else if (kp)
+          kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 0);
         else if (aligned && nv == KILN_HVX_TILE)
           kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 1);
         else
@@ -390,13 +405,13 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           }
           continue;
         }
-        if (mode == KILN_HVX_Q4_K) {
-          /* Per row and super-block its two integer sums (|.| < 2^25)
+        if (kp) {
+          /* Per row and super-block its two integer sums (|.| < 2^26)
            * times d x da and dmin x da, scalar. */
           for (int j = 0; j < nv; ++j) {
             float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
             for (int sb = 0; sb < nc / 8; ++sb) {
-              const uint8_t *h = wt + (size_t)sb * 148 * nv + 144 * nv + 4 * j;
+              const uint8_t *h = wt + (size_t)sb * sbb * nv + (sbb - 4) * nv + 4 * j;
               const float ad = act.ad[8 * sb];
               acc += (float)((const int32_t *)&isum[sb][0])[j] *
                          (kiln_g_f16(kiln_g_u16(h)) * ad) -
@@ -536,6 +551,6 @@ KILN_HVX_KERNEL(iq4_nl, q8_0, 0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(iq4_xs, q8_0, 0, KILN_HVX_B8)
 KILN_HVX_KERNEL(q5_1, q8_0, 0, KILN_HVX_U5)
 KILN_Q4_1_AS_Q5_1(32x_hvx)
-KILN_HVX_KERNEL(q5_k, q8_k, 1, KILN_HVX_U5)
+KILN_HVX_KERNEL(q5_k, q8_k, 1, KILN_HVX_Q5_KP)
 KILN_HVX_KERNEL(q3_k, q8_k, 1, KILN_HVX_Q6_K)
 KILN_HVX_KERNEL(q2_k, q8_k, 1, KILN_HVX_Q2_K)

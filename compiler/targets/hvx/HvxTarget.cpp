@@ -51,13 +51,13 @@ public:
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
     constexpr int64_t T = 32;
-    if (type == "q4_k")
-      return packQ4K(N, K, ggml, blocks, out);
+    if (type == "q4_k" || type == "q5_k")
+      return packKMin(N, K, ggml, blocks, type == "q5_k", out);
     if (type == "q6_k")
       return packQ6K(N, K, ggml, blocks, out);
     const bool nibbles = type == "q4_0";
     const int64_t scales = type == "q2_k" ? 4
-                           : type == "q3_k" || type == "q5_1" || type == "q5_k"
+                           : type == "q3_k" || type == "q5_1"
                                ? 2
                                : 1;
     // Unsigned weight bytes: q4 nibbles as they are, the signed values
@@ -66,7 +66,7 @@ public:
     int offset = 128;
     if (type == "q3_k")
       offset = 32;
-    else if (nibbles || type == "q5_1" || type == "q5_k" || type == "q2_k")
+    else if (nibbles || type == "q5_1" || type == "q2_k")
       offset = 0;
     const int64_t groups = nibbles ? 4 : 8;
     const int64_t bpb = groups * 4 + 4 * scales; // bytes per row-block
@@ -130,40 +130,46 @@ public:
   }
 
 private:
-  // Q4_K in the file's bytes but for its scales (148 a row and super-block
-  // against 144): per tile of T rows (the last holds its tw) and
-  // super-block, the 8 blocks' nibble vectors (as q4_0's: lane j byte e of
-  // vector g holds element 4g+e low, 16+4g+e high), then 4 vectors of u8
-  // (sc, m) pairs (lane j of vector v: blocks 2v and 2v + 1 of row j),
-  // then per row its f16 d and dmin, as they are in the file. The kernel
-  // sums sc x block sum and m x the activation block's sum in integers over
-  // a super-block, 32 rows a vector (kernels_hvx.c).
-  static bool packQ4K(int64_t N, int64_t K, const uint8_t *ggml,
-                      const std::vector<qblocks::Block> &blocks,
-                      std::vector<uint8_t> &out) {
-    constexpr int64_t T = 32, SB = 148;
+  // Q4_K and Q5_K (five) in the file's bytes but for their scales (148 and
+  // 180 a row and super-block against 144 and 176): per tile of T rows (the
+  // last holds its tw) and super-block, the 8 blocks' nibble vectors (as
+  // q4_0's: lane j byte e of vector g holds element 4g+e low, 16+4g+e
+  // high), for Q5_K each followed by a vector of the fifth bits (lane j
+  // byte e bit g: element 4g+e), then 4 vectors of u8 (sc, m) pairs (lane
+  // j of vector v: blocks 2v and 2v + 1 of row j), then per row its f16 d
+  // and dmin, as they are in the file. The kernel sums sc x block sum and
+  // m x the activation block's sum in integers over a super-block, 32 rows
+  // a vector (kernels_hvx.c).
+  static bool packKMin(int64_t N, int64_t K, const uint8_t *ggml,
+                       const std::vector<qblocks::Block> &blocks, bool five,
+                       std::vector<uint8_t> &out) {
+    const int64_t T = 32, SB = five ? 180 : 148, BV = five ? 20 : 16, FB = five ? 176 : 144;
     const int64_t nsb = K / 256, nb = K / 32;
     out.assign((size_t)(N * nsb * SB + 128), 0);
     for (int64_t j = 0; j < N; ++j) {
       const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
       for (int64_t s = 0; s < nsb; ++s) {
-        const uint8_t *src = ggml + (j * nsb + s) * 144;
+        const uint8_t *src = ggml + (j * nsb + s) * FB;
         uint8_t *base = out.data() + t * T * nsb * SB + s * tw * SB;
         for (int64_t b = 0; b < 8; ++b) {
           const qblocks::Block &bl = blocks[j * nb + 8 * s + b];
+          uint8_t *bb = base + b * BV * tw;
           for (int64_t g = 0; g < 4; ++g)
             for (int64_t e = 0; e < 4; ++e) {
               const int64_t i = 4 * g + e;
-              base[b * 16 * tw + g * tw * 4 + lane * 4 + e] =
-                  (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4));
+              bb[g * tw * 4 + lane * 4 + e] =
+                  (uint8_t)((bl.q[i] & 15) | (bl.q[i + 16] & 15) << 4);
             }
+          for (int64_t g = 0; five && g < 8; ++g)
+            for (int64_t e = 0; e < 4; ++e)
+              bb[16 * tw + lane * 4 + e] |= (uint8_t)((bl.q[4 * g + e] >> 4) << g);
           int sc, m;
           qblocks::scaleMinK4((int)b, src + 4, sc, m);
-          uint8_t *sm = base + 128 * tw + (b / 2) * 4 * tw + 4 * lane + 2 * (b % 2);
+          uint8_t *sm = base + 8 * BV * tw + (b / 2) * 4 * tw + 4 * lane + 2 * (b % 2);
           sm[0] = (uint8_t)sc;
           sm[1] = (uint8_t)m;
         }
-        std::memcpy(base + 144 * tw + 4 * lane, src, 4); // f16 d, dmin
+        std::memcpy(base + (SB - 4) * tw + 4 * lane, src, 4); // f16 d, dmin
       }
     }
     return true;
