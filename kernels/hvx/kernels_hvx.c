@@ -153,9 +153,10 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
 
 /* Q4_0 and Q8_0 (q8_0, q5_0, iq4_nl): fixed-point scales; B8: bytes of
  * value + 128 with an f32 scale (iq4_xs, whose d * (sc - 32) has more bits
- * than the fixed point's 15); Q6_K: two halves with a scale each (q6_k,
- * q3_k); Q2_K: the same with a min term each; U5: one scale and a min term
- * (q5_1, q5_k). */
+ * than the fixed point's 15); Q6_K: two halves with a scale each (q3_k);
+ * Q2_K: the same with a min term each; U5: one scale and a min term
+ * (q5_1); Q4_K, Q5_KP and Q6_KP: q4_k, q5_k and q6_k per super-block, their
+ * integer scales in vectors. */
 enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_Q6_K,
        KILN_HVX_U5, KILN_HVX_Q2_K, KILN_HVX_Q6_KP, KILN_HVX_Q5_KP };
 
@@ -343,11 +344,10 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const kiln_q8_block *a = k8 ? 0 : kiln_q8_rows(x, rows, K, scratch);
   const kiln_q8k_block *ak = k8 ? kiln_q8k_rows(x, rows, K, scratch) : 0;
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
-  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q4_K;
-  const int two = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
-  const int bpb = mode == KILN_HVX_Q4_K ? 148 / 8 /* per super-block: below */
-                  : (nib ? 16 : 32) +
-                        (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4); /* bytes per row-block */
+  /* bytes per row-block of the per-block layouts (not q4_k, q5_k, q6_k) */
+  const int nib = mode == KILN_HVX_Q4_0;
+  const int two = mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
+  const int bpb = (nib ? 16 : 32) + (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4);
   const int fixed = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0;
   /* The rows' powers of two after the tiles (fixed point). */
   const uint8_t *rowPow = w + (size_t)N * nb * bpb;
@@ -447,7 +447,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             const float i0 = (float)((const int32_t *)&isum[b][0])[j];
             if (mode == KILN_HVX_B8) {
               acc += i0 * (s0 * ad);
-            } else if (mode == KILN_HVX_Q4_K || mode == KILN_HVX_U5) {
+            } else if (mode == KILN_HVX_U5) {
               const float s1 = *(const float *)(sp + 4 * nv);
               acc += i0 * (s0 * ad) - s1 * (ad * (float)(act.lo[b] + act.hi[b]));
             } else {
