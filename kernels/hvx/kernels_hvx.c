@@ -339,8 +339,7 @@ static inline __attribute__((always_inline)) void
 kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                 const float *bias, float *y, void *scratch, const int mode,
                 const int k8, const int aligned) {
-  /* k8: the K-quants' Q8_K activations, whose one scale per super-block
-   * multiplies a super-block's float sum once */
+  /* k8: the K-quants' Q8_K activations (kiln_hvx_prep_k) */
   const kiln_q8_block *a = k8 ? 0 : kiln_q8_rows(x, rows, K, scratch);
   const kiln_q8k_block *ak = k8 ? kiln_q8k_rows(x, rows, K, scratch) : 0;
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
@@ -349,6 +348,10 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const int two = mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
   const int bpb = (nib ? 16 : 32) + (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4);
   const int fixed = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0;
+  /* q4_k, q5_k (kp) and q6_k: laid out per super-block, sbb bytes a row */
+  const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP;
+  const int per_sb = kp || mode == KILN_HVX_Q6_KP;
+  const int sbb = mode == KILN_HVX_Q4_K ? 148 : kp ? 180 : 212;
   /* The rows' powers of two after the tiles (fixed point). */
   const uint8_t *rowPow = w + (size_t)N * nb * bpb;
   kiln_hvx_act act;
@@ -367,11 +370,8 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
         const int nv = N - n0 < KILN_HVX_TILE ? N - n0 : KILN_HVX_TILE;
         /* The last tile holds only its nv rows (vectors 4 * nv bytes apart). */
         const int tb = nv * bpb, qb = nv * (nib ? 16 : 32);
-        /* q4_k and q6_k: per super-block sbb bytes a row */
-        const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP;
-        const int sbb = mode == KILN_HVX_Q4_K ? 148 : kp ? 180 : 212;
         const uint8_t *wt =
-            kp || mode == KILN_HVX_Q6_KP
+            per_sb
                 ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * sbb + (size_t)(c0 / 8) * sbb * nv
                 : w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
         if (mode == KILN_HVX_Q6_KP && aligned && nv == KILN_HVX_TILE)
@@ -535,11 +535,10 @@ __attribute__((weak)) float __hexagon_divsf3(float a, float b) {
   KILN_KERNEL void kiln_matmul_##T##_##ACT##_32x_hvx(                          \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
       const float *bias, float *y, void *scratch) {                            \
-    const int k8 = K8;                                                         \
     if (((uintptr_t)w & 127) == 0)                                             \
-      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, k8, 1);        \
+      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, K8, 1);        \
     else                                                                       \
-      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, k8, 0);        \
+      kiln_hvx_matmul(x, rows, K, w, N, bias, y, scratch, MODE, K8, 0);        \
   }
 
 KILN_HVX_KERNEL(q4_0, q8_0, 0, KILN_HVX_Q4_0)
