@@ -160,19 +160,21 @@ KILN_KERNEL void kiln_matmul_q4_0_q8_0_128x_rvv(const float *x, int rows, int K,
  */
 
 /* f16 bits to f32: the magnitude shifted into the f32 exponent and fraction
- * fields and scaled by 2^112 (exact for normal and subnormal halves, which
- * the scales of real files are), the sign or'ed in. RVV 1.0 without Zvfh
- * has no half-precision conversion. */
-static inline vuint32m8_t kiln_rvv_h2f_bits(vuint32m8_t h, size_t vl) {
-  return __riscv_vor_vv_u32m8(
-      __riscv_vsll_vx_u32m8(__riscv_vand_vx_u32m8(h, 0x8000, vl), 16, vl),
-      __riscv_vsll_vx_u32m8(__riscv_vand_vx_u32m8(h, 0x7fff, vl), 13, vl), vl);
-}
+ * fields and scaled by 2^112 (exact for normal and subnormal halves), the
+ * sign or'ed in; infinities and NaN (exponent 31) get f32's top exponent
+ * first, so that a file's non-finite scale reaches its rows' outputs as in
+ * the scalar kernels. RVV 1.0 without Zvfh has no half-precision
+ * conversion. */
 static inline vfloat32m8_t kiln_rvv_h2f_m8(const uint8_t *p, size_t vl) {
   const vuint32m8_t h =
       __riscv_vzext_vf2_u32m8(__riscv_vle16_v_u16m4((const uint16_t *)p, vl), vl);
-  return __riscv_vfmul_vf_f32m8(
-      __riscv_vreinterpret_v_u32m8_f32m8(kiln_rvv_h2f_bits(h, vl)), 0x1p112f, vl);
+  const vuint32m8_t mag = __riscv_vand_vx_u32m8(h, 0x7fff, vl);
+  vuint32m8_t bits = __riscv_vor_vv_u32m8(
+      __riscv_vsll_vx_u32m8(__riscv_vand_vx_u32m8(h, 0x8000, vl), 16, vl),
+      __riscv_vsll_vx_u32m8(mag, 13, vl), vl);
+  const vbool4_t special = __riscv_vmsgeu_vx_u32m8_b4(mag, 0x7c00, vl);
+  bits = __riscv_vor_vx_u32m8_mu(special, bits, bits, 0x7f800000u, vl);
+  return __riscv_vfmul_vf_f32m8(__riscv_vreinterpret_v_u32m8_f32m8(bits), 0x1p112f, vl);
 }
 
 /* The strip's outputs before its first super-block: the bias or zero. */

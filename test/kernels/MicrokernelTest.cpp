@@ -118,7 +118,10 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   {7, 9, 256}, {11, 6, 512},
                                   // RVV: two full 128-row tiles and a
                                   // partial one.
-                                  {1, 300, 256}}
+                                  {1, 300, 256},
+                                  // 9 super-blocks: HVX's passes of 4,
+                                  // 4 and 1 over each tile.
+                                  {2, 40, 2304}, {2, 40, 256, 1.0f, 3}}
              : std::vector<Shape>{{1, 1, 32}, {1, 33, 256}, {3, 7, 96},
                                   {5, 16, 256}, {2, 17, 512}, {4, 64, 64},
                                   // Decode, one row over many groups: on x86
