@@ -26,13 +26,16 @@
  *  q5_1: 8 vectors of the 5-bit values (0..31), 32 f32 d, 32 f32 -m (1280)
  *  q5_k: as q4_k with a vector of fifth bits after each block's nibble
  *        vectors: 180 bytes per row and super-block (the file's 176)
- *  q3_k: 8 vectors of the 3-bit values + 32 (28..35), 32 f32 d*sc for
- *        elements 0..15, 32 f32 d*sc for elements 16..31             (1280)
- *  q2_k: 8 vectors of the 2-bit values (0..3), 32 f32 d*sc and 32 f32
- *        dmin*m for each half (elements 0..15, 16..31)               (1536)
- * The byte layouts take about twice the file's bytes for the 5-bit and
- * IQ4 types, three times for q3_k and four and a half for q2_k (bit-plane
- * layouts for them are not written yet).
+ *  q2_k: per super-block, 8 blocks of 2 vectors (four 2-bit values a
+ *        byte), 4 vectors of the file's scale bytes (sc | m << 4), per row
+ *        the file's f16 d and dmin: the file's 84 bytes per row and
+ *        super-block
+ *  q3_k: per super-block, 8 blocks of 3 vectors (two 3-bit values + 4 in
+ *        bits 0..5 of each byte, bits 6..7 a third of a pair), 4 vectors
+ *        of int8 scales, per row f32 d: 116 bytes per row and super-block
+ *        (the file's 110, scales unpacked and d widened)
+ * (HvxTarget.cpp's packKMin, packQ6K and packTwoBit.) The byte layouts take
+ * about twice the file's bytes for q5_0, q5_1 and the IQ4 types.
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
@@ -52,7 +55,7 @@
  * block sums go through a vector store to the per-row float scaling in
  * scalar code, but q4_k's, q5_k's and q6_k's: their integer scales multiply the
  * block sums in vectors and the float step runs once per row and
- * super-block. The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
+ * super-block (q2_k's and q3_k's too). The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
  * as llama.cpp's kernels for them): each block's scale is its super-block's
  * and its half sums are Q8_K's 16-element sums; q5_1 and iq4_xs stay on
  * Q8_0 blocks.
@@ -83,6 +86,16 @@ static inline float kiln_hvx_pow2_above(float x) {
   union { float f; uint32_t u; } v = {x};
   v.u = ((v.u >> 23) + 1) << 23;
   return v.f;
+}
+
+/* An f16 as f32 without branches: its bits moved into place and the
+ * exponent rebased by a float multiply by 2^112, which makes subnormals
+ * exact too; infinities and NaN get f32's top exponent first. */
+static inline float kiln_hvx_f16(uint32_t h) {
+  uint32_t b = (h & 0x7fffu) << 13;
+  b |= (h & 0x7c00u) == 0x7c00u ? 0x7f800000u : 0u;
+  union { uint32_t u; float f; } v = {b | (h & 0x8000u) << 16};
+  return v.f * 0x1p112f;
 }
 
 /* A block's 32 int8 as 8 little-endian words, vrmpy's scalar operands. */
@@ -153,12 +166,11 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
 
 /* Q4_0 and Q8_0 (q8_0, q5_0, iq4_nl): fixed-point scales; B8: bytes of
  * value + 128 with an f32 scale (iq4_xs, whose d * (sc - 32) has more bits
- * than the fixed point's 15); Q6_K: two halves with a scale each (q3_k);
- * Q2_K: the same with a min term each; U5: one scale and a min term
- * (q5_1); Q4_K, Q5_KP and Q6_KP: q4_k, q5_k and q6_k per super-block, their
- * integer scales in vectors. */
-enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_Q6_K,
-       KILN_HVX_U5, KILN_HVX_Q2_K, KILN_HVX_Q6_KP, KILN_HVX_Q5_KP };
+ * than the fixed point's 15); U5: one scale and a min term (q5_1); Q4_K,
+ * Q5_KP, Q6_KP, Q2_KP and Q3_KP: q4_k, q5_k, q6_k, q2_k and q3_k per
+ * super-block, their integer scales in vectors. */
+enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_U5,
+       KILN_HVX_Q6_KP, KILN_HVX_Q5_KP, KILN_HVX_Q2_KP, KILN_HVX_Q3_KP };
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -217,9 +229,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
       }
       kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, aligned);
     } else {
-      const int off = mode == KILN_HVX_Q8_0 || mode == KILN_HVX_B8 ? -128
-                      : mode == KILN_HVX_Q6_K                   ? -32
-                                                                : 0;
+      const int off = mode == KILN_HVX_Q8_0 || mode == KILN_HVX_B8 ? -128 : 0;
       HVX_Vector a0 = Q6_V_vsplat_R(off * act->lo[b]);
       HVX_Vector a1 = Q6_V_vsplat_R(off * act->hi[b]);
       for (int g = 0; g < 4; ++g) {
@@ -230,11 +240,8 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
       if (mode == KILN_HVX_Q8_0) {
         kiln_hvx_fold(&fhi, &flo, Q6_Vw_vadd_VwVw(a0, a1), wb + 8 * vs, act, b,
                       aligned);
-      } else if (mode != KILN_HVX_Q6_K && mode != KILN_HVX_Q2_K) {
-        isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
       } else {
-        isum[b][0] = a0;
-        isum[b][1] = a1;
+        isum[b][0] = Q6_Vw_vadd_VwVw(a0, a1);
       }
     }
   }
@@ -291,17 +298,31 @@ kiln_hvx_sums_kmin(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
   }
 }
 
+/* Bits 6..7 of A, B and C gathered into bits 0..1, 2..3 and 4..5 of each
+ * byte (q6_k's fourth value group, q3_k's last pair of groups): halfword
+ * shifts, then byte masks. */
+static inline HVX_Vector kiln_hvx_top(HVX_Vector A, HVX_Vector B, HVX_Vector C) {
+  return Q6_V_vor_VV(
+      Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(A, 6), Q6_Vb_vsplat_R(0x03)),
+                  Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(B, 4), Q6_Vb_vsplat_R(0x0c))),
+      Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(C, 2), Q6_Vb_vsplat_R(0x30)));
+}
+
+/* The int8 in byte k of each lane's word, sign-extended (q6_k's and
+ * q3_k's sub-block scales, for vmpyie's low halfword). */
+static inline HVX_Vector kiln_hvx_sbyte(HVX_Vector w, const int k) {
+  return Q6_Vw_vasr_VwR(Q6_Vw_vasl_VwR(w, 24 - 8 * k), 24);
+}
+
 /* q6_k (KILN_HVX_Q6_KP; per super-block 212 * tw bytes, HvxTarget.cpp's
  * packQ6K): per super-block sb, sum scale x half sum into isum[sb][0], 32
  * rows at once. Each half's sum starts at -32 x Q8_K's sum of the half;
- * its fourth value group comes from bits 6..7 of A, B and C (halfword
- * shifts, then byte masks). */
+ * its fourth value group comes from bits 6..7 of A, B and C. */
 static inline __attribute__((always_inline)) void
 kiln_hvx_sums_q6k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
                   HVX_Vector (*isum)[2], const int aligned) {
   const int vs = 4 * tw;
-  const HVX_Vector m63 = Q6_Vb_vsplat_R(63), m03 = Q6_Vb_vsplat_R(0x03),
-                   m0c = Q6_Vb_vsplat_R(0x0c), m30 = Q6_Vb_vsplat_R(0x30);
+  const HVX_Vector m63 = Q6_Vb_vsplat_R(63);
   for (int sb = 0; sb < nc / 8; ++sb) {
     const uint8_t *ws = wt + (size_t)sb * 212 * tw;
     HVX_Vector ks = Q6_V_vzero();
@@ -315,23 +336,100 @@ kiln_hvx_sums_q6k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
         const uint8_t *p = ws + (6 * j + 3 * h) * vs;
         const HVX_Vector A = kiln_hvx_ld(p, aligned), B = kiln_hvx_ld(p + vs, aligned),
                          C = kiln_hvx_ld(p + 2 * vs, aligned);
-        const HVX_Vector top = Q6_V_vor_VV(
-            Q6_V_vor_VV(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(A, 6), m03),
-                        Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(B, 4), m0c)),
-            Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(C, 2), m30));
+        const HVX_Vector top = kiln_hvx_top(A, B, C);
         HVX_Vector acc = Q6_V_vsplat_R(-32 * (h ? act->hi[b] : act->lo[b]));
         acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(A, m63), aw[4 * h]);
         acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(B, m63), aw[4 * h + 1]);
         acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(C, m63), aw[4 * h + 2]);
         acc = Q6_Vw_vrmpyacc_VwVubRb(acc, top, aw[4 * h + 3]);
-        /* half 2j + h's int8 scale: byte 2 (j % 2) + h of the lane's word,
-         * sign-extended into its low halfword */
-        const int k = 2 * (j % 2) + h;
-        const HVX_Vector sc = Q6_Vw_vasr_VwR(Q6_Vw_vasl_VwR(sw, 24 - 8 * k), 24);
-        ks = Q6_Vw_vmpyieacc_VwVwVh(ks, acc, sc);
+        /* half 2j + h's int8 scale: byte 2 (j % 2) + h of the lane's word */
+        ks = Q6_Vw_vmpyieacc_VwVwVh(ks, acc, kiln_hvx_sbyte(sw, 2 * (j % 2) + h));
       }
     }
     isum[sb][0] = ks;
+  }
+}
+
+/* q2_k (KILN_HVX_Q2_KP; per super-block 84 * tw bytes, HvxTarget.cpp's
+ * packTwoBit): per super-block sb, sum sc x half sum into isum[sb][0] and
+ * m x Q8_K's half sum into isum[sb][1], 32 rows at once. Bit pairs 0 and 2
+ * of a byte are taken as values, 1 and 3 in place (4 x the value) into a
+ * second sum, divided by 4 once per super-block. */
+static inline __attribute__((always_inline)) void
+kiln_hvx_sums_q2k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
+                  HVX_Vector (*isum)[2], const int aligned) {
+  const int vs = 4 * tw;
+  const HVX_Vector m03 = Q6_Vb_vsplat_R(0x03), m0c = Q6_Vb_vsplat_R(0x0c),
+                   m0f = Q6_V_vsplat_R(0x0f);
+  for (int sb = 0; sb < nc / 8; ++sb) {
+    const uint8_t *ws = wt + (size_t)sb * 84 * tw;
+    HVX_Vector ks = Q6_V_vzero(), k4 = Q6_V_vzero(), km = Q6_V_vzero();
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j) {
+      const int b = 8 * sb + j;
+      const int32_t *aw = act->aw[b];
+      const HVX_Vector sw = kiln_hvx_ld(ws + 64 * tw + (j / 2) * vs, aligned);
+#pragma clang loop unroll(full)
+      for (int h = 0; h < 2; ++h) {
+        const HVX_Vector v = kiln_hvx_ld(ws + (2 * j + h) * vs, aligned);
+        const HVX_Vector v4 = Q6_Vuh_vlsr_VuhR(v, 4);
+        HVX_Vector e = Q6_Vw_vrmpy_VubRb(Q6_V_vand_VV(v, m03), aw[4 * h]);
+        e = Q6_Vw_vrmpyacc_VwVubRb(e, Q6_V_vand_VV(v4, m03), aw[4 * h + 2]);
+        HVX_Vector o = Q6_Vw_vrmpy_VubRb(Q6_V_vand_VV(v, m0c), aw[4 * h + 1]);
+        o = Q6_Vw_vrmpyacc_VwVubRb(o, Q6_V_vand_VV(v4, m0c), aw[4 * h + 3]);
+        /* half 2j + h's sc and m: byte k of the lane's word, its nibbles */
+        const int k = 2 * (j % 2) + h;
+        const HVX_Vector sc = Q6_V_vand_VV(k ? Q6_Vuw_vlsr_VuwR(sw, 8 * k) : sw, m0f);
+        const HVX_Vector mn = k == 3 ? Q6_Vuw_vlsr_VuwR(sw, 28)
+                                     : Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(sw, 8 * k + 4), m0f);
+        const int32_t as = h ? act->hi[b] : act->lo[b]; /* |.| <= 16 * 128 */
+        ks = Q6_Vw_vmpyieacc_VwVwVuh(ks, e, sc);
+        k4 = Q6_Vw_vmpyieacc_VwVwVuh(k4, o, sc);
+        km = Q6_Vw_vmpyiacc_VwVwRh(km, mn, (int32_t)((uint32_t)(uint16_t)as * 0x10001u));
+      }
+    }
+    isum[sb][0] = Q6_Vw_vadd_VwVw(ks, Q6_Vw_vasr_VwR(k4, 2));
+    isum[sb][1] = km;
+  }
+}
+
+/* q3_k (KILN_HVX_Q3_KP; per super-block 116 * tw bytes, packTwoBit): per
+ * super-block sb, sum scale x half sum into isum[sb][0], 32 rows at once.
+ * Each half's sum starts at -4 x Q8_K's sum of the half; a byte's bits
+ * 0..2 are taken as a value, its bits 3..5 in place (8 x the value) into a
+ * second sum, divided by 8 once per super-block; the last two value
+ * groups come from bits 6..7 of A, B and C. */
+static inline __attribute__((always_inline)) void
+kiln_hvx_sums_q3k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
+                  HVX_Vector (*isum)[2], const int aligned) {
+  const int vs = 4 * tw;
+  const HVX_Vector m07 = Q6_Vb_vsplat_R(0x07), m38 = Q6_Vb_vsplat_R(0x38);
+  for (int sb = 0; sb < nc / 8; ++sb) {
+    const uint8_t *ws = wt + (size_t)sb * 116 * tw;
+    HVX_Vector ks = Q6_V_vzero(), k8 = Q6_V_vzero();
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j) {
+      const int b = 8 * sb + j;
+      const int32_t *aw = act->aw[b];
+      const HVX_Vector sw = kiln_hvx_ld(ws + 96 * tw + (j / 2) * vs, aligned);
+      const uint8_t *p = ws + 3 * j * vs;
+      const HVX_Vector A = kiln_hvx_ld(p, aligned), B = kiln_hvx_ld(p + vs, aligned),
+                       C = kiln_hvx_ld(p + 2 * vs, aligned);
+      const HVX_Vector src[2][2] = {{A, B}, {C, kiln_hvx_top(A, B, C)}};
+#pragma clang loop unroll(full)
+      for (int h = 0; h < 2; ++h) {
+        HVX_Vector e = Q6_V_vsplat_R(-4 * (h ? act->hi[b] : act->lo[b]));
+        e = Q6_Vw_vrmpyacc_VwVubRb(e, Q6_V_vand_VV(src[h][0], m07), aw[4 * h]);
+        e = Q6_Vw_vrmpyacc_VwVubRb(e, Q6_V_vand_VV(src[h][1], m07), aw[4 * h + 2]);
+        HVX_Vector o = Q6_Vw_vrmpy_VubRb(Q6_V_vand_VV(src[h][0], m38), aw[4 * h + 1]);
+        o = Q6_Vw_vrmpyacc_VwVubRb(o, Q6_V_vand_VV(src[h][1], m38), aw[4 * h + 3]);
+        /* half 2j + h's int8 scale: byte 2 (j % 2) + h of the lane's word */
+        const HVX_Vector sc = kiln_hvx_sbyte(sw, 2 * (j % 2) + h);
+        ks = Q6_Vw_vmpyieacc_VwVwVh(ks, e, sc);
+        k8 = Q6_Vw_vmpyieacc_VwVwVh(k8, o, sc);
+      }
+    }
+    isum[sb][0] = Q6_Vw_vadd_VwVw(ks, Q6_Vw_vasr_VwR(k8, 3));
   }
 }
 
@@ -343,15 +441,19 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const kiln_q8_block *a = k8 ? 0 : kiln_q8_rows(x, rows, K, scratch);
   const kiln_q8k_block *ak = k8 ? kiln_q8k_rows(x, rows, K, scratch) : 0;
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
-  /* bytes per row-block of the per-block layouts (not q4_k, q5_k, q6_k) */
+  /* bytes per row-block of the per-block layouts (not the K-quants) */
   const int nib = mode == KILN_HVX_Q4_0;
-  const int two = mode == KILN_HVX_Q6_K || mode == KILN_HVX_U5;
-  const int bpb = (nib ? 16 : 32) + (mode == KILN_HVX_Q2_K ? 16 : two ? 8 : 4);
+  const int bpb = (nib ? 16 : 32) + (mode == KILN_HVX_U5 ? 8 : 4);
   const int fixed = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0;
-  /* q4_k, q5_k (kp) and q6_k: laid out per super-block, sbb bytes a row */
-  const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP;
-  const int per_sb = kp || mode == KILN_HVX_Q6_KP;
-  const int sbb = mode == KILN_HVX_Q4_K ? 148 : kp ? 180 : 212;
+  /* The K-quants, laid out per super-block, sbb bytes a row: q4_k, q5_k and
+   * q2_k (kp) end in f16 d and dmin, q6_k and q3_k in f32 d. */
+  const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP || mode == KILN_HVX_Q2_KP;
+  const int per_sb = kp || mode == KILN_HVX_Q6_KP || mode == KILN_HVX_Q3_KP;
+  const int sbb = mode == KILN_HVX_Q4_K    ? 148
+                  : mode == KILN_HVX_Q5_KP ? 180
+                  : mode == KILN_HVX_Q2_KP ? 84
+                  : mode == KILN_HVX_Q3_KP ? 116
+                                           : 212;
   /* The rows' powers of two after the tiles (fixed point). */
   const uint8_t *rowPow = w + (size_t)N * nb * bpb;
   kiln_hvx_act act;
@@ -374,15 +476,24 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             per_sb
                 ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * sbb + (size_t)(c0 / 8) * sbb * nv
                 : w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
-        if (mode == KILN_HVX_Q6_KP && aligned && nv == KILN_HVX_TILE)
+        const int full = aligned && nv == KILN_HVX_TILE;
+        if (mode == KILN_HVX_Q6_KP && full)
           kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 1);
         else if (mode == KILN_HVX_Q6_KP)
           kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 0);
-        else if (kp && aligned && nv == KILN_HVX_TILE)
+        else if (mode == KILN_HVX_Q2_KP && full)
+          kiln_hvx_sums_q2k(wt, nv, &act, nc, isum, 1);
+        else if (mode == KILN_HVX_Q2_KP)
+          kiln_hvx_sums_q2k(wt, nv, &act, nc, isum, 0);
+        else if (mode == KILN_HVX_Q3_KP && full)
+          kiln_hvx_sums_q3k(wt, nv, &act, nc, isum, 1);
+        else if (mode == KILN_HVX_Q3_KP)
+          kiln_hvx_sums_q3k(wt, nv, &act, nc, isum, 0);
+        else if (kp && full)
           kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 1);
         else if (kp)
           kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 0);
-        else if (aligned && nv == KILN_HVX_TILE)
+        else if (full)
           kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 1);
         else
           kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 0);
@@ -414,30 +525,29 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
               const uint8_t *h = wt + (size_t)sb * sbb * nv + (sbb - 4) * nv + 4 * j;
               const float ad = act.ad[8 * sb];
               acc += (float)((const int32_t *)&isum[sb][0])[j] *
-                         (kiln_g_f16(kiln_g_u16(h)) * ad) -
+                         (kiln_hvx_f16(kiln_g_u16(h)) * ad) -
                      (float)((const int32_t *)&isum[sb][1])[j] *
-                         (kiln_g_f16(kiln_g_u16(h + 2)) * ad);
+                         (kiln_hvx_f16(kiln_g_u16(h + 2)) * ad);
             }
             yr[n0 + j] = acc;
           }
           continue;
         }
-        if (mode == KILN_HVX_Q6_KP) {
-          /* Per row and super-block its integer sum (|.| < 2^29) times
-           * d x da, scalar. */
+        if (per_sb) {
+          /* q6_k, q3_k: per row and super-block its integer sum (|.| <
+           * 2^29) times d x da, scalar. */
           for (int j = 0; j < nv; ++j) {
             float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
             for (int sb = 0; sb < nc / 8; ++sb) {
               float d;
-              __builtin_memcpy(&d, wt + (size_t)sb * 212 * nv + 208 * nv + 4 * j, 4);
+              __builtin_memcpy(&d, wt + (size_t)sb * sbb * nv + (sbb - 4) * nv + 4 * j, 4);
               acc += (float)((const int32_t *)&isum[sb][0])[j] * (d * act.ad[8 * sb]);
             }
             yr[n0 + j] = acc;
           }
           continue;
         }
-        /* Float scaling per row and block, scalar (with Q8_K activations
-         * ad is the super-block's scale and lo, hi are Q8_K's sums). */
+        /* Float scaling per row and block, scalar. */
         for (int j = 0; j < nv; ++j) {
           float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
           const uint8_t *sp = wt + qb + 4 * j;
@@ -447,17 +557,9 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             const float i0 = (float)((const int32_t *)&isum[b][0])[j];
             if (mode == KILN_HVX_B8) {
               acc += i0 * (s0 * ad);
-            } else if (mode == KILN_HVX_U5) {
+            } else { /* U5 */
               const float s1 = *(const float *)(sp + 4 * nv);
               acc += i0 * (s0 * ad) - s1 * (ad * (float)(act.lo[b] + act.hi[b]));
-            } else {
-              const float s1 = *(const float *)(sp + 4 * nv);
-              const float i1 = (float)((const int32_t *)&isum[b][1])[j];
-              float t = s0 * i0 + s1 * i1;
-              if (mode == KILN_HVX_Q2_K)
-                t -= *(const float *)(sp + 8 * nv) * (float)act.lo[b] +
-                     *(const float *)(sp + 12 * nv) * (float)act.hi[b];
-              acc += ad * t;
             }
           }
           yr[n0 + j] = acc;
@@ -551,5 +653,5 @@ KILN_HVX_KERNEL(iq4_xs, q8_0, 0, KILN_HVX_B8)
 KILN_HVX_KERNEL(q5_1, q8_0, 0, KILN_HVX_U5)
 KILN_Q4_1_AS_Q5_1(32x_hvx)
 KILN_HVX_KERNEL(q5_k, q8_k, 1, KILN_HVX_Q5_KP)
-KILN_HVX_KERNEL(q3_k, q8_k, 1, KILN_HVX_Q6_K)
-KILN_HVX_KERNEL(q2_k, q8_k, 1, KILN_HVX_Q2_K)
+KILN_HVX_KERNEL(q3_k, q8_k, 1, KILN_HVX_Q3_KP)
+KILN_HVX_KERNEL(q2_k, q8_k, 1, KILN_HVX_Q2_KP)

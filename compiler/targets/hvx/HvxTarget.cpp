@@ -55,18 +55,15 @@ public:
       return packKMin(N, K, ggml, blocks, type == "q5_k", out);
     if (type == "q6_k")
       return packQ6K(N, K, ggml, blocks, out);
+    if (type == "q2_k" || type == "q3_k")
+      return packTwoBit(N, K, ggml, blocks, type == "q3_k", out);
     const bool nibbles = type == "q4_0";
-    const int64_t scales = type == "q2_k" ? 4
-                           : type == "q3_k" || type == "q5_1"
-                               ? 2
-                               : 1;
+    const int64_t scales = type == "q5_1" ? 2 : 1;
     // Unsigned weight bytes: q4 nibbles as they are, the signed values
-    // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q6_k and q3_k + 32, q5_1,
-    // q5_k and q2_k's 0..31 / 0..3 as they are (qblocks::decode's values).
+    // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q5_1's 0..31 as they are
+    // (qblocks::decode's values).
     int offset = 128;
-    if (type == "q3_k")
-      offset = 32;
-    else if (nibbles || type == "q5_1" || type == "q2_k")
+    if (nibbles || type == "q5_1")
       offset = 0;
     const int64_t groups = nibbles ? 4 : 8;
     const int64_t bpb = groups * 4 + 4 * scales; // bytes per row-block
@@ -130,6 +127,28 @@ public:
   }
 
 private:
+  // The walk the super-block layouts share: out sized for N rows of K / 256
+  // super-blocks of SB bytes a row, in tiles of 32 rows (the last holding
+  // its tw, lane stride tw) and 128 bytes of padding; fn(src, base, lane,
+  // tw, bl) per row and super-block, src the file's FB bytes of it, base
+  // the tile's super-block, bl its 8 decoded blocks.
+  template <typename Fn>
+  static bool packSuperBlocks(int64_t N, int64_t K, int64_t SB, int64_t FB,
+                              const uint8_t *ggml,
+                              const std::vector<qblocks::Block> &blocks,
+                              std::vector<uint8_t> &out, Fn fn) {
+    constexpr int64_t T = 32;
+    const int64_t nsb = K / 256;
+    out.assign((size_t)(N * nsb * SB + 128), 0);
+    for (int64_t j = 0; j < N; ++j) {
+      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
+      for (int64_t s = 0; s < nsb; ++s)
+        fn(ggml + (j * nsb + s) * FB, out.data() + t * T * nsb * SB + s * tw * SB,
+           lane, tw, &blocks[(size_t)(j * nsb + s) * 8]);
+    }
+    return true;
+  }
+
   // Q4_K and Q5_K (five) in the file's bytes but for their scales (148 and
   // 180 a row and super-block against 144 and 176): per tile of T rows (the
   // last holds its tw) and super-block, the 8 blocks' nibble vectors (as
@@ -143,36 +162,30 @@ private:
   static bool packKMin(int64_t N, int64_t K, const uint8_t *ggml,
                        const std::vector<qblocks::Block> &blocks, bool five,
                        std::vector<uint8_t> &out) {
-    const int64_t T = 32, SB = five ? 180 : 148, BV = five ? 20 : 16, FB = five ? 176 : 144;
-    const int64_t nsb = K / 256, nb = K / 32;
-    out.assign((size_t)(N * nsb * SB + 128), 0);
-    for (int64_t j = 0; j < N; ++j) {
-      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
-      for (int64_t s = 0; s < nsb; ++s) {
-        const uint8_t *src = ggml + (j * nsb + s) * FB;
-        uint8_t *base = out.data() + t * T * nsb * SB + s * tw * SB;
-        for (int64_t b = 0; b < 8; ++b) {
-          const qblocks::Block &bl = blocks[j * nb + 8 * s + b];
-          uint8_t *bb = base + b * BV * tw;
-          for (int64_t g = 0; g < 4; ++g)
-            for (int64_t e = 0; e < 4; ++e) {
-              const int64_t i = 4 * g + e;
-              bb[g * tw * 4 + lane * 4 + e] =
-                  (uint8_t)((bl.q[i] & 15) | (bl.q[i + 16] & 15) << 4);
-            }
-          for (int64_t g = 0; five && g < 8; ++g)
-            for (int64_t e = 0; e < 4; ++e)
-              bb[16 * tw + lane * 4 + e] |= (uint8_t)((bl.q[4 * g + e] >> 4) << g);
-          int sc, m;
-          qblocks::scaleMinK4((int)b, src + 4, sc, m);
-          uint8_t *sm = base + 8 * BV * tw + (b / 2) * 4 * tw + 4 * lane + 2 * (b % 2);
-          sm[0] = (uint8_t)sc;
-          sm[1] = (uint8_t)m;
-        }
-        std::memcpy(base + (SB - 4) * tw + 4 * lane, src, 4); // f16 d, dmin
+    const int64_t SB = five ? 180 : 148, BV = five ? 20 : 16;
+    return packSuperBlocks(N, K, SB, five ? 176 : 144, ggml, blocks, out,
+                           [&](const uint8_t *src, uint8_t *base, int64_t lane,
+                               int64_t tw, const qblocks::Block *bls) {
+      for (int64_t b = 0; b < 8; ++b) {
+        const qblocks::Block &bl = bls[b];
+        uint8_t *bb = base + b * BV * tw;
+        for (int64_t g = 0; g < 4; ++g)
+          for (int64_t e = 0; e < 4; ++e) {
+            const int64_t i = 4 * g + e;
+            bb[g * tw * 4 + lane * 4 + e] =
+                (uint8_t)((bl.q[i] & 15) | (bl.q[i + 16] & 15) << 4);
+          }
+        for (int64_t g = 0; five && g < 8; ++g)
+          for (int64_t e = 0; e < 4; ++e)
+            bb[16 * tw + lane * 4 + e] |= (uint8_t)((bl.q[4 * g + e] >> 4) << g);
+        int sc, m;
+        qblocks::scaleMinK4((int)b, src + 4, sc, m);
+        uint8_t *sm = base + 8 * BV * tw + (b / 2) * 4 * tw + 4 * lane + 2 * (b % 2);
+        sm[0] = (uint8_t)sc;
+        sm[1] = (uint8_t)m;
       }
-    }
-    return true;
+      std::memcpy(base + (SB - 4) * tw + 4 * lane, src, 4); // f16 d, dmin
+    });
   }
 
   // Q6_K in 212 bytes a row and super-block (the file's 210, its f16 d as
@@ -186,31 +199,68 @@ private:
   static bool packQ6K(int64_t N, int64_t K, const uint8_t *ggml,
                       const std::vector<qblocks::Block> &blocks,
                       std::vector<uint8_t> &out) {
-    constexpr int64_t T = 32, SB = 212;
-    const int64_t nsb = K / 256, nb = K / 32;
-    out.assign((size_t)(N * nsb * SB + 128), 0);
-    for (int64_t j = 0; j < N; ++j) {
-      const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
-      for (int64_t s = 0; s < nsb; ++s) {
-        const uint8_t *src = ggml + (j * nsb + s) * 210;
-        uint8_t *base = out.data() + t * T * nsb * SB + s * tw * SB;
-        for (int64_t b = 0; b < 8; ++b) {
-          const qblocks::Block &bl = blocks[j * nb + 8 * s + b];
-          for (int64_t h = 0; h < 2; ++h)
-            for (int64_t e = 0; e < 4; ++e) {
-              auto u = [&](int64_t g) { return (uint8_t)(bl.q[16 * h + 4 * g + e] + 32); };
-              const uint8_t top = u(3);
-              for (int64_t c = 0; c < 3; ++c)
-                base[(b * 6 + 3 * h + c) * 4 * tw + lane * 4 + e] =
-                    (uint8_t)(u(c) | ((top >> (2 * c)) & 3) << 6);
-            }
+    return packSuperBlocks(N, K, 212, 210, ggml, blocks, out,
+                           [&](const uint8_t *src, uint8_t *base, int64_t lane,
+                               int64_t tw, const qblocks::Block *bls) {
+      for (int64_t b = 0; b < 8; ++b)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t e = 0; e < 4; ++e) {
+            auto u = [&](int64_t g) { return (uint8_t)(bls[b].q[16 * h + 4 * g + e] + 32); };
+            const uint8_t top = u(3);
+            for (int64_t c = 0; c < 3; ++c)
+              base[(b * 6 + 3 * h + c) * 4 * tw + lane * 4 + e] =
+                  (uint8_t)(u(c) | ((top >> (2 * c)) & 3) << 6);
+          }
+      for (int64_t h = 0; h < 16; ++h)
+        base[192 * tw + (h / 4) * 4 * tw + 4 * lane + h % 4] = src[192 + h];
+      qblocks::putFloat(base + 208 * tw + 4 * lane, qblocks::f16(src + 208));
+    });
+  }
+
+  // Q2_K (84 bytes a row and super-block, the file's) and Q3_K (three; 116,
+  // the file's 110 with its 6-bit scales unpacked and d as f32, which keeps
+  // each super-block of a full tile 128-byte aligned): per tile and
+  // super-block, for Q2_K 2 vectors a block, lane j byte e of vector h
+  // holding in bits 2c..2c+1 element 16h + 4c + e of row j (0..3); for
+  // Q3_K 3 vectors A, B, C a block, lane j byte e holding the values + 4
+  // (0..7) of elements e, 4 + e (A), 8 + e, 12 + e (B), 16 + e, 20 + e (C)
+  // in bits 0..2 and 3..5, and in bits 6..7 two bits of T = u(24 + e) |
+  // u(28 + e) << 3 (bits 0-1 in A, 2-3 in B, 4-5 in C). Then 4 vectors of
+  // the 16 sub-block scales (lane j of vector v: sub-blocks 4v..4v + 3 of
+  // row j; Q2_K's bytes as in the file, sc | m << 4; Q3_K's as int8 sc -
+  // 32), then per row Q2_K's f16 d and dmin as in the file, Q3_K's d as f32.
+  static bool packTwoBit(int64_t N, int64_t K, const uint8_t *ggml,
+                         const std::vector<qblocks::Block> &blocks, bool three,
+                         std::vector<uint8_t> &out) {
+    const int64_t BV = three ? 3 : 2;
+    return packSuperBlocks(N, K, three ? 116 : 84, three ? 110 : 84, ggml, blocks, out,
+                           [&](const uint8_t *src, uint8_t *base, int64_t lane,
+                               int64_t tw, const qblocks::Block *bls) {
+      for (int64_t b = 0; b < 8; ++b) {
+        uint8_t *bb = base + b * BV * 4 * tw + lane * 4;
+        for (int64_t e = 0; e < 4; ++e) {
+          if (!three) {
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t c = 0; c < 4; ++c)
+                bb[h * 4 * tw + e] |= (uint8_t)(bls[b].q[16 * h + 4 * c + e] << (2 * c));
+            continue;
+          }
+          auto u = [&](int64_t g) { return (uint8_t)(bls[b].q[4 * g + e] + 4); };
+          const uint8_t top = (uint8_t)(u(6) | u(7) << 3);
+          for (int64_t v = 0; v < 3; ++v)
+            bb[v * 4 * tw + e] =
+                (uint8_t)(u(2 * v) | u(2 * v + 1) << 3 | ((top >> (2 * v)) & 3) << 6);
         }
-        for (int64_t h = 0; h < 16; ++h)
-          base[192 * tw + (h / 4) * 4 * tw + 4 * lane + h % 4] = src[192 + h];
-        qblocks::putFloat(base + 208 * tw + 4 * lane, qblocks::f16(src + 208));
       }
-    }
-    return true;
+      uint8_t *sc = base + 8 * BV * 4 * tw;
+      for (int64_t h = 0; h < 16; ++h)
+        sc[(h / 4) * 4 * tw + 4 * lane + h % 4] =
+            three ? (uint8_t)(int8_t)qblocks::q3kScale(src, (int)h) : src[h];
+      if (three)
+        qblocks::putFloat(sc + 16 * tw + 4 * lane, qblocks::f16(src + 108));
+      else
+        std::memcpy(sc + 16 * tw + 4 * lane, src + 80, 4); // f16 d, dmin
+    });
   }
 
 protected:
