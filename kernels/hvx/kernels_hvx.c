@@ -433,6 +433,36 @@ kiln_hvx_sums_q3k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
   }
 }
 
+/* Row j's blocks of infinite or NaN d in a chunk of a fixed-point tile (the
+ * packer's marker: m = 0, d's f16 bits in the low half of the word), in
+ * float as the scalar kernels sum them: the block's integer sum from lane
+ * j's bytes (q4_0's nibbles or bytes of value + 128) times d x da. Their
+ * sum is infinite or NaN (inf x 0 is NaN), so whatever the row's finite
+ * blocks add to it leaves it as it is. Out of line: damaged files only. */
+static __attribute__((noinline)) float kiln_hvx_nonfinite(const uint8_t *wt, int tb, int nv, int j,
+                                const kiln_hvx_act *act, int nc, int nib) {
+  const int vs = 4 * nv, groups = nib ? 4 : 8;
+  float sum = 0.0f;
+  for (int b = 0; b < nc; ++b) {
+    const uint8_t *wb = wt + (size_t)b * tb, *word = wb + groups * vs + 4 * j;
+    const uint32_t h = kiln_g_u16(word);
+    if (kiln_g_u16(word + 2) != 0 || (h & 0x7c00u) != 0x7c00u)
+      continue;
+    const int8_t *a = (const int8_t *)act->aw[b];
+    int32_t isum = 0;
+    for (int g = 0; g < groups; ++g)
+      for (int e = 0; e < 4; ++e) {
+        const int u = wb[g * vs + 4 * j + e];
+        if (nib)
+          isum += ((u & 15) - 8) * a[4 * g + e] + ((u >> 4) - 8) * a[16 + 4 * g + e];
+        else
+          isum += (u - 128) * a[4 * g + e];
+      }
+    sum += (float)isum * (kiln_hvx_f16(h) * act->ad[b]);
+  }
+  return sum;
+}
+
 static inline __attribute__((always_inline)) void
 kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                 const float *bias, float *y, void *scratch, const int mode,
@@ -503,6 +533,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           *(HVX_Vector *)fxs[1] = fx[1];
           const float unit =
               act.A * (1.0f / (float)(1 << KILN_HVX_SHIFT(mode)));
+          int damaged = 0; /* some S_j = -1: rows with non-finite d */
           for (int j = 0; j < nv; ++j) {
             const float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
             float sj;
@@ -510,9 +541,18 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
               sj = ((const float *)rowPow)[n0 + j];
             else
               __builtin_memcpy(&sj, rowPow + 4 * (n0 + j), 4);
+            damaged |= sj < 0;
             const int64_t sum =
                 (int64_t)((uint64_t)(uint32_t)fxs[0][j] << 32 | (uint32_t)fxs[1][j]);
             yr[n0 + j] = acc + (float)sum * (sj * unit);
+          }
+          /* Those rows' blocks of infinite or NaN d: their float terms,
+           * infinite or NaN, outweigh the finite sum above. */
+          for (int j = 0; damaged && j < nv; ++j) {
+            float sj;
+            __builtin_memcpy(&sj, rowPow + 4 * (n0 + j), 4);
+            if (sj < 0)
+              yr[n0 + j] += kiln_hvx_nonfinite(wt, tb, nv, j, &act, nc, nib);
           }
           continue;
         }

@@ -137,7 +137,8 @@ TEST_P(Microkernel, MatchesScalarKernel) {
                                   // at once (8 rows), then 4 and 1.
                                   {13, 20, 64},
                                   {2, 19, 64, 1e-4f}, {1, 300, 64},
-                                  {2, 40, 1024, 1.0f, 1}, {2, 40, 1024, 1.0f, 2}};
+                                  {2, 40, 1024, 1.0f, 1}, {2, 40, 1024, 1.0f, 2},
+                                  {2, 40, 256, 1.0f, 3}};
 
   // Float-weight kernels take any K: tails of the vector loop too.
   const kernels::MatMulKernel *row = kernels::matmulKernelNamed(p.kernel);

@@ -75,6 +75,10 @@ public:
     // shift sh - k the sum takes first in the low half (k up to sh, the
     // kernel's shift; m then holds d's 11-bit mantissa exactly while d is
     // within 2^(sh + 4) of the largest); the rows' S after the tiles.
+    // A block whose d is infinite or NaN (a damaged file) keeps m = 0 and
+    // d's f16 bits (an infinity or a NaN) in the low half, and its row's S
+    // is -1: the kernel sums such blocks in float, so that they reach the
+    // row's output as in the scalar kernels.
     const bool fixed =
         type == "q4_0" || type == "q8_0" || type == "q5_0" || type == "iq4_nl";
     const int sh = type == "q4_0" ? 15 : 11; // KILN_HVX_SHIFT
@@ -84,14 +88,17 @@ public:
     out.assign((size_t)(N * nb * bpb + (fixed ? 4 * N : 0) + 128), 0);
     for (int64_t j = 0; j < N; ++j) {
       const int64_t t = j / T, lane = j % T, tw = std::min(T, N - t * T);
-      float rowScale = 0; // a power of two above every |d| of the row
+      float rowScale = 0; // a power of two above every finite |d| of the row
+      bool nonFinite = false;
       for (int64_t b = 0; fixed && b < nb; ++b) {
         const float d = std::fabs(blocks[j * nb + b].s0);
-        if (d > 0 && !(d < rowScale))
+        nonFinite |= !std::isfinite(d);
+        if (std::isfinite(d) && d > 0 && !(d < rowScale))
           rowScale = std::ldexp(1.0f, std::ilogb(d) + 1);
       }
       if (fixed)
-        qblocks::putFloat(out.data() + N * nb * bpb + 4 * j, rowScale);
+        qblocks::putFloat(out.data() + N * nb * bpb + 4 * j,
+                          nonFinite ? -1.0f : rowScale);
       for (int64_t b = 0; b < nb; ++b) {
         const qblocks::Block &bl = blocks[j * nb + b];
         uint8_t *base = out.data() + t * T * nb * bpb + b * tw * bpb;
@@ -103,6 +110,13 @@ public:
                         : (uint8_t)(bl.q[i] + offset);
           }
         uint8_t *sp = base + groups * tw * 4 + lane * 4;
+        if (fixed && !std::isfinite(bl.s0)) { // d's f16 bits: an infinity or NaN
+          const uint16_t h = (uint16_t)((std::signbit(bl.s0) ? 0x8000 : 0) | 0x7c00 |
+                                        (std::isnan(bl.s0) ? 0x200 : 0));
+          sp[0] = (uint8_t)h;
+          sp[1] = (uint8_t)(h >> 8);
+          continue;
+        }
         if (fixed) {
           // |d| < 2^-k S, so |m| < 2^15 (at most 32752: 11 bits below 2^15).
           int k = 0;
