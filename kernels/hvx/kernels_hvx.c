@@ -21,8 +21,10 @@
  *        6-bit values 0..63 in bits 0..5, a fourth value's two bits in
  *        bits 6..7), 4 vectors of int8 scales, per row f32 d: 212 bytes
  *        per row and super-block (the file's 210, d widened)
- *  q5_0, iq4_nl, iq4_xs: as q8_0, of q - 16 and the IQ4 levels (q5_0 and
- *        iq4_nl: fixed-point d; iq4_xs: 32 f32 d * (sc - 32))      (1152)
+ *  iq4_nl: as q4_0, the file's nibbles (indices of the IQ4 levels, which
+ *        vlut32 looks up as level + 128)                              (640)
+ *  q5_0, iq4_xs: as q8_0, of q - 16 and the IQ4 levels (q5_0: fixed-point
+ *        d; iq4_xs: 32 f32 d * (sc - 32))                           (1152)
  *  q5_1: 8 vectors of the 5-bit values (0..31), 32 f32 d, 32 f32 -m (1280)
  *  q5_k: as q4_k with a vector of fifth bits after each block's nibble
  *        vectors: 180 bytes per row and super-block (the file's 176)
@@ -35,7 +37,7 @@
  *        of int8 scales, per row f32 d: 116 bytes per row and super-block
  *        (the file's 110, scales unpacked and d widened)
  * (HvxTarget.cpp's packKMin, packQ6K and packTwoBit.) The byte layouts take
- * about twice the file's bytes for q5_0, q5_1 and the IQ4 types.
+ * about twice the file's bytes for q5_0, q5_1 and iq4_xs.
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
@@ -164,13 +166,26 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
   }
 }
 
-/* Q4_0 and Q8_0 (q8_0, q5_0, iq4_nl): fixed-point scales; B8: bytes of
+/* Q4_0, IQ4N (iq4_nl's nibbles) and Q8_0 (q8_0, q5_0): fixed-point scales; B8: bytes of
  * value + 128 with an f32 scale (iq4_xs, whose d * (sc - 32) has more bits
  * than the fixed point's 15); U5: one scale and a min term (q5_1); Q4_K,
  * Q5_KP, Q6_KP, Q2_KP and Q3_KP: q4_k, q5_k, q6_k, q2_k and q3_k per
  * super-block, their integer scales in vectors. */
 enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_U5,
-       KILN_HVX_Q6_KP, KILN_HVX_Q5_KP, KILN_HVX_Q2_KP, KILN_HVX_Q3_KP };
+       KILN_HVX_Q6_KP, KILN_HVX_Q5_KP, KILN_HVX_Q2_KP, KILN_HVX_Q3_KP,
+       KILN_HVX_IQ4N };
+
+/* vlut32's table of the IQ4 levels + 128 (unsigned, for vrmpy): entry k at
+ * bytes 2k and 2k + 1 (with Rt = 0 the lookup reads Vv.h[idx].ub[0]; the
+ * odd copy makes the byte it reads not matter). */
+static const uint8_t kiln_hvx_iq4_lut[128] __attribute__((aligned(128))) = {
+#define KILN_HVX_L(v) (uint8_t)((v) + 128), (uint8_t)((v) + 128)
+    KILN_HVX_L(-127), KILN_HVX_L(-104), KILN_HVX_L(-83), KILN_HVX_L(-65),
+    KILN_HVX_L(-49),  KILN_HVX_L(-35),  KILN_HVX_L(-22), KILN_HVX_L(-10),
+    KILN_HVX_L(1),    KILN_HVX_L(13),   KILN_HVX_L(25),  KILN_HVX_L(38),
+    KILN_HVX_L(53),   KILN_HVX_L(69),   KILN_HVX_L(89),  KILN_HVX_L(113)
+#undef KILN_HVX_L
+};
 
 static inline __attribute__((always_inline)) HVX_Vector
 kiln_hvx_ld(const uint8_t *p, const int aligned) {
@@ -211,21 +226,27 @@ static inline __attribute__((always_inline)) void
 kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
               int nc, HVX_Vector (*isum)[2], HVX_Vector *fixed, const int mode,
               const int aligned) {
-  const int nib = mode == KILN_HVX_Q4_0; /* q4_k, q5_k: kiln_hvx_sums_kmin */
+  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_IQ4N;
   const int vs = 4 * tw;
   const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f);
+  const HVX_Vector lut = *(const HVX_Vector *)kiln_hvx_iq4_lut;
   HVX_Vector fhi = Q6_V_vzero(), flo = Q6_V_vzero();
   for (int b = 0; b < nc; ++b) {
     const uint8_t *wb = wt + (size_t)b * tb;
     const int32_t *aw = act->aw[b];
     if (nib) {
-      HVX_Vector acc = Q6_V_vsplat_R(
-          mode == KILN_HVX_Q4_0 ? -8 * (act->lo[b] + act->hi[b]) : 0);
+      HVX_Vector acc = Q6_V_vsplat_R((mode == KILN_HVX_Q4_0 ? -8 : -128) *
+                                     (act->lo[b] + act->hi[b]));
       for (int g = 0; g < 4; ++g) {
         HVX_Vector v = kiln_hvx_ld(wb + vs * g, aligned);
-        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, Q6_V_vand_VV(v, m0f), aw[g]);
-        acc = Q6_Vw_vrmpyacc_VwVubRb(
-            acc, Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), aw[g + 4]);
+        HVX_Vector lo = Q6_V_vand_VV(v, m0f),
+                   hi = Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f);
+        if (mode == KILN_HVX_IQ4N) {
+          lo = Q6_Vb_vlut32_VbVbR(lo, lut, 0);
+          hi = Q6_Vb_vlut32_VbVbR(hi, lut, 0);
+        }
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, lo, aw[g]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(acc, hi, aw[g + 4]);
       }
       kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, aligned);
     } else {
@@ -436,11 +457,13 @@ kiln_hvx_sums_q3k(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
 /* Row j's blocks of infinite or NaN d in a chunk of a fixed-point tile (the
  * packer's marker: m = 0, d's f16 bits in the low half of the word), in
  * float as the scalar kernels sum them: the block's integer sum from lane
- * j's bytes (q4_0's nibbles or bytes of value + 128) times d x da. Their
+ * j's bytes (q4_0's or iq4_nl's nibbles, or bytes of value + 128) times d
+ * x da. Their
  * sum is infinite or NaN (inf x 0 is NaN), so whatever the row's finite
  * blocks add to it leaves it as it is. Out of line: damaged files only. */
 static __attribute__((noinline)) float kiln_hvx_nonfinite(const uint8_t *wt, int tb, int nv, int j,
-                                const kiln_hvx_act *act, int nc, int nib) {
+                                const kiln_hvx_act *act, int nc, int mode) {
+  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_IQ4N;
   const int vs = 4 * nv, groups = nib ? 4 : 8;
   float sum = 0.0f;
   for (int b = 0; b < nc; ++b) {
@@ -453,7 +476,9 @@ static __attribute__((noinline)) float kiln_hvx_nonfinite(const uint8_t *wt, int
     for (int g = 0; g < groups; ++g)
       for (int e = 0; e < 4; ++e) {
         const int u = wb[g * vs + 4 * j + e];
-        if (nib)
+        if (mode == KILN_HVX_IQ4N)
+          isum += kiln_g_iq4nl[u & 15] * a[4 * g + e] + kiln_g_iq4nl[u >> 4] * a[16 + 4 * g + e];
+        else if (nib)
           isum += ((u & 15) - 8) * a[4 * g + e] + ((u >> 4) - 8) * a[16 + 4 * g + e];
         else
           isum += (u - 128) * a[4 * g + e];
@@ -472,9 +497,9 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const kiln_q8k_block *ak = k8 ? kiln_q8k_rows(x, rows, K, scratch) : 0;
   const int nb = K / 32, ntile = (N + KILN_HVX_TILE - 1) / KILN_HVX_TILE;
   /* bytes per row-block of the per-block layouts (not the K-quants) */
-  const int nib = mode == KILN_HVX_Q4_0;
+  const int nib = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_IQ4N;
   const int bpb = (nib ? 16 : 32) + (mode == KILN_HVX_U5 ? 8 : 4);
-  const int fixed = mode == KILN_HVX_Q4_0 || mode == KILN_HVX_Q8_0;
+  const int fixed = nib || mode == KILN_HVX_Q8_0;
   /* The K-quants, laid out per super-block, sbb bytes a row: q4_k, q5_k and
    * q2_k (kp) end in f16 d and dmin, q6_k and q3_k in f32 d. */
   const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP || mode == KILN_HVX_Q2_KP;
@@ -552,7 +577,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             float sj;
             __builtin_memcpy(&sj, rowPow + 4 * (n0 + j), 4);
             if (sj < 0)
-              yr[n0 + j] += kiln_hvx_nonfinite(wt, tb, nv, j, &act, nc, nib);
+              yr[n0 + j] += kiln_hvx_nonfinite(wt, tb, nv, j, &act, nc, mode);
           }
           continue;
         }
@@ -688,7 +713,7 @@ KILN_HVX_KERNEL(q4_k, q8_k, 1, KILN_HVX_Q4_K)
 KILN_HVX_KERNEL(q8_0, q8_0, 0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(q6_k, q8_k, 1, KILN_HVX_Q6_KP)
 KILN_HVX_KERNEL(q5_0, q8_0, 0, KILN_HVX_Q8_0)
-KILN_HVX_KERNEL(iq4_nl, q8_0, 0, KILN_HVX_Q8_0)
+KILN_HVX_KERNEL(iq4_nl, q8_0, 0, KILN_HVX_IQ4N)
 KILN_HVX_KERNEL(iq4_xs, q8_0, 0, KILN_HVX_B8)
 KILN_HVX_KERNEL(q5_1, q8_0, 0, KILN_HVX_U5)
 KILN_Q4_1_AS_Q5_1(32x_hvx)

@@ -57,10 +57,11 @@ public:
       return packQ6K(N, K, ggml, blocks, out);
     if (type == "q2_k" || type == "q3_k")
       return packTwoBit(N, K, ggml, blocks, type == "q3_k", out);
-    const bool nibbles = type == "q4_0";
+    // q4_0 and iq4_nl: the file's nibbles (iq4_nl's index its levels).
+    const bool iq4nl = type == "iq4_nl", nibbles = type == "q4_0" || iq4nl;
     const int64_t scales = type == "q5_1" ? 2 : 1;
     // Unsigned weight bytes: q4 nibbles as they are, the signed values
-    // (q8_0, q5_0 - 16, the IQ4 levels) + 128, q5_1's 0..31 as they are
+    // (q8_0, q5_0 - 16, iq4_xs's levels) + 128, q5_1's 0..31 as they are
     // (qblocks::decode's values).
     int offset = 128;
     if (nibbles || type == "q5_1")
@@ -106,8 +107,9 @@ public:
           for (int64_t e = 0; e < 4; ++e) {
             const int64_t i = 4 * g + e;
             base[g * tw * 4 + lane * 4 + e] =
-                nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4))
-                        : (uint8_t)(bl.q[i] + offset);
+                iq4nl     ? ggml[(j * nb + b) * 18 + 2 + i]
+                : nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4))
+                          : (uint8_t)(bl.q[i] + offset);
           }
         uint8_t *sp = base + groups * tw * 4 + lane * 4;
         if (fixed && !std::isfinite(bl.s0)) { // d's f16 bits: an infinity or NaN
