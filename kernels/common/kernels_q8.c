@@ -553,6 +553,27 @@ static float kiln_dot_q3_k_q8k(const uint8_t *w, const kiln_q8k_block *a, int K)
   return sum;
 }
 
+/* IQ4_XS against Q8_K activations (llama.cpp's pairing): per super-block the
+ * integer sum of the eight blocks' sums times their scales, scaled once. */
+static float kiln_dot_iq4_xs_q8k(const uint8_t *w, const kiln_q8k_block *a, int K) {
+  float sum = 0.0f;
+  for (int s = 0; s < K / 256; ++s, w += 136, ++a) {
+    const int sh = kiln_g_u16(w + 2);
+    int32_t isum = 0;
+    for (int b = 0; b < 8; ++b) {
+      const int ls = ((w[4 + b / 2] >> 4 * (b % 2)) & 0xf) | (((sh >> 2 * b) & 3) << 4);
+      const uint8_t *qs = w + 8 + 16 * b;
+      int32_t part = 0;
+      for (int j = 0; j < 16; ++j)
+        part += kiln_g_iq4nl[qs[j] & 0xf] * a->qs[32 * b + j] +
+                kiln_g_iq4nl[qs[j] >> 4] * a->qs[32 * b + j + 16];
+      isum += (ls - 32) * part;
+    }
+    sum += (float)isum * (kiln_g_f16(kiln_g_u16(w)) * a->d);
+  }
+  return sum;
+}
+
 /* The matmuls over Q8_K activations. */
 #define KILN_Q8K_MATMUL(T, BB)                                                 \
   KILN_KERNEL void kiln_matmul_##T##_q8_k_generic(                             \
@@ -571,6 +592,7 @@ KILN_Q8K_MATMUL(q5_k, 176)
 KILN_Q8K_MATMUL(q6_k, 210)
 KILN_Q8K_MATMUL(q2_k, 84)
 KILN_Q8K_MATMUL(q3_k, 110)
+KILN_Q8K_MATMUL(iq4_xs, 136)
 
 #define KILN_Q8_MATMUL(T, BS, BB)                                              \
   KILN_KERNEL void kiln_matmul_##T##_q8_0_generic(const float *x, int rows, int K, \

@@ -23,8 +23,10 @@
  *        per row and super-block (the file's 210, d widened)
  *  iq4_nl: as q4_0, the file's nibbles (indices of the IQ4 levels, which
  *        vlut32 looks up as level + 128)                              (640)
- *  q5_0, iq4_xs: as q8_0, of q - 16 and the IQ4 levels (q5_0: fixed-point
- *        d; iq4_xs: 32 f32 d * (sc - 32))                           (1152)
+ *  iq4_xs: per super-block, 8 blocks of iq4_nl's nibble vectors, 2 vectors
+ *        of int8 scales (sc - 32), per row f32 d: 140 bytes per row and
+ *        super-block (the file's 136, scales unpacked and d widened)
+ *  q5_0: as q8_0, of q - 16, fixed-point d                          (1152)
  *  q5_1: 8 vectors of the 5-bit values (0..31), 32 f32 d, 32 f32 -m (1280)
  *  q5_k: as q4_k with a vector of fifth bits after each block's nibble
  *        vectors: 180 bytes per row and super-block (the file's 176)
@@ -37,7 +39,7 @@
  *        of int8 scales, per row f32 d: 116 bytes per row and super-block
  *        (the file's 110, scales unpacked and d widened)
  * (HvxTarget.cpp's packKMin, packQ6K and packTwoBit.) The byte layouts take
- * about twice the file's bytes for q5_0, q5_1 and iq4_xs.
+ * about twice the file's bytes for q5_0 and q5_1.
  *
  * Unsigned weights times signed activations: the offsets (8, 128, 32) times
  * the activation block sum are subtracted by starting the accumulator there.
@@ -57,7 +59,7 @@
  * block sums go through a vector store to the per-row float scaling in
  * scalar code, but q4_k's, q5_k's and q6_k's: their integer scales multiply the
  * block sums in vectors and the float step runs once per row and
- * super-block (q2_k's and q3_k's too). The K-quants take ggml's Q8_K activations (kiln_q8k_rows,
+ * super-block (q2_k's, q3_k's and iq4_xs's too). The K-quants and iq4_xs take ggml's Q8_K activations (kiln_q8k_rows,
  * as llama.cpp's kernels for them): each block's scale is its super-block's
  * and its half sums are Q8_K's 16-element sums; q5_1 and iq4_xs stay on
  * Q8_0 blocks.
@@ -166,14 +168,13 @@ static void kiln_hvx_prep(const kiln_q8_block *a, int n, kiln_hvx_act *p) {
   }
 }
 
-/* Q4_0, IQ4N (iq4_nl's nibbles) and Q8_0 (q8_0, q5_0): fixed-point scales; B8: bytes of
- * value + 128 with an f32 scale (iq4_xs, whose d * (sc - 32) has more bits
- * than the fixed point's 15); U5: one scale and a min term (q5_1); Q4_K,
- * Q5_KP, Q6_KP, Q2_KP and Q3_KP: q4_k, q5_k, q6_k, q2_k and q3_k per
- * super-block, their integer scales in vectors. */
-enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_B8, KILN_HVX_U5,
+/* Q4_0, IQ4N (iq4_nl's nibbles) and Q8_0 (q8_0, q5_0): fixed-point scales;
+ * U5: one scale and a min term (q5_1); Q4_K, Q5_KP, Q6_KP, Q2_KP, Q3_KP and
+ * IQ4_XSP: q4_k, q5_k, q6_k, q2_k, q3_k and iq4_xs per super-block, their
+ * integer scales in vectors. */
+enum { KILN_HVX_Q4_0, KILN_HVX_Q4_K, KILN_HVX_Q8_0, KILN_HVX_U5,
        KILN_HVX_Q6_KP, KILN_HVX_Q5_KP, KILN_HVX_Q2_KP, KILN_HVX_Q3_KP,
-       KILN_HVX_IQ4N };
+       KILN_HVX_IQ4N, KILN_HVX_IQ4_XSP };
 
 /* vlut32's table of the IQ4 levels + 128 (unsigned, for vrmpy): entry k at
  * bytes 2k and 2k + 1 (with Rt = 0 the lookup reads Vv.h[idx].ub[0]; the
@@ -250,7 +251,7 @@ kiln_hvx_sums(const uint8_t *wt, int tb, int tw, const kiln_hvx_act *act,
       }
       kiln_hvx_fold(&fhi, &flo, acc, wb + 4 * vs, act, b, aligned);
     } else {
-      const int off = mode == KILN_HVX_Q8_0 || mode == KILN_HVX_B8 ? -128 : 0;
+      const int off = mode == KILN_HVX_Q8_0 ? -128 : 0;
       HVX_Vector a0 = Q6_V_vsplat_R(off * act->lo[b]);
       HVX_Vector a1 = Q6_V_vsplat_R(off * act->hi[b]);
       for (int g = 0; g < 4; ++g) {
@@ -488,6 +489,40 @@ static __attribute__((noinline)) float kiln_hvx_nonfinite(const uint8_t *wt, int
   return sum;
 }
 
+/* iq4_xs (KILN_HVX_IQ4_XSP; per super-block 140 * tw bytes, HvxTarget.cpp's
+ * packIq4Xs): per super-block sb, sum scale x block sum into isum[sb][0],
+ * 32 rows at once; each block's sum starts at -128 x Q8_K's sum of the
+ * block and takes its nibbles as levels + 128 (vlut32). */
+static inline __attribute__((always_inline)) void
+kiln_hvx_sums_iq4xs(const uint8_t *wt, int tw, const kiln_hvx_act *act, int nc,
+                    HVX_Vector (*isum)[2], const int aligned) {
+  const int vs = 4 * tw;
+  const HVX_Vector m0f = Q6_Vb_vsplat_R(0x0f);
+  const HVX_Vector lut = *(const HVX_Vector *)kiln_hvx_iq4_lut;
+  for (int sb = 0; sb < nc / 8; ++sb) {
+    const uint8_t *ws = wt + (size_t)sb * 140 * tw;
+    HVX_Vector ks = Q6_V_vzero();
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 8; ++j) {
+      const int b = 8 * sb + j;
+      const int32_t *aw = act->aw[b];
+      HVX_Vector acc = Q6_V_vsplat_R(-128 * (act->lo[b] + act->hi[b]));
+      for (int g = 0; g < 4; ++g) {
+        const HVX_Vector v = kiln_hvx_ld(ws + (4 * j + g) * vs, aligned);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(
+            acc, Q6_Vb_vlut32_VbVbR(Q6_V_vand_VV(v, m0f), lut, 0), aw[g]);
+        acc = Q6_Vw_vrmpyacc_VwVubRb(
+            acc, Q6_Vb_vlut32_VbVbR(Q6_V_vand_VV(Q6_Vuh_vlsr_VuhR(v, 4), m0f), lut, 0),
+            aw[g + 4]);
+      }
+      /* block j's int8 scale: byte j % 4 of the lane's word in vector j / 4 */
+      const HVX_Vector sw = kiln_hvx_ld(ws + 128 * tw + (j / 4) * vs, aligned);
+      ks = Q6_Vw_vmpyieacc_VwVwVh(ks, acc, kiln_hvx_sbyte(sw, j % 4));
+    }
+    isum[sb][0] = ks;
+  }
+}
+
 static inline __attribute__((always_inline)) void
 kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
                 const float *bias, float *y, void *scratch, const int mode,
@@ -501,14 +536,16 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
   const int bpb = (nib ? 16 : 32) + (mode == KILN_HVX_U5 ? 8 : 4);
   const int fixed = nib || mode == KILN_HVX_Q8_0;
   /* The K-quants, laid out per super-block, sbb bytes a row: q4_k, q5_k and
-   * q2_k (kp) end in f16 d and dmin, q6_k and q3_k in f32 d. */
+   * q2_k (kp) end in f16 d and dmin, q6_k, q3_k and iq4_xs in f32 d. */
   const int kp = mode == KILN_HVX_Q4_K || mode == KILN_HVX_Q5_KP || mode == KILN_HVX_Q2_KP;
-  const int per_sb = kp || mode == KILN_HVX_Q6_KP || mode == KILN_HVX_Q3_KP;
-  const int sbb = mode == KILN_HVX_Q4_K    ? 148
-                  : mode == KILN_HVX_Q5_KP ? 180
-                  : mode == KILN_HVX_Q2_KP ? 84
-                  : mode == KILN_HVX_Q3_KP ? 116
-                                           : 212;
+  const int per_sb = kp || mode == KILN_HVX_Q6_KP || mode == KILN_HVX_Q3_KP ||
+                     mode == KILN_HVX_IQ4_XSP;
+  const int sbb = mode == KILN_HVX_Q4_K      ? 148
+                  : mode == KILN_HVX_Q5_KP   ? 180
+                  : mode == KILN_HVX_Q2_KP   ? 84
+                  : mode == KILN_HVX_Q3_KP   ? 116
+                  : mode == KILN_HVX_IQ4_XSP ? 140
+                                             : 212;
   /* The rows' powers of two after the tiles (fixed point). */
   const uint8_t *rowPow = w + (size_t)N * nb * bpb;
   kiln_hvx_act act;
@@ -544,6 +581,10 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           kiln_hvx_sums_q3k(wt, nv, &act, nc, isum, 1);
         else if (mode == KILN_HVX_Q3_KP)
           kiln_hvx_sums_q3k(wt, nv, &act, nc, isum, 0);
+        else if (mode == KILN_HVX_IQ4_XSP && full)
+          kiln_hvx_sums_iq4xs(wt, nv, &act, nc, isum, 1);
+        else if (mode == KILN_HVX_IQ4_XSP)
+          kiln_hvx_sums_iq4xs(wt, nv, &act, nc, isum, 0);
         else if (kp && full)
           kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 1);
         else if (kp)
@@ -599,8 +640,8 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           continue;
         }
         if (per_sb) {
-          /* q6_k, q3_k: per row and super-block its integer sum (|.| <
-           * 2^29) times d x da, scalar. */
+          /* q6_k, q3_k, iq4_xs: per row and super-block its integer sum
+           * (|.| < 2^29) times d x da, scalar. */
           for (int j = 0; j < nv; ++j) {
             float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
             for (int sb = 0; sb < nc / 8; ++sb) {
@@ -612,7 +653,7 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
           }
           continue;
         }
-        /* Float scaling per row and block, scalar. */
+        /* q5_1: float scaling per row and block, scalar. */
         for (int j = 0; j < nv; ++j) {
           float acc = c0 ? yr[n0 + j] : (bias ? bias[n0 + j] : 0.0f);
           const uint8_t *sp = wt + qb + 4 * j;
@@ -620,12 +661,8 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             const float ad = act.ad[b];
             const float s0 = *(const float *)sp;
             const float i0 = (float)((const int32_t *)&isum[b][0])[j];
-            if (mode == KILN_HVX_B8) {
-              acc += i0 * (s0 * ad);
-            } else { /* U5 */
-              const float s1 = *(const float *)(sp + 4 * nv);
-              acc += i0 * (s0 * ad) - s1 * (ad * (float)(act.lo[b] + act.hi[b]));
-            }
+            const float s1 = *(const float *)(sp + 4 * nv); /* U5 */
+            acc += i0 * (s0 * ad) - s1 * (ad * (float)(act.lo[b] + act.hi[b]));
           }
           yr[n0 + j] = acc;
         }
@@ -696,8 +733,8 @@ __attribute__((weak)) float __hexagon_divsf3(float a, float b) {
   return r.f;
 }
 
-/* ACT: q8_0, or q8_k with K8 = 1 (the K-quants, as llama.cpp's kernels for
- * them). */
+/* ACT: q8_0, or q8_k with K8 = 1 (the K-quants and iq4_xs, as llama.cpp's
+ * kernels for them). */
 #define KILN_HVX_KERNEL(T, ACT, K8, MODE)                                      \
   KILN_KERNEL void kiln_matmul_##T##_##ACT##_32x_hvx(                          \
       const float *x, int rows, int K, const uint8_t *w, int N,                \
@@ -714,7 +751,7 @@ KILN_HVX_KERNEL(q8_0, q8_0, 0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(q6_k, q8_k, 1, KILN_HVX_Q6_KP)
 KILN_HVX_KERNEL(q5_0, q8_0, 0, KILN_HVX_Q8_0)
 KILN_HVX_KERNEL(iq4_nl, q8_0, 0, KILN_HVX_IQ4N)
-KILN_HVX_KERNEL(iq4_xs, q8_0, 0, KILN_HVX_B8)
+KILN_HVX_KERNEL(iq4_xs, q8_k, 1, KILN_HVX_IQ4_XSP)
 KILN_HVX_KERNEL(q5_1, q8_0, 0, KILN_HVX_U5)
 KILN_Q4_1_AS_Q5_1(32x_hvx)
 KILN_HVX_KERNEL(q5_k, q8_k, 1, KILN_HVX_Q5_KP)

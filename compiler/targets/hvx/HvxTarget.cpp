@@ -57,12 +57,14 @@ public:
       return packQ6K(N, K, ggml, blocks, out);
     if (type == "q2_k" || type == "q3_k")
       return packTwoBit(N, K, ggml, blocks, type == "q3_k", out);
+    if (type == "iq4_xs")
+      return packIq4Xs(N, K, ggml, blocks, out);
     // q4_0 and iq4_nl: the file's nibbles (iq4_nl's index its levels).
     const bool iq4nl = type == "iq4_nl", nibbles = type == "q4_0" || iq4nl;
     const int64_t scales = type == "q5_1" ? 2 : 1;
     // Unsigned weight bytes: q4 nibbles as they are, the signed values
-    // (q8_0, q5_0 - 16, iq4_xs's levels) + 128, q5_1's 0..31 as they are
-    // (qblocks::decode's values).
+    // (q8_0, q5_0 - 16) + 128, q5_1's 0..31 as they are (qblocks::decode's
+    // values).
     int offset = 128;
     if (nibbles || type == "q5_1")
       offset = 0;
@@ -276,6 +278,30 @@ private:
         qblocks::putFloat(sc + 16 * tw + 4 * lane, qblocks::f16(src + 108));
       else
         std::memcpy(sc + 16 * tw + 4 * lane, src + 80, 4); // f16 d, dmin
+    });
+  }
+
+  // IQ4_XS in 140 bytes a row and super-block (the file's 136, its 6-bit
+  // scales unpacked and d as f32, which keeps each super-block of a full
+  // tile 128-byte aligned): per tile and super-block, the 8 blocks' nibble
+  // vectors as the file's (lane j byte e of vector g: element 4g+e low,
+  // 16+4g+e high, indices of the IQ4 levels), then 2 vectors of the int8
+  // scales sc - 32 (lane j of vector v: blocks 4v..4v + 3 of row j), then
+  // per row d as f32.
+  static bool packIq4Xs(int64_t N, int64_t K, const uint8_t *ggml,
+                        const std::vector<qblocks::Block> &blocks,
+                        std::vector<uint8_t> &out) {
+    return packSuperBlocks(N, K, 140, 136, ggml, blocks, out,
+                           [&](const uint8_t *src, uint8_t *base, int64_t lane,
+                               int64_t tw, const qblocks::Block *) {
+      for (int64_t b = 0; b < 8; ++b)
+        for (int64_t g = 0; g < 4; ++g)
+          for (int64_t e = 0; e < 4; ++e)
+            base[(4 * b + g) * 4 * tw + lane * 4 + e] = src[8 + 16 * b + 4 * g + e];
+      for (int64_t b = 0; b < 8; ++b)
+        base[128 * tw + (b / 4) * 4 * tw + 4 * lane + b % 4] =
+            (uint8_t)(int8_t)qblocks::iq4xsScale(src, (int)b);
+      qblocks::putFloat(base + 136 * tw + 4 * lane, qblocks::f16(src));
     });
   }
 
