@@ -55,14 +55,13 @@
  * scales' 11-bit mantissas whole (the weights' while within 2^(sh + 4) of
  * the row's largest), the shifts keep each block's term under 2^31, and
  * the roundings fall 2^sh below a unit of the integer sums: the fixed point
- * rounds less than the products' float sums do. The other types' integer
- * block sums go through a vector store to the per-row float scaling in
- * scalar code, but q4_k's, q5_k's and q6_k's: their integer scales multiply the
- * block sums in vectors and the float step runs once per row and
- * super-block (q2_k's, q3_k's and iq4_xs's too). The K-quants and iq4_xs take ggml's Q8_K activations (kiln_q8k_rows,
- * as llama.cpp's kernels for them): each block's scale is its super-block's
- * and its half sums are Q8_K's 16-element sums; q5_1 and iq4_xs stay on
- * Q8_0 blocks.
+ * rounds less than the products' float sums do. The K-quants' and
+ * iq4_xs's integer scales multiply the block sums in vectors and their
+ * float step runs once per row and super-block; they take ggml's Q8_K
+ * activations (kiln_q8k_rows, as llama.cpp's kernels for them): each
+ * block's scale is its super-block's and its half sums are Q8_K's
+ * 16-element sums. q5_1's integer block sums (on Q8_0 blocks) go through
+ * a vector store to per-row float scaling in scalar code.
  */
 #include "kiln_kernels.h"
 
