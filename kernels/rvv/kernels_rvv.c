@@ -14,20 +14,22 @@
  *  q4_k, q5_k, q6_k: the files' bytes (18, 22 and 26.25), per super-block
  *        rather than per block: see "K-quants in their files' bytes" below.
  *  q8_0: 32 int8 x tw rows, then tw f32 d.                        (36)
- *  q5_0, iq4_nl, iq4_xs: 32 int8 (q5_0: q-16; IQ4: the level) x tw rows,
- *        then tw f32 scales (d; iq4_xs d*(sc-32)).                (36)
+ *  iq4_nl: as q4_0, the file's nibbles (indices of the IQ4 levels, looked
+ *        up with vrgather).                                       (20)
+ *  iq4_xs: the file's bytes per super-block, see iq4_xs below.   (17)
+ *  q5_0: 32 int8 (q-16) x tw rows, then tw f32 d.                 (36)
  *  q5_1: 32 int8 (0..31) x tw rows, then tw f32 scales d and tw f32 min
  *        terms -m (subtracted times the activation block's sum).  (40)
  *  q5_k: the file's bytes, as q4_k plus the fifth bits (see q5_k below).
  *  q2_k, q3_k: the files' bytes (10.5, 13.75), see below.
- * The 8-bit layouts of q5_0, q5_1 and the IQ4 types take more bytes than
- * their files (22-24, 17-18 per block).
+ * The 8-bit layouts of q5_0 and q5_1 take more bytes than their files (22
+ * and 24 per block).
  *
  * Unsigned nibbles times signed activations: sum (q-8)*a = sum q*a - 8*sum a,
  * the correction per activation block computed once per activation row.
  * Activations are the exact Q8_0 blocks of kiln_q8_rows, and for the
- * K-quants ggml's Q8_K blocks of kiln_q8k_rows (as llama.cpp's kernels for
- * those types).
+ * K-quants and iq4_xs ggml's Q8_K blocks of kiln_q8k_rows (as llama.cpp's
+ * kernels for those types).
  */
 #include "kiln_kernels.h"
 
@@ -94,9 +96,34 @@ static inline vfloat32m4_t kiln_rvv_acc0_m4(int first, const float *bias,
         __riscv_vreinterpret_v_u8m2_i8m2(__riscv_vsrl_vx_u8m2(v, 4, vl)), vl); \
   } while (0)
 
-static void kiln_rvv_q4_0(const float *x, int rows, int K, const uint8_t *w,
-                          int N, const float *bias, float *y, void *scratch) {
+/* The IQ4 types' exact block sum: 16 nibble positions (as q4_0's: element i
+ * low, i + 16 high) looked up as levels in the 16-entry table lut
+ * (vrgather), a position's two products in int16 (2 * 127 * 128), widened
+ * into int32. */
+static inline __attribute__((always_inline)) vint32m8_t
+kiln_rvv_iq4_block(const uint8_t *wb, size_t tw, const int8_t *q, vint8m2_t lut,
+                   size_t vl) {
+  vint32m8_t sum = __riscv_vmv_v_x_i32m8(0, vl);
+#pragma clang loop unroll(full)
+  for (int i = 0; i < 16; ++i) {
+    const vuint8m2_t v = __riscv_vle8_v_u8m2(wb + i * tw, vl);
+    const vint8m2_t lo = __riscv_vrgather_vv_i8m2(lut, __riscv_vand_vx_u8m2(v, 15, vl), vl);
+    const vint8m2_t hi = __riscv_vrgather_vv_i8m2(lut, __riscv_vsrl_vx_u8m2(v, 4, vl), vl);
+    vint16m4_t p = __riscv_vwmul_vx_i16m4(lo, q[i], vl);
+    p = __riscv_vwmacc_vx_i16m4(p, q[i + 16], hi, vl);
+    sum = __riscv_vwadd_wv_i32m8(sum, p, vl);
+  }
+  return sum;
+}
+
+/* q4_0, and iq4_nl (IQ4) in q4_0's layout: its file's nibbles, indices of
+ * the levels. */
+static inline __attribute__((always_inline)) void
+kiln_rvv_nib(const float *x, int rows, int K, const uint8_t *w, int N,
+             const float *bias, float *y, void *scratch, const int iq4) {
   const kiln_q8_block *a = kiln_q8_rows(x, rows, K, scratch);
+  /* read whole (16 entries) whatever the strip's vl */
+  const vint8m2_t lut = __riscv_vle8_v_i8m2(kiln_g_iq4nl, 16);
   const int nb = K / 32, ntile = (N + KILN_RVV_TILE - 1) / KILN_RVV_TILE;
   const size_t bpb = 20; /* bytes per row and block */
   float ad[KILN_RVV_CHUNK];
@@ -106,7 +133,7 @@ static void kiln_rvv_q4_0(const float *x, int rows, int K, const uint8_t *w,
     float *yr = y + (int64_t)r * N;
     for (int c0 = 0; c0 < nb; c0 += KILN_RVV_CHUNK) {
       const int nc = nb - c0 < KILN_RVV_CHUNK ? nb - c0 : KILN_RVV_CHUNK;
-      kiln_rvv_act(ar + c0, nc, ad, asum, 0, -8);
+      kiln_rvv_act(ar + c0, nc, ad, asum, 0, -8); /* q4_0's offset sums */
       for (int t = 0; t < ntile; ++t) {
         const int n0 = t * KILN_RVV_TILE;
         const int nv = N - n0 < KILN_RVV_TILE ? N - n0 : KILN_RVV_TILE;
@@ -120,13 +147,19 @@ static void kiln_rvv_q4_0(const float *x, int rows, int K, const uint8_t *w,
           for (int b = 0; b < nc; ++b) {
             const uint8_t *wb = wt + b * tb + s;
             const int8_t *q = ar[c0 + b].qs;
-            KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
-            KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
-            KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
-            KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
-            /* exact integer sum of (q-8)*a, then * (d * da) as the scalar kernel */
-            vint32m8_t isum = __riscv_vwadd_vv_i32m8(slo, shi, vl);
-            isum = __riscv_vadd_vx_i32m8(isum, asum[b], vl); /* -8 * sum */
+            vint32m8_t isum;
+            if (iq4) {
+              isum = kiln_rvv_iq4_block(wb, tw, q, lut, vl);
+            } else {
+              KILN_RVV_NIB0(); KILN_RVV_NIB(1); KILN_RVV_NIB(2); KILN_RVV_NIB(3);
+              KILN_RVV_NIB(4); KILN_RVV_NIB(5); KILN_RVV_NIB(6); KILN_RVV_NIB(7);
+              KILN_RVV_NIB(8); KILN_RVV_NIB(9); KILN_RVV_NIB(10); KILN_RVV_NIB(11);
+              KILN_RVV_NIB(12); KILN_RVV_NIB(13); KILN_RVV_NIB(14); KILN_RVV_NIB(15);
+              /* exact integer sum of (q-8)*a */
+              isum = __riscv_vadd_vx_i32m8(__riscv_vwadd_vv_i32m8(slo, shi, vl),
+                                           asum[b], vl); /* -8 * sum */
+            }
+            /* then * (d * da) as the scalar kernel */
             const float *sc = (const float *)(wb - s + 16 * tw) + s;
             vfloat32m8_t d = __riscv_vfmul_vf_f32m8(
                 __riscv_vle32_v_f32m8(sc, vl), ad[b], vl);
@@ -144,7 +177,13 @@ static void kiln_rvv_q4_0(const float *x, int rows, int K, const uint8_t *w,
 KILN_KERNEL void kiln_matmul_q4_0_q8_0_128x_rvv(const float *x, int rows, int K,
                                       const uint8_t *w, int N, const float *bias,
                                       float *y, void *scratch) {
-  kiln_rvv_q4_0(x, rows, K, w, N, bias, y, scratch);
+  kiln_rvv_nib(x, rows, K, w, N, bias, y, scratch, 0);
+}
+
+KILN_KERNEL void kiln_matmul_iq4_nl_q8_0_128x_rvv(const float *x, int rows, int K,
+                                        const uint8_t *w, int N, const float *bias,
+                                        float *y, void *scratch) {
+  kiln_rvv_nib(x, rows, K, w, N, bias, y, scratch, 1);
 }
 
 /* --- K-quants in their files' bytes, on Q8_K activations -------------------
@@ -452,6 +491,39 @@ kiln_rvv_k16_sb(const uint8_t *ws, const kiln_q8k_block *as, size_t tw, size_t s
 KILN_RVV_KQUANT(q2_k, 84, __riscv_vsetvl_e8m2, kiln_rvv_k16_sb, 0)
 KILN_RVV_KQUANT(q3_k, 110, __riscv_vsetvl_e8m2, kiln_rvv_k16_sb, 1)
 
+/* iq4_xs: per tile (tw rows) and super-block, 136 * tw bytes, the file's:
+ * 8 blocks of 16 nibble positions (as q4_0; indices of the IQ4 levels),
+ * the 4 scales_l bytes, the 2 bytes of scales_h, tw f16 d. Per super-block
+ * sum (sc_j - 32) x block j's sum (|.| < 2^27), then d x da, on Q8_K
+ * activations as llama.cpp's IQ4_XS kernels. */
+static inline __attribute__((always_inline)) void
+kiln_rvv_iq4xs_sb(const uint8_t *ws, const kiln_q8k_block *as, size_t tw,
+                  size_t s, size_t vl, float *ys, const int unused) {
+  (void)unused;
+  const vint8m2_t lut = __riscv_vle8_v_i8m2(kiln_g_iq4nl, 16);
+  vint32m8_t isum = __riscv_vmv_v_x_i32m8(0, vl);
+#pragma clang loop unroll(disable)
+  for (int b = 0; b < 8; ++b) {
+    /* sc_j: 4 bits of scales_l byte j / 2, 2 bits of scales_h's */
+    const vuint8m2_t l = __riscv_vle8_v_u8m2(ws + (128 + b / 2) * tw + s, vl);
+    const vuint8m2_t h = __riscv_vle8_v_u8m2(ws + (132 + b / 4) * tw + s, vl);
+    const vuint8m2_t ls = __riscv_vor_vv_u8m2(
+        __riscv_vand_vx_u8m2(__riscv_vsrl_vx_u8m2(l, 4 * (b % 2), vl), 15, vl),
+        __riscv_vsll_vx_u8m2(
+            __riscv_vand_vx_u8m2(__riscv_vsrl_vx_u8m2(h, 2 * (b % 4), vl), 3, vl), 4,
+            vl),
+        vl);
+    const vint32m8_t sc = __riscv_vsub_vx_i32m8(
+        __riscv_vreinterpret_v_u32m8_i32m8(__riscv_vzext_vf4_u32m8(ls, vl)), 32, vl);
+    isum = __riscv_vmacc_vv_i32m8(
+        isum, sc, kiln_rvv_iq4_block(ws + b * 16 * tw + s, tw, as->qs + 32 * b, lut, vl),
+        vl);
+  }
+  kiln_rvv_ystep(ys, isum, ws + 134 * tw + 2 * s, as->d, vl);
+}
+
+KILN_RVV_KQUANT(iq4_xs, 136, __riscv_vsetvl_e8m2, kiln_rvv_iq4xs_sb, 0)
+
 /* q6_k: per tile and super-block, 210 * tw bytes, the file's: 8 blocks of 24
  * byte positions, three runs of 8 (A, B, C: position k of each holds the
  * 6-bit values of elements k, k+8 and k+16 in bits 0..5 and two bits of
@@ -537,7 +609,7 @@ kiln_rvv_q6k_sb(const uint8_t *ws, const kiln_q8k_block *as, size_t tw, size_t s
 
 KILN_RVV_KQUANT(q6_k, 210, __riscv_vsetvl_e8m1, kiln_rvv_q6k_sb, 0)
 
-/* --- 8-bit weights (q8_0, q5_0, q5_1, IQ4) -------------------------------- */
+/* --- 8-bit weights (q8_0, q5_0, q5_1) ------------------------------------- */
 /* Two int8 products fit int16 (2 * 127 * 128); pairs are widened into int32. */
 #define KILN_RVV_PAIR(acc32, i)                                                \
   do {                                                                         \
@@ -620,8 +692,6 @@ KILN_KERNEL void kiln_matmul_q8_0_q8_0_128x_rvv(const float *x, int rows, int K,
     kiln_rvv_q8(x, rows, K, w, N, bias, y, scratch, MODE);                     \
   }
 KILN_RVV_Q8_WRAP(q5_0, 0)
-KILN_RVV_Q8_WRAP(iq4_nl, 0)
-KILN_RVV_Q8_WRAP(iq4_xs, 0)
 KILN_RVV_Q8_WRAP(q5_1, 2)
 KILN_Q4_1_AS_Q5_1(128x_rvv)
 

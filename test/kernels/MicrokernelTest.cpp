@@ -198,16 +198,18 @@ TEST_P(Microkernel, MatchesScalarKernel) {
     ASSERT_TRUE(target->packWeight(p.kernel, s.N, s.K, ggml.data(), ggml.size(),
                                    packed, error))
         << error;
-    // RVV's K-quant layouts keep the scales in the file's form
+    // RVV's K-quant and IQ4_XS layouts keep the scales in the file's form
     // (f16, packed 6-bit), so the packed weight is no larger than the file's.
-    if (targetName == "rvv" && p.type.size() == 4 && p.type[0] == 'q' &&
-        p.type[3] == 'k') // q2_k .. q6_k
+    if (targetName == "rvv" && ((p.type.size() == 4 && p.type[0] == 'q' &&
+                                 p.type[3] == 'k') || // q2_k .. q6_k
+                                p.type == "iq4_xs"))
       EXPECT_LE(packed.size(), ggml.size()) << p.kernel;
-    // HVX's K-quant layouts unpack at most Q3_K's 12 scale bytes to 16 and
-    // widen an f16 d to f32 (116 bytes a row and super-block against 110),
-    // and end in 128 bytes of padding.
-    if (targetName == "hvx" && p.type.size() == 4 && p.type[0] == 'q' &&
-        p.type[3] == 'k')
+    // HVX's K-quant and IQ4_XS layouts unpack at most Q3_K's 12 scale bytes
+    // to 16 and widen an f16 d to f32 (116 bytes a row and super-block
+    // against 110), and end in 128 bytes of padding.
+    if (targetName == "hvx" && ((p.type.size() == 4 && p.type[0] == 'q' &&
+                                 p.type[3] == 'k') ||
+                                p.type == "iq4_xs"))
       EXPECT_LE(packed.size(), ggml.size() * 116 / 110 + 128) << p.kernel;
     std::vector<uint8_t> q8; // the activations as GGML's Q8_0 / Q8_K blocks
     if (q8k) {

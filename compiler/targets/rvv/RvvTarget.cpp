@@ -56,11 +56,14 @@ public:
       return packKQuant(type, N, K, ggml, bytes, out, error);
     if (type == "q2_k" || type == "q3_k")
       return packTwoBit(type == "q3_k", N, K, ggml, bytes, out, error);
+    if (type == "iq4_xs")
+      return packIq4Xs(N, K, ggml, bytes, out, error);
     std::vector<qblocks::Block> blocks;
     if (!qblocks::decode(type, N, K, ggml, bytes, blocks, error))
       return false;
     constexpr int64_t T = 128;
-    const bool nibbles = type == "q4_0";
+    // q4_0 and iq4_nl: nibbles (iq4_nl's its file's, indices of its levels)
+    const bool iq4nl = type == "iq4_nl", nibbles = type == "q4_0" || iq4nl;
     const int64_t scales = type == "q5_1" ? 2 : 1;
     const int64_t qbytes = nibbles ? 16 : 32;
     const int64_t bpb = qbytes + 4 * scales; // bytes per row-block
@@ -74,7 +77,9 @@ public:
         uint8_t *base = out.data() + t * T * nb * bpb + b * tw * bpb;
         for (int64_t i = 0; i < qbytes; ++i)
           base[i * tw + lane] =
-              nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4)) : (uint8_t)bl.q[i];
+              iq4nl     ? ggml[(j * nb + b) * 18 + 2 + i]
+              : nibbles ? (uint8_t)(bl.q[i] | (bl.q[i + 16] << 4))
+                        : (uint8_t)bl.q[i];
         const float f[2] = {bl.s0, bl.s1};
         for (int64_t i = 0; i < scales; ++i)
           qblocks::putFloat(base + qbytes * tw + i * tw * 4 + lane * 4, f[i]);
@@ -152,6 +157,24 @@ protected:
           std::memcpy(base + 80 * tw + 2 * lane, src + 80, 2);
           std::memcpy(base + 82 * tw + 2 * lane, src + 82, 2);
         }
+    });
+  }
+
+  // iq4_xs in its file's bytes: per tile and super-block 8 blocks of 16
+  // nibble positions (the file's qs), the 4 scales_l bytes, the 2 bytes of
+  // scales_h, f16 d (136 per row).
+  static bool packIq4Xs(int64_t N, int64_t K, const uint8_t *ggml, size_t bytes,
+                        std::vector<uint8_t> &out, std::string &error) {
+    return eachSuperBlock("iq4_xs", 136, N, K, ggml, bytes, out, error,
+                          [&](const uint8_t *src, uint8_t *base, int64_t tw,
+                              int64_t lane) {
+        for (int i = 0; i < 128; ++i)
+          base[i * tw + lane] = src[8 + i];
+        for (int i = 0; i < 4; ++i)
+          base[(128 + i) * tw + lane] = src[4 + i];
+        base[132 * tw + lane] = src[2];
+        base[133 * tw + lane] = src[3];
+        std::memcpy(base + 134 * tw + 2 * lane, src, 2); // f16 d
     });
   }
 
