@@ -567,31 +567,23 @@ kiln_hvx_matmul(const float *x, int rows, int K, const uint8_t *w, int N,
             per_sb
                 ? w + (size_t)t * KILN_HVX_TILE * (nb / 8) * sbb + (size_t)(c0 / 8) * sbb * nv
                 : w + (size_t)t * KILN_HVX_TILE * nb * bpb + (size_t)c0 * tb;
+        /* Full tiles of a 128-byte aligned weight: aligned vector loads
+         * (each step instantiated with aligned a constant, both ways). */
         const int full = aligned && nv == KILN_HVX_TILE;
-        if (mode == KILN_HVX_Q6_KP && full)
-          kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 1);
-        else if (mode == KILN_HVX_Q6_KP)
-          kiln_hvx_sums_q6k(wt, nv, &act, nc, isum, 0);
-        else if (mode == KILN_HVX_Q2_KP && full)
-          kiln_hvx_sums_q2k(wt, nv, &act, nc, isum, 1);
+#define KILN_HVX_STEP(F, ...) (full ? F(__VA_ARGS__, 1) : F(__VA_ARGS__, 0))
+        if (mode == KILN_HVX_Q6_KP)
+          KILN_HVX_STEP(kiln_hvx_sums_q6k, wt, nv, &act, nc, isum);
         else if (mode == KILN_HVX_Q2_KP)
-          kiln_hvx_sums_q2k(wt, nv, &act, nc, isum, 0);
-        else if (mode == KILN_HVX_Q3_KP && full)
-          kiln_hvx_sums_q3k(wt, nv, &act, nc, isum, 1);
+          KILN_HVX_STEP(kiln_hvx_sums_q2k, wt, nv, &act, nc, isum);
         else if (mode == KILN_HVX_Q3_KP)
-          kiln_hvx_sums_q3k(wt, nv, &act, nc, isum, 0);
-        else if (mode == KILN_HVX_IQ4_XSP && full)
-          kiln_hvx_sums_iq4xs(wt, nv, &act, nc, isum, 1);
+          KILN_HVX_STEP(kiln_hvx_sums_q3k, wt, nv, &act, nc, isum);
         else if (mode == KILN_HVX_IQ4_XSP)
-          kiln_hvx_sums_iq4xs(wt, nv, &act, nc, isum, 0);
-        else if (kp && full)
-          kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 1);
+          KILN_HVX_STEP(kiln_hvx_sums_iq4xs, wt, nv, &act, nc, isum);
         else if (kp)
-          kiln_hvx_sums_kmin(wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP, 0);
-        else if (full)
-          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 1);
+          KILN_HVX_STEP(kiln_hvx_sums_kmin, wt, nv, &act, nc, isum, mode == KILN_HVX_Q5_KP);
         else
-          kiln_hvx_sums(wt, tb, nv, &act, nc, isum, fx, mode, 0);
+          KILN_HVX_STEP(kiln_hvx_sums, wt, tb, nv, &act, nc, isum, fx, mode);
+#undef KILN_HVX_STEP
         if (fixed) {
           /* To float once per row and chunk: sum * S_j * A / 2^shift. */
           *(HVX_Vector *)fxs[0] = fx[0];
