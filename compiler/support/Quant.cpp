@@ -14,11 +14,13 @@
 #include "compiler/support/Quant.h"
 
 #include <cassert>
+#include <cstddef>
 #include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
+#include <vector>
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -184,6 +186,75 @@ size_t rowBytes(GGMLType type, int64_t n) {
     return 0;
   return static_cast<size_t>(n / tt->blockSize) *
          static_cast<size_t>(tt->blockBytes);
+}
+
+std::optional<NonFinite> firstNonFinite(GGMLType type, const void *src,
+                                        uint64_t n) {
+  const auto *p = static_cast<const uint8_t *>(src);
+  auto u16 = [&](uint64_t at) {
+    return (uint16_t)(p[at] | (uint16_t)(p[at + 1] << 8));
+  };
+  if (type == GGMLType::F32) {
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, p + 4 * i, 4);
+      if ((bits & 0x7f800000u) == 0x7f800000u) {
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return NonFinite{i, "value", f};
+      }
+    }
+    return std::nullopt;
+  }
+  if (type == GGMLType::F16 || type == GGMLType::BF16) {
+    const uint16_t inf = type == GGMLType::F16 ? 0x7c00 : 0x7f80;
+    for (uint64_t i = 0; i < n; ++i)
+      if ((u16(2 * i) & inf) == inf)
+        return NonFinite{i, "value",
+                         type == GGMLType::F16 ? fp16ToFp32(u16(2 * i))
+                                               : bf16ToFp32(u16(2 * i))};
+    return std::nullopt;
+  }
+  // Each block's fp16 fields: (byte offset, name).
+  struct Field {
+    int at;
+    const char *name;
+  };
+  std::vector<Field> fields;
+  switch (type) {
+  case GGMLType::Q4_1:
+  case GGMLType::Q5_1:
+    fields = {{0, "d"}, {2, "m"}};
+    break;
+  case GGMLType::Q4_K:
+  case GGMLType::Q5_K:
+    fields = {{0, "d"}, {2, "dmin"}};
+    break;
+  case GGMLType::Q2_K:
+    fields = {{(int)offsetof(BlockQ2_K, d), "d"},
+              {(int)offsetof(BlockQ2_K, dmin), "dmin"}};
+    break;
+  case GGMLType::Q3_K:
+    fields = {{(int)offsetof(BlockQ3_K, d), "d"}};
+    break;
+  case GGMLType::Q6_K:
+    fields = {{(int)offsetof(BlockQ6_K, d), "d"}};
+    break;
+  default: // Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS: d first
+    fields = {{0, "d"}};
+    break;
+  }
+  const TypeTraits *tt = typeTraits(type);
+  if (!tt)
+    return std::nullopt;
+  const uint64_t blocks = n / (uint64_t)tt->blockSize;
+  for (uint64_t b = 0; b < blocks; ++b)
+    for (const Field &f : fields) {
+      const uint16_t h = u16(b * (uint64_t)tt->blockBytes + (uint64_t)f.at);
+      if ((h & 0x7c00) == 0x7c00)
+        return NonFinite{b * (uint64_t)tt->blockSize, f.name, fp16ToFp32(h)};
+    }
+  return std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//

@@ -260,6 +260,20 @@ void quantize(GGMLType type, const float *src, void *dst, int64_t n);
 constexpr int64_t kQ8KBlockBytes = 292;
 void quantizeQ8K(const float *src, void *dst, int64_t n);
 
+/// Where a tensor holds a value that is not finite: an infinity or NaN among
+/// the values of an F32, F16 or BF16 tensor, or in a block's float scale or
+/// min of a quantized one (d, dmin of the K-quants, m of Q4_1 and Q5_1).
+/// Any of them makes every output it reaches NaN or infinite.
+struct NonFinite {
+  uint64_t element = 0; // the value, or the first element of the block
+  const char *field = "value"; // "value", "d", "dmin" or "m"
+  float value = 0;             // what the field holds (inf, -inf or NaN)
+};
+/// The first non-finite value or block scale of n elements of `type` at src
+/// (GGML block layout; only whole blocks are read), if there is one.
+std::optional<NonFinite> firstNonFinite(GGMLType type, const void *src,
+                                        uint64_t n);
+
 /// Bytes needed for n elements of `type` (n must be a non-negative multiple
 /// of the block size; returns 0 otherwise or for an unknown type).
 size_t rowBytes(GGMLType type, int64_t n);

@@ -723,3 +723,49 @@ TEST(QuantGolden, EveryTypeMatchesLlamaCpp) {
     }
   }
 }
+
+// firstNonFinite against dequantize as the oracle: an infinity or NaN
+// written at every byte offset of the second block of each type is reported
+// exactly when it makes a dequantized value of that block non-finite, and
+// then at the block's first element. So every float field of every layout
+// is checked, and no quant byte is taken for one.
+TEST(QuantNonFinite, ReportedExactlyWhenDequantizationIsNotFinite) {
+  size_t count = 0;
+  const GGMLType *types = allTypes(count);
+  for (size_t ti = 0; ti < count; ++ti) {
+    const GGMLType t = types[ti];
+    const TypeTraits *tt = typeTraits(t);
+    const size_t n = 2 * static_cast<size_t>(tt->blockSize);
+    const std::vector<uint8_t> clean = quantizeVec(t, randomData(n, 7));
+    EXPECT_FALSE(firstNonFinite(t, clean.data(), n)) << typeName(t);
+    size_t reported = 0;
+    for (int64_t at = 0; at + 2 <= tt->blockBytes; ++at)
+      for (uint16_t bits : {uint16_t(0x7c00), uint16_t(0xfe00), uint16_t(0x7f80)}) {
+        std::vector<uint8_t> q = clean;
+        uint8_t *p = q.data() + tt->blockBytes + at;
+        p[0] = static_cast<uint8_t>(bits);
+        p[1] = static_cast<uint8_t>(bits >> 8);
+        if (t == GGMLType::F32) { // a whole f32 NaN or infinity at `at`
+          if (at % 4 != 0)
+            continue;
+          const uint32_t f = bits == 0x7c00 ? 0x7f800000u : 0xffc00000u;
+          std::memcpy(p, &f, 4);
+        }
+        const std::vector<float> y = dequantizeVec(t, q, n);
+        const bool nonFinite = std::any_of(y.begin(), y.end(), [](float v) {
+          return !std::isfinite(v);
+        });
+        const auto got = firstNonFinite(t, q.data(), n);
+        ASSERT_EQ(got.has_value(), nonFinite)
+            << typeName(t) << " with " << std::hex << bits << " at byte "
+            << std::dec << at << " of block 1";
+        if (got) {
+          ++reported;
+          EXPECT_EQ(got->element, static_cast<uint64_t>(tt->blockSize))
+              << typeName(t) << " byte " << at;
+          EXPECT_FALSE(std::isfinite(got->value)) << typeName(t);
+        }
+      }
+    EXPECT_GT(reported, 0u) << typeName(t);
+  }
+}

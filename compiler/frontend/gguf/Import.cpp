@@ -127,6 +127,7 @@ private:
   }
   bool hasError = false;
   bool readHyper();
+  bool checkFinite(const gguf::TensorInfo &t);
   /// Every key covered by ggufKeyRules(), the checked ones with the values
   /// Kiln implements.
   bool checkKeys();
@@ -403,6 +404,8 @@ FlatSymbolRefAttr Importer::weight(const std::string &name,
   if (llvm::StringRef(sym).endswith(".weight"))
     sym.resize(sym.size() - 7);
   if (!module.lookupSymbol(sym)) {
+    if (!checkFinite(*t))
+      return nullptr;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(module.getBody());
     builder.create<WeightOp>(loc(name), sym,
@@ -410,6 +413,35 @@ FlatSymbolRefAttr Importer::weight(const std::string &name,
                              TypeAttr(), ArrayAttr(), StringAttr());
   }
   return FlatSymbolRefAttr::get(&ctx, sym);
+}
+
+// A damaged or hostile file's infinity or NaN in a weight or block scale
+// would reach every output through the matmuls and norms: refused, naming
+// where it is.
+bool Importer::checkFinite(const gguf::TensorInfo &t) {
+  auto bad = gguf::firstNonFinite(t.type, t.data, t.numElements);
+  if (!bad)
+    return true;
+  const uint64_t K = t.dims.empty() ? 1 : t.dims[0];
+  const uint64_t row = bad->element / K, col = bad->element % K;
+  const std::string value = std::isnan(bad->value) ? "NaN"
+                            : bad->value > 0      ? "inf"
+                                                  : "-inf";
+  std::string where;
+  if (std::string(bad->field) == "value") {
+    where = "element " + std::to_string(bad->element) + " (row " +
+            std::to_string(row) + ", column " + std::to_string(col) + ") is " +
+            value;
+  } else {
+    const int64_t bs = gguf::typeTraits(t.type)->blockSize;
+    where = "block " + std::to_string(bad->element / (uint64_t)bs) + " (row " +
+            std::to_string(row) + ", columns " + std::to_string(col) + ".." +
+            std::to_string(col + (uint64_t)bs - 1) + ") has " + bad->field +
+            " = " + value;
+  }
+  return fail("tensor '" + t.name + "' (" + gguf::typeName(t.type) + ") " +
+              where + ": a non-finite weight makes the outputs it reaches "
+              "NaN or infinite, so the file is refused");
 }
 
 OwningOpRef<ModuleOp> Importer::run() {

@@ -53,6 +53,15 @@ class Layout:
             self.tensors.append((name, p, p + 4 + 8 * dims + 4))
             p += 4 + 8 * dims + 4 + 8
         self.infos_end = p
+        # general.alignment is absent in kiln-fixture's files: GGUF's 32.
+        self.data_start = (p + 31) // 32 * 32
+
+    def tensor_data(self, name):
+        """The absolute offset of a tensor's data."""
+        for n, _, off_at in self.tensors:
+            if n == name:
+                return self.data_start + struct.unpack_from("<Q", self.data, off_at)[0]
+        raise KeyError(name)
 
     def skip(self, p, t):
         if t == 8:
@@ -150,6 +159,30 @@ def model_cases(base):
         cases.append(("gguf-%s-2^31" % key.split(".", 1)[1].replace(".", "-"),
                       patched(base, type_at + 4, fmt, value), want))
     return cases
+
+
+def weight_cases(f32, q4_0, q4_k):
+    """Weights and block scales that are infinite or NaN (a damaged file, or
+    a hostile one): every output they reach would be NaN or infinite."""
+    def at(data, name, byte):
+        return Layout(data).tensor_data(name) + byte
+    refused = ": a non-finite weight makes the outputs it reaches NaN or infinite"
+    return [
+        ("gguf-weight-nan",
+         patched(f32, at(f32, "blk.0.attn_norm.weight", 12), "<I", 0x7fc00000),
+         ("tensor 'blk.0.attn_norm.weight' (f32) element 3 (row 0, column 3) "
+          "is NaN" + refused)),
+        # Q4_0 blocks are 18 bytes, d first; K = 64 is two blocks a row.
+        ("gguf-scale-inf",
+         patched(q4_0, at(q4_0, "blk.0.attn_q.weight", 3 * 18), "<H", 0x7c00),
+         ("tensor 'blk.0.attn_q.weight' (q4_0) block 3 (row 1, columns "
+          "32..63) has d = inf" + refused)),
+        # Q4_K super-blocks are 144 bytes: d, then dmin.
+        ("gguf-dmin-nan",
+         patched(q4_k, at(q4_k, "blk.0.ffn_down.weight", 144 + 2), "<H", 0xfe00),
+         ("tensor 'blk.0.ffn_down.weight' (q4_k) block 1 (row 1, columns "
+          "0..255) has dmin = NaN" + refused)),
+    ]
 
 
 # --- ONNX -------------------------------------------------------------------
@@ -339,6 +372,14 @@ def main():
     cases = [(n, d, w, "gguf") for n, d, w in gguf_cases(data)]
     cases += [(n, d, w, "vocab") for n, d, w in vocab_cases(data)]
     cases += [(n, d, w, "model") for n, d, w in model_cases(data)]
+    quant = []
+    for extra in (["--type=q4_0"], ["--type=q4_k", "--width=256", "--ffn=256"]):
+        path = os.path.join(root, "base-%s.gguf" % extra[0][7:])
+        subprocess.run(["kiln-fixture", "-o", path, "--layers=1"] + extra,
+                       check=True)
+        with open(path, "rb") as f:
+            quant.append(f.read())
+    cases += [(n, d, w, "model") for n, d, w in weight_cases(data, *quant)]
     cases += [(n, d, w, "onnx") for n, d, w in onnx_cases()]
     with open(os.path.join(root, "w.bin"), "wb") as f:
         f.write(bytes(24))
