@@ -78,7 +78,7 @@ static const kernel_kind kinds[] = {
     {"q4_k", kiln_matmul_q4_k_q8_k_4x16_avx512vnni, 256, 320, 2048, 1},
     {"q5_k", kiln_matmul_q5_k_q8_k_4x16_avx512vnni, 256, 320, 2560, 1},
     {"q6_k", kiln_matmul_q6_k_q8_k_4x16_avx512vnni, 256, 288, 3072, 1},
-    {"iq4_xs", kiln_matmul_iq4_xs_q8_0_4x16_avx512vnni, 256, 160, 2048, 0},
+    {"iq4_xs", kiln_matmul_iq4_xs_q8_k_4x16_avx512vnni, 256, 160, 2048, 1},
 };
 
 int main(int argc, char **argv) {

@@ -1568,14 +1568,6 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_q5_1(const uint8_t *grp, int b,
   *ds = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 64 * b)));
   *mt = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(grp + 64 * b + 32)));
 }
-KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
-                                                 __m512 *ds, __m512 *mt) {
-  const uint8_t *m = grp + 160 * (b / 8);
-  *ds = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m)),
-                      _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-                          _mm_loadu_si128((const __m128i *)(m + 32 + 16 * (b % 8))))));
-  (void)mt;
-}
 
 /* Tile and decode walk of type T: QB quant bytes per block and group, MB
  * metadata bytes per block (prefetch), DECODE the weight bytes, OFF the
@@ -1643,9 +1635,8 @@ KILN_X86_INLINE void kiln_x86_vnni_scales_iq4_xs(const uint8_t *grp, int b,
 KILN_X86_VNNI_KERNELS(q5_0, 320, 32, kiln_x86_vnni_u5, 16, 0)
 KILN_X86_VNNI_KERNELS(q5_1, 320, 64, kiln_x86_vnni_u5, 0, 1)
 KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
-KILN_X86_VNNI_KERNELS(iq4_xs, 256, 20, kiln_x86_vnni_iq4, 128, 0)
 
-/* ---- Q4_K and Q5_K with Q8_K activations (AVX-512 VNNI) ----------------
+/* ---- Q4_K, Q5_K and IQ4_XS with Q8_K activations (AVX-512 VNNI) --------
  * As the AVX2 Q4_K kernel: a super-block's eight blocks sum in integers,
  * each VPDPBUSD block sum (<= 32 x 31 x 128) times its 6-bit scale
  * (VPMULLD), the float steps and the min term once per super-block. Weights
@@ -1688,33 +1679,82 @@ KILN_X86_INLINE void kiln_x86_q4kk_acc_vnni(const kiln_x86_q4kk_vmeta *t,
   *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
 }
 
-/* Q5_K shares all of it: the same metadata, and u = the five-bit value
- * (kiln_x86_vnni_u5: 320 quant bytes per block, the fifth bits after the
- * nibbles); `five` picks it. */
-#define KILN_X86_K45_QB(five) ((five) ? 320 : 256)
-KILN_X86_INLINE void kiln_x86_k45_u_vnni(const uint8_t *p, int five, __m512i u[8]) {
-  if (five)
+/* IQ4_XS's super-block: 16 d (fp16), then 8x16 int8 scales (ls - 32). Its
+ * values enter VPDPBUSD as u = level + 128 (kiln_x86_vnni_iq4), so each
+ * block's sum carries 128 x the activation block's sum; mp holds the signed
+ * scales as int16 pairs, so msum = sum of scale x activation block sum, and
+ * isum - 128 msum is the exact integer dot product (|isum| < 2^28). */
+KILN_X86_INLINE void kiln_x86_iq4xs_meta_vnni(const uint8_t *m, kiln_x86_q4kk_vmeta *t) {
+  t->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
+  t->dmin = t->d;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i s0 = _mm_loadu_si128((const __m128i *)(m + 32 + 32 * k));
+    const __m128i s1 = _mm_loadu_si128((const __m128i *)(m + 48 + 32 * k));
+    t->mp[k] = _mm512_cvtepi8_epi16(
+        _mm256_set_m128i(_mm_unpackhi_epi8(s0, s1), _mm_unpacklo_epi8(s0, s1)));
+  }
+}
+KILN_X86_INLINE void kiln_x86_iq4xs_acc_vnni(const kiln_x86_q4kk_vmeta *t,
+                                             const kiln_x86_q8kx *a, __m512i isum,
+                                             int first, __m512 *acc) {
+  __m512i msum = _mm512_madd_epi16(t->mp[0], _mm512_set1_epi32(a->pairs[0]));
+  for (int k = 1; k < 4; ++k)
+    msum = _mm512_dpwssd_epi32(msum, t->mp[k], _mm512_set1_epi32(a->pairs[k]));
+  const __m512 f = _mm512_mul_ps(
+      _mm512_cvtepi32_ps(_mm512_sub_epi32(isum, _mm512_slli_epi32(msum, 7))), t->d);
+  const __m512 da = _mm512_set1_ps(a->q.d);
+  *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
+}
+
+/* Q5_K and IQ4_XS share the walks: `kind` 0 is Q4_K, 1 Q5_K (u = the
+ * five-bit value, kiln_x86_vnni_u5: 320 quant bytes per block, the fifth
+ * bits after the nibbles; the same metadata), 2 IQ4_XS (u = level + 128,
+ * 160 metadata bytes a super-block, signed scales). */
+#define KILN_X86_K45_QB(kind) ((kind) == 1 ? 320 : 256)
+#define KILN_X86_K45_MB(kind) ((kind) == 2 ? 160 : 320)
+KILN_X86_INLINE void kiln_x86_k45_u_vnni(const uint8_t *p, int kind, __m512i u[8]) {
+  if (kind == 1)
     kiln_x86_vnni_u5(p, u);
+  else if (kind == 2)
+    kiln_x86_vnni_iq4(p, u);
   else
     kiln_x86_vnni_u4(p, u);
+}
+/* Block j's 16 scales (metadata m of the super-block) as int32 lanes. */
+KILN_X86_INLINE __m512i kiln_x86_k45_sc_vnni(const uint8_t *m, int kind, int j) {
+  if (kind == 2)
+    return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(m + 32 + 16 * j)));
+  return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)));
+}
+KILN_X86_INLINE void kiln_x86_k45_acc_vnni(const uint8_t *m, int kind,
+                                           const kiln_x86_q8kx *a, __m512i isum,
+                                           int first, __m512 *acc) {
+  kiln_x86_q4kk_vmeta t;
+  if (kind == 2) {
+    kiln_x86_iq4xs_meta_vnni(m, &t);
+    kiln_x86_iq4xs_acc_vnni(&t, a, isum, first, acc);
+  } else {
+    kiln_x86_q4kk_meta_vnni(m, &t);
+    kiln_x86_q4kk_acc_vnni(&t, a, isum, first, acc);
+  }
 }
 
 /* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
 KILN_X86_INLINE void kiln_x86_tile_k45_vnni(const uint8_t *grp, int64_t metaBytes,
                                             int nsb, const kiln_x86_q8kx *a,
-                                            int MR, int five, __m512 *acc) {
+                                            int MR, int kind, __m512 *acc) {
   const uint8_t *qp = grp + metaBytes;
   for (int sb = 0; sb < nsb; ++sb) {
-    const uint8_t *m = grp + 320 * sb;
+    const uint8_t *m = grp + KILN_X86_K45_MB(kind) * sb;
     __m512i isum[2 * KILN_X86_MR];
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
       isum[r] = _mm512_setzero_si512();
-    for (int j = 0; j < 8; ++j, qp += KILN_X86_K45_QB(five)) {
-      KILN_X86_PREFETCH(qp, KILN_X86_K45_QB(five));
+    for (int j = 0; j < 8; ++j, qp += KILN_X86_K45_QB(kind)) {
+      KILN_X86_PREFETCH(qp, KILN_X86_K45_QB(kind));
       __m512i u[8];
-      kiln_x86_k45_u_vnni(qp, five, u);
-      const __m512i sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(m + 64 + 16 * j)));
+      kiln_x86_k45_u_vnni(qp, kind, u);
+      const __m512i sc = kiln_x86_k45_sc_vnni(m, kind, j);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r) {
         /* One chain per row, as Q4_0's: the rows are chains enough. */
@@ -1725,56 +1765,53 @@ KILN_X86_INLINE void kiln_x86_tile_k45_vnni(const uint8_t *grp, int64_t metaByte
         isum[r] = _mm512_add_epi32(isum[r], _mm512_mullo_epi32(s, sc));
       }
     }
-    kiln_x86_q4kk_vmeta t;
-    kiln_x86_q4kk_meta_vnni(m, &t);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
-      kiln_x86_q4kk_acc_vnni(&t, a + (int64_t)r * nsb + sb, isum[r], sb == 0, &acc[r]);
+      kiln_x86_k45_acc_vnni(m, kind, a + (int64_t)r * nsb + sb, isum[r], sb == 0, &acc[r]);
   }
 }
 
 /* Decode walk: one activation row against G groups at once. */
 KILN_X86_INLINE void kiln_x86_walk_k45_vnni(const uint8_t *g0, int64_t groupBytes,
                                             int64_t metaBytes, int nsb,
-                                            const kiln_x86_q8kx *a, int G, int five,
+                                            const kiln_x86_q8kx *a, int G, int kind,
                                             __m512 *acc) {
+  const int mb = KILN_X86_K45_MB(kind);
   for (int sb = 0; sb < nsb; ++sb) {
     __m512i isum[4];
     for (int j = 0; j < 8; ++j) {
       const int b = sb * 8 + j;
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, KILN_X86_K45_QB(five), 40);
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, KILN_X86_K45_QB(kind), mb / 8);
       KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m512i u[8];
-        kiln_x86_k45_u_vnni(grp + metaBytes + KILN_X86_K45_QB(five) * (int64_t)b, five, u);
-        const __m512i sc = _mm512_cvtepu8_epi32(
-            _mm_loadu_si128((const __m128i *)(grp + 320 * sb + 64 + 16 * j)));
+        kiln_x86_k45_u_vnni(grp + metaBytes + KILN_X86_K45_QB(kind) * (int64_t)b, kind, u);
+        const __m512i sc = kiln_x86_k45_sc_vnni(grp + mb * sb, kind, j);
         const __m512i t = _mm512_mullo_epi32(kiln_x86_vnni_dot8(u, a[sb].q.qs + 32 * j, 0), sc);
         isum[g] = j ? _mm512_add_epi32(isum[g], t) : t;
       }
     }
     KILN_X86_UNROLL
-    for (int g = 0; g < G; ++g) {
-      kiln_x86_q4kk_vmeta t;
-      kiln_x86_q4kk_meta_vnni(g0 + g * groupBytes + 320 * sb, &t);
-      kiln_x86_q4kk_acc_vnni(&t, a + sb, isum[g], sb == 0, &acc[g]);
-    }
+    for (int g = 0; g < G; ++g)
+      kiln_x86_k45_acc_vnni(g0 + g * groupBytes + mb * sb, kind, a + sb, isum[g],
+                            sb == 0, &acc[g]);
   }
 }
-#define KILN_X86_K45_ENTRIES(T, FIVE)                                          \
+#define KILN_X86_K45_ENTRIES(T, KIND)                                          \
   KILN_X86_INLINE void kiln_x86_tile_##T##_vnni(const uint8_t *grp, int64_t metaBytes, \
                                                 int nsb, const kiln_x86_q8kx *a, \
                                                 int MR, __m512 *acc) {         \
-    kiln_x86_tile_k45_vnni(grp, metaBytes, nsb, a, MR, FIVE, acc);            \
+    kiln_x86_tile_k45_vnni(grp, metaBytes, nsb, a, MR, KIND, acc);            \
   }                                                                            \
   KILN_X86_INLINE void kiln_x86_walk_##T##_vnni(                               \
       const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
       const kiln_x86_q8kx *a, int G, __m512 *acc) {                            \
-    kiln_x86_walk_k45_vnni(g0, groupBytes, metaBytes, nsb, a, G, FIVE, acc);   \
+    kiln_x86_walk_k45_vnni(g0, groupBytes, metaBytes, nsb, a, G, KIND, acc);   \
   }
 KILN_X86_K45_ENTRIES(q4_kk, 0)
 KILN_X86_K45_ENTRIES(q5_kk, 1)
+KILN_X86_K45_ENTRIES(iq4_xsk, 2)
 
 /* Q2_K and Q3_K: the AVX2 layouts at 16 rows, as unsigned values (Q3_K:
  * u = q + 4; Q2_K: q, its mins apart). Their super-blocks sum as Q6_K's,
@@ -1939,9 +1976,8 @@ KILN_X86_Q8K_MATMUL(matmul_q3_k_q8_k_4x16_avx512vnni, 16, __m512, 288, 1536,
                     kiln_x86_tile_q3_kk_vnni, kiln_x86_walk_q3_kk_vnni, kiln_x86_store16, 1)
 KILN_X86_Q8K_MATMUL(matmul_q2_k_q8_k_4x16_avx512vnni, 16, __m512, 0, 1600,
                     kiln_x86_tile_q2_kk_vnni, kiln_x86_walk_q2_kk_vnni, kiln_x86_store16, 1)
-KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x16_avx512vnni, 16, __m512, 256, 160, 2048,
-                kiln_x86_tile_iq4_xs_vnni, kiln_x86_store16, 4, kiln_x86_tileg_iq4_xs_vnni,
-                1, kiln_x86_tile8_iq4_xs_vnni)
+KILN_X86_Q8K_MATMUL(matmul_iq4_xs_q8_k_4x16_avx512vnni, 16, __m512, 160, 2048,
+                    kiln_x86_tile_iq4_xsk_vnni, kiln_x86_walk_iq4_xsk_vnni, kiln_x86_store16, 1)
 #endif /* AVX-512 VNNI */
 
 /* ---- float weights, f32 activations ------------------------------------ */
