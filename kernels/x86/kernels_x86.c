@@ -1642,7 +1642,7 @@ KILN_X86_VNNI_KERNELS(iq4_nl, 256, 32, kiln_x86_vnni_iq4, 128, 0)
  * (VPMULLD), the float steps and the min term once per super-block. Weights
  * are the VNNI Q4_K (Q5_K) groups: per super-block 16 d, 16 dmin (fp16),
  * 8x16 u8 scales, 8x16 u8 mins, then 256 bytes of nibble words per block
- * (Q5_K: and 64 of fifth bits). */
+ * (Q5_K: and 64 of fifth bits); IQ4_XS's below. */
 
 /* A super-block's metadata shared by every activation row: d and dmin as
  * floats, the mins as int16 pairs (lane i of mp[k]: the mins of blocks 2k
@@ -1651,14 +1651,22 @@ typedef struct {
   __m512 d, dmin;
   __m512i mp[4];
 } kiln_x86_q4kk_vmeta;
-KILN_X86_INLINE void kiln_x86_q4kk_meta_vnni(const uint8_t *m, kiln_x86_q4kk_vmeta *t) {
+/* IQ4_XS's super-block (iq4 set): 16 d (fp16), then 8x16 int8 scales
+ * (ls - 32). Its values enter VPDPBUSD as u = level + 128
+ * (kiln_x86_vnni_iq4), so each block's sum carries 128 x the activation
+ * block's sum; with the signed scales in the mins' place, msum below is the
+ * sum of scale x activation block sum and isum - 128 msum the exact integer
+ * dot product (|isum| < 2^28), converted once. */
+KILN_X86_INLINE void kiln_x86_q4kk_meta_vnni(const uint8_t *m, int iq4,
+                                             kiln_x86_q4kk_vmeta *t) {
   t->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
-  t->dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32)));
+  t->dmin = iq4 ? t->d : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(m + 32)));
+  const uint8_t *mins = m + (iq4 ? 32 : 192);
   for (int k = 0; k < 4; ++k) {
-    const __m128i m0 = _mm_loadu_si128((const __m128i *)(m + 192 + 32 * k));
-    const __m128i m1 = _mm_loadu_si128((const __m128i *)(m + 208 + 32 * k));
-    t->mp[k] = _mm512_cvtepu8_epi16(
-        _mm256_set_m128i(_mm_unpackhi_epi8(m0, m1), _mm_unpacklo_epi8(m0, m1)));
+    const __m128i m0 = _mm_loadu_si128((const __m128i *)(mins + 32 * k));
+    const __m128i m1 = _mm_loadu_si128((const __m128i *)(mins + 16 + 32 * k));
+    const __m256i pairs = _mm256_set_m128i(_mm_unpackhi_epi8(m0, m1), _mm_unpacklo_epi8(m0, m1));
+    t->mp[k] = iq4 ? _mm512_cvtepi8_epi16(pairs) : _mm512_cvtepu8_epi16(pairs);
   }
 }
 
@@ -1667,41 +1675,17 @@ KILN_X86_INLINE void kiln_x86_q4kk_meta_vnni(const uint8_t *m, kiln_x86_q4kk_vme
  * (VPDPWSSD on the int16 pairs, broadcast from memory). The first super-block
  * assigns *acc: a zeroed accumulator array is stored in halves and reloaded
  * whole, which stalls on store forwarding. */
-KILN_X86_INLINE void kiln_x86_q4kk_acc_vnni(const kiln_x86_q4kk_vmeta *t,
+KILN_X86_INLINE void kiln_x86_q4kk_acc_vnni(const kiln_x86_q4kk_vmeta *t, int iq4,
                                             const kiln_x86_q8kx *a, __m512i isum,
                                             int first, __m512 *acc) {
   __m512i msum = _mm512_madd_epi16(t->mp[0], _mm512_set1_epi32(a->pairs[0]));
   for (int k = 1; k < 4; ++k)
     msum = _mm512_dpwssd_epi32(msum, t->mp[k], _mm512_set1_epi32(a->pairs[k]));
-  const __m512 f = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(msum), t->dmin,
-                                    _mm512_mul_ps(_mm512_cvtepi32_ps(isum), t->d));
-  const __m512 da = _mm512_set1_ps(a->q.d);
-  *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
-}
-
-/* IQ4_XS's super-block: 16 d (fp16), then 8x16 int8 scales (ls - 32). Its
- * values enter VPDPBUSD as u = level + 128 (kiln_x86_vnni_iq4), so each
- * block's sum carries 128 x the activation block's sum; mp holds the signed
- * scales as int16 pairs, so msum = sum of scale x activation block sum, and
- * isum - 128 msum is the exact integer dot product (|isum| < 2^28). */
-KILN_X86_INLINE void kiln_x86_iq4xs_meta_vnni(const uint8_t *m, kiln_x86_q4kk_vmeta *t) {
-  t->d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)m));
-  t->dmin = t->d;
-  for (int k = 0; k < 4; ++k) {
-    const __m128i s0 = _mm_loadu_si128((const __m128i *)(m + 32 + 32 * k));
-    const __m128i s1 = _mm_loadu_si128((const __m128i *)(m + 48 + 32 * k));
-    t->mp[k] = _mm512_cvtepi8_epi16(
-        _mm256_set_m128i(_mm_unpackhi_epi8(s0, s1), _mm_unpacklo_epi8(s0, s1)));
-  }
-}
-KILN_X86_INLINE void kiln_x86_iq4xs_acc_vnni(const kiln_x86_q4kk_vmeta *t,
-                                             const kiln_x86_q8kx *a, __m512i isum,
-                                             int first, __m512 *acc) {
-  __m512i msum = _mm512_madd_epi16(t->mp[0], _mm512_set1_epi32(a->pairs[0]));
-  for (int k = 1; k < 4; ++k)
-    msum = _mm512_dpwssd_epi32(msum, t->mp[k], _mm512_set1_epi32(a->pairs[k]));
-  const __m512 f = _mm512_mul_ps(
-      _mm512_cvtepi32_ps(_mm512_sub_epi32(isum, _mm512_slli_epi32(msum, 7))), t->d);
+  const __m512 f =
+      iq4 ? _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(isum, _mm512_slli_epi32(msum, 7))),
+                          t->d)
+          : _mm512_fnmadd_ps(_mm512_cvtepi32_ps(msum), t->dmin,
+                             _mm512_mul_ps(_mm512_cvtepi32_ps(isum), t->d));
   const __m512 da = _mm512_set1_ps(a->q.d);
   *acc = first ? _mm512_mul_ps(f, da) : _mm512_fmadd_ps(f, da, *acc);
 }
@@ -1730,13 +1714,8 @@ KILN_X86_INLINE void kiln_x86_k45_acc_vnni(const uint8_t *m, int kind,
                                            const kiln_x86_q8kx *a, __m512i isum,
                                            int first, __m512 *acc) {
   kiln_x86_q4kk_vmeta t;
-  if (kind == 2) {
-    kiln_x86_iq4xs_meta_vnni(m, &t);
-    kiln_x86_iq4xs_acc_vnni(&t, a, isum, first, acc);
-  } else {
-    kiln_x86_q4kk_meta_vnni(m, &t);
-    kiln_x86_q4kk_acc_vnni(&t, a, isum, first, acc);
-  }
+  kiln_x86_q4kk_meta_vnni(m, kind == 2, &t);
+  kiln_x86_q4kk_acc_vnni(&t, kind == 2, a, isum, first, acc);
 }
 
 /* Tile: MR (up to 8) activation rows (nsb super-blocks each) by one group. */
