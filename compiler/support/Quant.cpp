@@ -208,7 +208,19 @@ std::optional<NonFinite> firstNonFinite(GGMLType type, const void *src,
   }
   if (type == GGMLType::F16 || type == GGMLType::BF16) {
     const uint16_t inf = type == GGMLType::F16 ? 0x7c00 : 0x7f80;
-    for (uint64_t i = 0; i < n; ++i)
+    // Chunks of 128 values tested together (vectorized); only a chunk
+    // with one is looked at value by value.
+    uint64_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+      uint16_t chunk[128];
+      std::memcpy(chunk, p + 2 * i, sizeof chunk);
+      int any = 0;
+      for (int k = 0; k < 128; ++k)
+        any |= (chunk[k] & inf) == inf;
+      if (any)
+        break;
+    }
+    for (; i < n; ++i)
       if ((u16(2 * i) & inf) == inf)
         return NonFinite{i, "value",
                          type == GGMLType::F16 ? fp16ToFp32(u16(2 * i))
