@@ -769,3 +769,35 @@ TEST(QuantNonFinite, ReportedExactlyWhenDequantizationIsNotFinite) {
     EXPECT_GT(reported, 0u) << typeName(t);
   }
 }
+
+// Long F16, BF16 and F32 tensors (tested in chunks): the first non-finite
+// value is found at its index, in a whole chunk or the tail, and a later one
+// does not hide it.
+TEST(QuantNonFinite, FindsTheFirstInLongTensors) {
+  for (GGMLType t : {GGMLType::F16, GGMLType::BF16, GGMLType::F32}) {
+    const size_t n = 1000;
+    const std::vector<uint8_t> clean = quantizeVec(t, randomData(n, 3));
+    EXPECT_FALSE(firstNonFinite(t, clean.data(), n)) << typeName(t);
+    for (size_t at : {size_t(0), size_t(127), size_t(128), size_t(500), size_t(895),
+                      size_t(896), size_t(999)}) {
+      std::vector<uint8_t> q = clean;
+      auto poison = [&](size_t i, bool nan) {
+        if (t == GGMLType::F32) {
+          const uint32_t f = nan ? 0x7fc00000u : 0xff800000u;
+          std::memcpy(q.data() + 4 * i, &f, 4);
+        } else {
+          const uint16_t h = t == GGMLType::F16 ? (nan ? 0x7e00 : 0xfc00)
+                                                : (nan ? 0x7fc0 : 0xff80);
+          std::memcpy(q.data() + 2 * i, &h, 2);
+        }
+      };
+      poison(at, at % 2 == 1);
+      if (at + 1 < n)
+        poison(n - 1, true);
+      const auto got = firstNonFinite(t, q.data(), n);
+      ASSERT_TRUE(got) << typeName(t) << " at " << at;
+      EXPECT_EQ(got->element, at) << typeName(t);
+      EXPECT_EQ(std::isnan(got->value), at % 2 == 1) << typeName(t) << " at " << at;
+    }
+  }
+}
