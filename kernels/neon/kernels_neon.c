@@ -369,14 +369,6 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
 #define KILN_NEON_IQ4_NL_QUANTS(t, b) ((t) + (int64_t)(b) * 72)
 #define KILN_NEON_IQ4_NL_DECODE(p, w) kiln_neon_iq4(p, w)
 #define KILN_NEON_IQ4_NL_SCALES(t, b, ds, mt) (ds = kiln_neon_h4((t) + (int64_t)(b) * 72 + 64))
-#define KILN_NEON_IQ4_XS_QUANTS(t, b) ((t) + (int64_t)((b) / 8) * 552 + 40 + ((b) % 8) * 64)
-#define KILN_NEON_IQ4_XS_DECODE(p, w) kiln_neon_iq4(p, w)
-#define KILN_NEON_IQ4_XS_SCALES(t, b, ds, mt)                                  \
-  {                                                                            \
-    const uint8_t *m_ = (t) + (int64_t)((b) / 8) * 552;                        \
-    const int16x4_t sc_ = vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)m_ + 8 + 4 * ((b) % 8)))); \
-    ds = vmulq_f32(kiln_neon_h4(m_), vcvtq_f32_s32(vmovl_s16(sc_)));           \
-  }
 
 /* One 4-row tile against nr (1..4, constant after inlining) activation rows:
  * each block decoded once, the float steps those of the scalar kernels. */
@@ -409,14 +401,12 @@ static inline float32x4_t kiln_neon_h4(const uint8_t *p) {
   }                                                                            \
   KILN_NEON_TILES_DRIVER(T, (int64_t)nb * (TILE_BYTES_PER_BLOCK), HASMIN, TILE1)
 
-/* Tile bytes per 32-element block: iq4_xs 552 per 8 blocks. */
 KILN_NEON_BLOCK_MATMUL(q5_0, Q5_0, 88, 0, kiln_neon_q5_0_tile_one)
 KILN_NEON_BLOCK_MATMUL(q5_1, Q5_1, 96, 1, kiln_neon_q5_1_tile_one)
 KILN_Q4_1_AS_Q5_1(4x4_neon_dotprod)
 KILN_NEON_BLOCK_MATMUL(iq4_nl, IQ4_NL, 72, 0, kiln_neon_iq4_nl_tile_one)
-KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
 
-/* ---- Q4_K and Q5_K against Q8_K activations, "4x4" (neon_blocks) ------- */
+/* ---- Q4_K, Q5_K and IQ4_XS against Q8_K activations, "4x4" (neon_blocks) */
 /* The tile's super-block (q4_k 592 bytes, q5_k 720: 4 fp16 d, 4 fp16 dmin,
  * 8x4 u8 scales, 8x4 u8 mins, then 8 blocks: q4_k's 4 vectors of nibbles,
  * vector v byte 4i+t holding element 4v+t of row i in its low nibble and
@@ -445,18 +435,25 @@ KILN_NEON_BLOCK_MATMUL(iq4_xs, IQ4_XS, 69, 0, kiln_neon_iq4_xs_tile_one)
  * a block, against 19 shifts and 4 ANDs for nibbles and a plane of fifth
  * bits (shifts issue on one vector pipe of the Neoverse cores). So sum
  * q a = S / 8 + 16 sum a, and the super-block adds 128 x sum(scale x block
- * sum) to its scaled sums S. */
+ * sum) to its scaled sums S.
+ *
+ * IQ4_XS (kind 2; 552 bytes: 4 fp16 d, 8x4 int8 scale differences as
+ * Q4_K's, then Q4_K's nibble blocks) looks its nibbles up in the 16 signed
+ * levels (TBL), so its values enter the dot as they are; it has no min. */
 static inline __attribute__((always_inline)) void
 kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
-                    int five, const float *bias, float *y, int N, int n) {
+                    int kind, const float *bias, float *y, int N, int n) {
+  const int five = kind == 1, iq4 = kind == 2;
   const uint8x16_t m4 = vdupq_n_u8(0xf), m5 = vdupq_n_u8(0xf8);
-  /* Q4_K, one row: four sdot chains through the super-block */
+  const int8x16_t lut = vld1q_s8(kiln_g_iq4nl);
+  /* Q4_K and IQ4_XS, one row: four sdot chains through the super-block */
   const int chains = !five && nr == 1;
   float32x4_t f[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0),
                       vdupq_n_f32(0)};
-  for (int sb = 0; sb < nsb; ++sb, t += five ? 720 : 592) {
-    const uint8x16_t sc01 = vld1q_u8(t + 16), sc23 = vld1q_u8(t + 32);
-    const uint8x16_t mn01 = vld1q_u8(t + 48), mn23 = vld1q_u8(t + 64);
+  for (int sb = 0; sb < nsb; ++sb, t += five ? 720 : iq4 ? 552 : 592) {
+    const uint8x16_t sc01 = vld1q_u8(t + (iq4 ? 8 : 16)), sc23 = vld1q_u8(t + (iq4 ? 24 : 32));
+    const uint8x16_t mn01 = iq4 ? vdupq_n_u8(0) : vld1q_u8(t + 48),
+                     mn23 = iq4 ? vdupq_n_u8(0) : vld1q_u8(t + 64);
     int32x4_t ai[4], am[4], ab[4], X[4][4];
     int16x8_t bs[4];
     for (int r = 0; r < nr; ++r) {
@@ -466,7 +463,7 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
       am[r] = vdupq_n_s32(0);
       ab[r] = vdupq_n_s32(0);
     }
-    const uint8_t *q = t + 80;
+    const uint8_t *q = t + (iq4 ? 40 : 80);
 #define KILN_NEON_KMIN_STEP(J, S16, M16, SC, MN)                               \
   {                                                                            \
     const uint8x16_t w0 = vld1q_u8(q), w1 = vld1q_u8(q + 16),                  \
@@ -486,6 +483,9 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
       u[2] = vandq_u8(w2, m4), u[3] = vandq_u8(w3, m4);                        \
       u[4] = vshrq_n_u8(w0, 4), u[5] = vshrq_n_u8(w1, 4);                      \
       u[6] = vshrq_n_u8(w2, 4), u[7] = vshrq_n_u8(w3, 4);                      \
+      if (iq4)                                                                 \
+        for (int c = 0; c < 8; ++c)                                            \
+          u[c] = vreinterpretq_u8_s8(vqtbl1q_s8(lut, u[c]));                   \
     }                                                                          \
     const int32x4_t sc = SC;                                                   \
     const int16x4_t sc4 = S16, mn4 = vreinterpret_s16_u16(MN);                 \
@@ -504,7 +504,8 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
       ai[r] = vmlaq_s32(ai[r], s, sc);                                         \
       if (chains)                                                              \
         X[r][(J) % 4] = s;                                                     \
-      am[r] = vmlal_laneq_s16(am[r], mn4, bs[r], J);                           \
+      if (!iq4)                                                                \
+        am[r] = vmlal_laneq_s16(am[r], mn4, bs[r], J);                         \
       if (five)                                                                \
         ab[r] = vmlal_laneq_s16(ab[r], sc4, bs[r], J);                         \
     }                                                                          \
@@ -519,8 +520,8 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
     KILN_NEON_KMIN_STEP(J + 1, vget_high_s16(s16), vget_high_u16(m16),         \
                         vmovl_high_s16(s16), vget_high_u16(m16))               \
   }
-    /* Q4_K's scale bytes are differences (below); with several rows their
-     * sums give the scales back, one addition. */
+    /* Q4_K's and IQ4_XS's scale bytes are differences (above); with several
+     * rows their sums give the scales back, one addition. */
     const int8x16_t ss23 = vreinterpretq_s8_u8(sc23),
                     ss01 = five || chains ? vreinterpretq_s8_u8(sc01)
                                           : vaddq_s8(vreinterpretq_s8_u8(sc01), ss23);
@@ -537,7 +538,8 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
           five ? vcvtq_n_f32_s32(vaddq_s32(ai[r], vshlq_n_s32(ab[r], 7)), 3)
                : vcvtq_f32_s32(ai[r]);
       f[r] = vfmaq_f32(f[r], fi, vmulq_n_f32(d, da));
-      f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(am[r]), vmulq_n_f32(dmin, da));
+      if (!iq4)
+        f[r] = vfmsq_f32(f[r], vcvtq_f32_s32(am[r]), vmulq_n_f32(dmin, da));
     }
   }
   for (int r = 0; r < nr; ++r)
@@ -580,8 +582,10 @@ kiln_neon_kmin_tile(const uint8_t *t, int nsb, const kiln_q8k_block *a, int nr,
   }
 KILN_NEON_TILE_OF(q4_k, kiln_neon_kmin_tile, 0)
 KILN_NEON_TILE_OF(q5_k, kiln_neon_kmin_tile, 1)
+KILN_NEON_TILE_OF(iq4_xs, kiln_neon_kmin_tile, 2)
 KILN_NEON_Q8K_DRIVER(q4_k, 592)
 KILN_NEON_Q8K_DRIVER(q5_k, 720)
+KILN_NEON_Q8K_DRIVER(iq4_xs, 552)
 
 /* ---- Q2_K, Q3_K and Q6_K, "4x4" (neon_blocks) ------------------------- */
 /* The K-quants whose scales cover 16 elements. Per super-block: metadata

@@ -55,7 +55,9 @@ bool packTiles4(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
 /// q5_0 / iq4_nl blocks are followed by 4 fp16 d,
 /// q5_1 by 4 d and 4 m; q4_k / q5_k / iq4_xs super-blocks start with their
 /// metadata (q4_k, q5_k: 4 d, 4 dmin, 8x4 u8 scales, 8x4 u8 mins; iq4_xs: 4
-/// d, 8x4 int8 scales - 32), then their 8 blocks. Rows past N are zero.
+/// d, 8x4 int8 scales - 32), then their 8 blocks; q4_k and iq4_xs store
+/// the differences of scales four blocks apart (sc_j - sc_j+4 for j < 4),
+/// which kiln_neon_kmin_tile multiplies by running sums. Rows past N are zero.
 /// Q2_K, Q3_K and Q6_K, the K-quants with 16-element sub-block scales, in
 /// the 4-row tiles of kernels_neon.c (layout described there).
 bool packK16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
@@ -186,7 +188,9 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
           m[16 + 4 * j + i] = (uint8_t)(int8_t)(five ? sc : sc - next);
           m[48 + 4 * j + i] = (uint8_t)mn;
         } else if (type == "iq4_xs") {
-          m[8 + 4 * j + i] = (uint8_t)(int8_t)qblocks::iq4xsScale(src, j);
+          // As Q4_K's: differences of the scales four blocks apart.
+          const int next = j < 4 ? qblocks::iq4xsScale(src, j + 4) : 0;
+          m[8 + 4 * j + i] = (uint8_t)(int8_t)(qblocks::iq4xsScale(src, j) - next);
         }
         uint8_t u[32];
         qblocks::smallValues(type, src, j, u);
