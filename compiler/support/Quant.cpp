@@ -14,13 +14,11 @@
 #include "compiler/support/Quant.h"
 
 #include <cassert>
-#include <cstddef>
 #include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
-#include <vector>
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -186,87 +184,6 @@ size_t rowBytes(GGMLType type, int64_t n) {
     return 0;
   return static_cast<size_t>(n / tt->blockSize) *
          static_cast<size_t>(tt->blockBytes);
-}
-
-std::optional<NonFinite> firstNonFinite(GGMLType type, const void *src,
-                                        uint64_t n) {
-  const auto *p = static_cast<const uint8_t *>(src);
-  auto u16 = [&](uint64_t at) {
-    return (uint16_t)(p[at] | (uint16_t)(p[at + 1] << 8));
-  };
-  if (type == GGMLType::F32) {
-    for (uint64_t i = 0; i < n; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, p + 4 * i, 4);
-      if ((bits & 0x7f800000u) == 0x7f800000u) {
-        float f;
-        std::memcpy(&f, &bits, 4);
-        return NonFinite{i, "value", f};
-      }
-    }
-    return std::nullopt;
-  }
-  if (type == GGMLType::F16 || type == GGMLType::BF16) {
-    const uint16_t inf = type == GGMLType::F16 ? 0x7c00 : 0x7f80;
-    // Chunks of 128 values tested together (vectorized); only a chunk
-    // with one is looked at value by value.
-    uint64_t i = 0;
-    for (; i + 128 <= n; i += 128) {
-      uint16_t chunk[128];
-      std::memcpy(chunk, p + 2 * i, sizeof chunk);
-      int any = 0;
-      for (int k = 0; k < 128; ++k)
-        any |= (chunk[k] & inf) == inf;
-      if (any)
-        break;
-    }
-    for (; i < n; ++i)
-      if ((u16(2 * i) & inf) == inf)
-        return NonFinite{i, "value",
-                         type == GGMLType::F16 ? fp16ToFp32(u16(2 * i))
-                                               : bf16ToFp32(u16(2 * i))};
-    return std::nullopt;
-  }
-  // Each block's fp16 fields: (byte offset, name).
-  struct Field {
-    int at;
-    const char *name;
-  };
-  std::vector<Field> fields;
-  switch (type) {
-  case GGMLType::Q4_1:
-  case GGMLType::Q5_1:
-    fields = {{0, "d"}, {2, "m"}};
-    break;
-  case GGMLType::Q4_K:
-  case GGMLType::Q5_K:
-    fields = {{0, "d"}, {2, "dmin"}};
-    break;
-  case GGMLType::Q2_K:
-    fields = {{(int)offsetof(BlockQ2_K, d), "d"},
-              {(int)offsetof(BlockQ2_K, dmin), "dmin"}};
-    break;
-  case GGMLType::Q3_K:
-    fields = {{(int)offsetof(BlockQ3_K, d), "d"}};
-    break;
-  case GGMLType::Q6_K:
-    fields = {{(int)offsetof(BlockQ6_K, d), "d"}};
-    break;
-  default: // Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS: d first
-    fields = {{0, "d"}};
-    break;
-  }
-  const TypeTraits *tt = typeTraits(type);
-  if (!tt)
-    return std::nullopt;
-  const uint64_t blocks = n / (uint64_t)tt->blockSize;
-  for (uint64_t b = 0; b < blocks; ++b)
-    for (const Field &f : fields) {
-      const uint16_t h = u16(b * (uint64_t)tt->blockBytes + (uint64_t)f.at);
-      if ((h & 0x7c00) == 0x7c00)
-        return NonFinite{b * (uint64_t)tt->blockSize, f.name, fp16ToFp32(h)};
-    }
-  return std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1415,6 +1332,86 @@ void quantize(GGMLType type, const float *src, void *dst, int64_t n) {
   auto *d = static_cast<uint8_t *>(dst);
   for (int64_t i = 0; i < nb; ++i)
     ti->quantize(src + i * tt.blockSize, d + i * tt.blockBytes);
+}
+
+namespace {
+// Index of the first of n values (each a T at p) whose exponent bits `exp`
+// are all set, or n. Chunks of 128 values are tested together (vectorized);
+// only a chunk with one is looked at value by value.
+template <typename T>
+uint64_t firstAllOnes(const uint8_t *p, uint64_t n, T exp) {
+  uint64_t i = 0;
+  for (; i + 128 <= n; i += 128) {
+    T chunk[128];
+    std::memcpy(chunk, p + sizeof(T) * i, sizeof chunk);
+    int any = 0;
+    for (int k = 0; k < 128; ++k)
+      any |= (chunk[k] & exp) == exp;
+    if (any)
+      break;
+  }
+  for (; i < n; ++i) {
+    T v;
+    std::memcpy(&v, p + sizeof(T) * i, sizeof v);
+    if ((v & exp) == exp)
+      return i;
+  }
+  return n;
+}
+} // namespace
+
+std::optional<NonFinite> firstNonFinite(GGMLType type, const void *src,
+                                        uint64_t n) {
+  const auto *p = static_cast<const uint8_t *>(src);
+  if (type == GGMLType::F32) {
+    const uint64_t i = firstAllOnes<uint32_t>(p, n, 0x7f800000u);
+    if (i == n)
+      return std::nullopt;
+    uint32_t bits;
+    std::memcpy(&bits, p + 4 * i, 4);
+    return NonFinite{i, "value", bitsFloat(bits)};
+  }
+  if (type == GGMLType::F16 || type == GGMLType::BF16) {
+    const bool f16 = type == GGMLType::F16;
+    const uint64_t i = firstAllOnes<uint16_t>(p, n, f16 ? 0x7c00 : 0x7f80);
+    if (i == n)
+      return std::nullopt;
+    const uint16_t h = load16(p + 2 * i);
+    return NonFinite{i, "value", f16 ? fp16ToFp32(h) : bf16ToFp32(h)};
+  }
+  // Each block's fp16 fields: byte offset and name (d first elsewhere).
+  struct Field {
+    int at;
+    const char *name;
+  };
+  static const Field d0[] = {{0, "d"}}, dm[] = {{0, "d"}, {2, "m"}},
+                     q4k[] = {{kQ4K_D, "d"}, {kQ4K_DMin, "dmin"}},
+                     q5k[] = {{kQ5K_D, "d"}, {kQ5K_DMin, "dmin"}},
+                     q2k[] = {{kQ2K_D, "d"}, {kQ2K_DMin, "dmin"}},
+                     q3k[] = {{kQ3K_D, "d"}}, q6k[] = {{kQ6K_D, "d"}};
+  const Field *first = d0, *last = d0 + 1;
+  auto use = [&](const Field *f, size_t count) { first = f, last = f + count; };
+  switch (type) {
+  case GGMLType::Q4_1:
+  case GGMLType::Q5_1: use(dm, 2); break;
+  case GGMLType::Q4_K: use(q4k, 2); break;
+  case GGMLType::Q5_K: use(q5k, 2); break;
+  case GGMLType::Q2_K: use(q2k, 2); break;
+  case GGMLType::Q3_K: use(q3k, 1); break;
+  case GGMLType::Q6_K: use(q6k, 1); break;
+  default: break; // Q4_0, Q5_0, Q8_0, IQ4_NL, IQ4_XS
+  }
+  const TypeTraits *tt = typeTraits(type);
+  if (!tt)
+    return std::nullopt;
+  const uint64_t blocks = n / (uint64_t)tt->blockSize;
+  for (uint64_t b = 0; b < blocks; ++b)
+    for (const Field *f = first; f != last; ++f) {
+      const uint16_t h = load16(p + b * (uint64_t)tt->blockBytes + (uint64_t)f->at);
+      if ((h & 0x7c00) == 0x7c00)
+        return NonFinite{b * (uint64_t)tt->blockSize, f->name, fp16ToFp32(h)};
+    }
+  return std::nullopt;
 }
 
 } // namespace kiln::gguf

@@ -178,19 +178,25 @@ bool packBlocks4(llvm::StringRef type, int64_t N, int64_t K,
       if (type == "q5_1" || kmin)
         std::memcpy(m + 8 + 2 * i, src + 2, 2); // m / dmin
       for (int j = 0; j < (super ? 8 : 1); ++j) {
-        if (kmin) {
+        if (super) {
+          // Block b's scale and min (IQ4_XS has no min).
+          auto scaleMin = [&](int b, int &sc, int &mn) {
+            mn = 0;
+            if (kmin)
+              qblocks::scaleMinK4(b, src + 4, sc, mn);
+            else
+              sc = qblocks::iq4xsScale(src, b);
+          };
           int sc, mn, next = 0, unused;
-          qblocks::scaleMinK4(j, src + 4, sc, mn);
-          // Q4_K: the differences of consecutive scales (the last one
-          // itself), which the kernel multiplies by running sums.
+          scaleMin(j, sc, mn);
+          // Q4_K and IQ4_XS: the differences of the scales four blocks
+          // apart (the last four themselves), which the kernel multiplies
+          // by running sums.
           if (j < 4 && !five)
-            qblocks::scaleMinK4(j + 4, src + 4, next, unused);
-          m[16 + 4 * j + i] = (uint8_t)(int8_t)(five ? sc : sc - next);
-          m[48 + 4 * j + i] = (uint8_t)mn;
-        } else if (type == "iq4_xs") {
-          // As Q4_K's: differences of the scales four blocks apart.
-          const int next = j < 4 ? qblocks::iq4xsScale(src, j + 4) : 0;
-          m[8 + 4 * j + i] = (uint8_t)(int8_t)(qblocks::iq4xsScale(src, j) - next);
+            scaleMin(j + 4, next, unused);
+          m[(kmin ? 16 : 8) + 4 * j + i] = (uint8_t)(int8_t)(sc - next);
+          if (kmin)
+            m[48 + 4 * j + i] = (uint8_t)mn;
         }
         uint8_t u[32];
         qblocks::smallValues(type, src, j, u);
