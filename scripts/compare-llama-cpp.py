@@ -3,6 +3,9 @@
 
     scripts/compare-llama-cpp.py BINDIR [--targets=x86,neon] [--only=NAME]
 
+A target may name a CPU level as ISA:CPU (x86:avx2 runs kiln-run
+--target=x86 --cpu=avx2).
+
 For each fixture below (kiln-fixture: every supported architecture in F32,
 F16 and Q4_K_M- and Q5_K_M-style mixes; phi3 with LongRoPE; gemma3 with sliding-window
 layers shorter than the prompt, once more with KV rings of exactly the window; llama with linear RoPE scaling; llama in
@@ -112,9 +115,10 @@ def main():
             ref_tokens, ref_logits = parse(
                 run([peer, "greedy", gguf, str(GENERATE), prompt] + steps))
             for target in targets:
+                isa = ["--target=" + target.split(":")[0]] + (
+                    ["--cpu=" + target.split(":", 1)[1]] if ":" in target else [])
                 tokens, logits = parse(run(
-                    [os.path.join(bindir, "kiln-run"), gguf,
-                     "--target=" + target, "--kv-cache=f16",
+                    [os.path.join(bindir, "kiln-run"), gguf] + isa + ["--kv-cache=f16",
                      # llama.cpp's context (a multiple of 256 >= the tokens):
                      # LongRoPE picks its factors by it.
                      "--context=256",
@@ -135,8 +139,8 @@ def main():
                 forced = ""
                 if same < FORCED:
                     _, flogits = parse(run(
-                        [os.path.join(bindir, "kiln-run"), gguf,
-                         "--target=" + target, "--kv-cache=f16", "--context=256",
+                        [os.path.join(bindir, "kiln-run"), gguf] + isa + [
+                         "--kv-cache=f16", "--context=256",
                          "--tokens=" + ",".join(
                              str(t) for t in PROMPT + ref_tokens[:FORCED]),
                          "--generate=0", "--logits-at=0"] +

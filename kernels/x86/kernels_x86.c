@@ -615,20 +615,26 @@ KILN_X86_INLINE void kiln_x86_split_iq4_avx2(const uint8_t *p, __m256i w[8],
     aw[c] = _mm256_abs_epi8(w[c]);
 }
 
-/* Sum of one block of signed levels times activations q (|w| <= 127: one
- * u8 x s8 pair per int16, widened at once). */
-KILN_X86_INLINE __m256i kiln_x86_dot_s8_avx2(const __m256i w[8],
-                                             const __m256i aw[8],
-                                             const int8_t *q) {
-  const __m256i ones = _mm256_set1_epi16(1);
+/* Sum of one block of signed levels times activations q (|w|, |q| <= 127:
+ * one u8 x s8 pair per int16, widened at once by VPMADDWD with sc: both
+ * int16 halves of each lane one multiplier of that row, 1 for a plain sum,
+ * IQ4_XS's block scale on Q8_K activations). */
+KILN_X86_INLINE __m256i kiln_x86_dot_s8_scaled_avx2(const __m256i w[8],
+                                                    const __m256i aw[8],
+                                                    const int8_t *q, __m256i sc) {
   __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
   for (int c = 0; c < 4; ++c) {
     s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(
-        aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), w[c])), ones));
+        aw[c], _mm256_sign_epi8(KILN_X86_BC(q + 4 * c), w[c])), sc));
     s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(
-        aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), w[c + 4])), ones));
+        aw[c + 4], _mm256_sign_epi8(KILN_X86_BC(q + 16 + 4 * c), w[c + 4])), sc));
   }
   return _mm256_add_epi32(s0, s1);
+}
+KILN_X86_INLINE __m256i kiln_x86_dot_s8_avx2(const __m256i w[8],
+                                             const __m256i aw[8],
+                                             const int8_t *q) {
+  return kiln_x86_dot_s8_scaled_avx2(w, aw, q, _mm256_set1_epi16(1));
 }
 
 /* IQ4_NL: meta nb x 8 fp16 d; 128 bytes of level indices per block. */
@@ -649,35 +655,6 @@ KILN_X86_INLINE void kiln_x86_tile_iq4_nl_avx2(const uint8_t *grp, int64_t metaB
       const int64_t i = KILN_X86_AT(MR, r, b);
       acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
                                _mm256_mul_ps(dw, _mm256_set1_ps(da[i])), acc[r]);
-    }
-  }
-  (void)as;
-}
-
-/* IQ4_XS: meta per super-block 8 fp16 d, 8x8 int8 scales; 128 bytes of
- * level indices per sub-block. */
-KILN_X86_INLINE void kiln_x86_tile_iq4_xs_avx2(const uint8_t *grp, int64_t metaBytes,
-                                               int nb, const kiln_q8_block *a,
-                                               const float *da, const int32_t *as,
-                                               int MR, __m256 *acc) {
-  KILN_X86_UNROLL
-  for (int r = 0; r < MR; ++r)
-    acc[r] = _mm256_setzero_ps();
-  const uint8_t *qp = grp + metaBytes;
-  for (int sb = 0; sb < nb / 8; ++sb) {
-    const uint8_t *m = grp + 80 * sb;
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
-    for (int j = 0; j < 8; ++j, qp += 128) {
-      const __m256 ds = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-                                             _mm_loadl_epi64((const __m128i *)(m + 16 + 8 * j)))));
-      __m256i w[8], aw[8];
-      kiln_x86_split_iq4_avx2(qp, w, aw);
-      KILN_X86_UNROLL
-      for (int r = 0; r < MR; ++r) {
-        const int64_t i = KILN_X86_AT(MR, r, sb * 8 + j);
-        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, a[i].qs)),
-                                 _mm256_mul_ps(ds, _mm256_set1_ps(da[i])), acc[r]);
-      }
     }
   }
   (void)as;
@@ -827,20 +804,6 @@ KILN_X86_INLINE void kiln_x86_step_iq4_nl_avx2(const uint8_t *grp, int64_t metaB
 }
 KILN_X86_TILEG_OF(iq4_nl, 128, 16)
 
-KILN_X86_INLINE void kiln_x86_step_iq4_xs_avx2(const uint8_t *grp, int64_t metaBytes,
-                                               int b, const int8_t *q, float da,
-                                               int32_t as, __m256 *acc) {
-  const uint8_t *m = grp + 80 * (b / 8);
-  __m256i w[8], aw[8];
-  kiln_x86_split_iq4_avx2(grp + metaBytes + 128 * (int64_t)b, w, aw);
-  const __m256 ds = _mm256_mul_ps(
-      _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m)),
-      _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(m + 16 + 8 * (b % 8))))));
-  *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(kiln_x86_dot_s8_avx2(w, aw, q)),
-                         _mm256_mul_ps(ds, _mm256_set1_ps(da)), *acc);
-  (void)as;
-}
-KILN_X86_TILEG_OF(iq4_xs, 128, 10)
 
 /* ---- Q2_K and Q3_K (AVX2) ---------------------------------------------- */
 
@@ -883,9 +846,6 @@ KILN_X86_Q4_1_AS_Q5_1(4x8_avx2)
 KILN_X86_MATMUL(matmul_iq4_nl_q8_0_4x8_avx2, 8, __m256, 32, 16, 128,
                 kiln_x86_tile_iq4_nl_avx2, kiln_x86_store8, 4,
                 kiln_x86_tileg_iq4_nl_avx2, 0, KILN_X86_NO_TILE8)
-KILN_X86_MATMUL(matmul_iq4_xs_q8_0_4x8_avx2, 8, __m256, 256, 80, 1024,
-                kiln_x86_tile_iq4_xs_avx2, kiln_x86_store8, 4,
-                kiln_x86_tileg_iq4_xs_avx2, 0, KILN_X86_NO_TILE8)
 /* ---- Q8_K activations of the K-quant kernels ----------------------------
  * ggml's Q8_K block, then the sums of its eight 32-element blocks as four
  * int16 pairs (blocks 2k and 2k+1 in int32 k), the operand the Q4_K and
@@ -1006,13 +966,44 @@ KILN_X86_INLINE void kiln_x86_dots_u5_avx2(const uint8_t *qp, const int8_t *q,
   }
 }
 
-/* Block j of Q4_K (FIVE = 0: 128 bytes of nibble words) or Q5_K (160: the
- * fifth-bit words after them) times MR activation rows, times its scales. */
+/* IQ4_XS (AVX2): per super-block 8 fp16 d, then 8x8 int8 scales (ls - 32,
+ * block j's at 16 + 8j); 128 bytes of level indices per block. Its signed
+ * levels enter VPMADDUBSW as |w| against sign(a, w), and each block's int16
+ * pairs are widened by VPMADDWD with the signed block scale, so the super-block
+ * sums in integers (|sum| < 8 x 8 x 2 x 127 x 127 x 32 < 2^31) and there is
+ * no min term. Both int16 halves of each lane = the signed scale of that
+ * row. */
+KILN_X86_INLINE __m256i kiln_x86_sscale16_avx2(const uint8_t *p) {
+  const __m256i s = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
+  return _mm256_blend_epi16(s, _mm256_slli_epi32(s, 16), 0xAA);
+}
+
+/* The walks and tiles below serve three types: `kind` 0 is Q4_K, 1 Q5_K
+ * (160 metadata bytes a super-block, 128 or 160 quant bytes a block), 2
+ * IQ4_XS (80 metadata bytes, 128 quant bytes). */
+#define KILN_X86_KMIN_MB(kind) ((kind) == 2 ? 80 : 160)
+#define KILN_X86_KMIN_QB(kind) ((kind) == 1 ? 160 : 128)
+/* Block j's scales of the super-block whose metadata is m. */
+KILN_X86_INLINE __m256i kiln_x86_kmin_sc_avx2(const uint8_t *m, int kind, int j) {
+  return kind == 2 ? kiln_x86_sscale16_avx2(m + 16 + 8 * j)
+                   : kiln_x86_uscale16_avx2(m + 32 + 8 * j);
+}
+
+/* Block j of Q4_K (128 bytes of nibble words), Q5_K (160: the fifth-bit
+ * words after them) or IQ4_XS times MR activation rows, times its scales. */
 KILN_X86_INLINE void kiln_x86_kmin_dots_avx2(const uint8_t *qp, const int8_t *q,
-                                             int64_t stride, int MR, int five,
+                                             int64_t stride, int MR, int kind,
                                              __m256i sc, __m256i *t) {
-  if (five) {
+  if (kind == 1) {
     kiln_x86_dots_u5_avx2(qp, q, stride, MR, sc, t);
+    return;
+  }
+  if (kind == 2) {
+    __m256i w[8], aw[8];
+    kiln_x86_split_iq4_avx2(qp, w, aw);
+    KILN_X86_UNROLL
+    for (int r = 0; r < MR; ++r)
+      t[r] = kiln_x86_dot_s8_scaled_avx2(w, aw, q + r * stride, sc);
     return;
   }
   __m256i s[KILN_X86_MR];
@@ -1022,32 +1013,45 @@ KILN_X86_INLINE void kiln_x86_kmin_dots_avx2(const uint8_t *qp, const int8_t *q,
     t[r] = _mm256_madd_epi16(s[r], sc);
 }
 
+/* The float steps of one super-block (metadata m) for one activation block. */
+KILN_X86_INLINE void kiln_x86_kmin_acc_avx2(const uint8_t *m, int kind,
+                                            const kiln_x86_q8kx *a, __m256i isum,
+                                            __m256 *acc) {
+  if (kind == 2) {
+    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)m));
+    *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(d, _mm256_set1_ps(a->q.d)),
+                           *acc);
+    return;
+  }
+  kiln_x86_q4kk_meta t;
+  kiln_x86_q4kk_meta_avx2(m, &t);
+  kiln_x86_q4kk_acc_avx2(&t, a, isum, acc);
+}
+
 /* Tile: MR activation rows (nsb super-blocks each) by one group. */
 KILN_X86_INLINE void kiln_x86_tile_kmin_kk_avx2(const uint8_t *grp, int64_t metaBytes,
                                                 int nsb, const kiln_x86_q8kx *a,
-                                                int MR, int five, __m256 *acc) {
+                                                int MR, int kind, __m256 *acc) {
   KILN_X86_UNROLL
   for (int r = 0; r < MR; ++r)
     acc[r] = _mm256_setzero_ps();
-  const int64_t qb = five ? 160 : 128;
+  const int64_t qb = KILN_X86_KMIN_QB(kind);
   const uint8_t *qp = grp + metaBytes;
   const int64_t stride = (int64_t)nsb * (int64_t)sizeof(kiln_x86_q8kx);
   for (int sb = 0; sb < nsb; ++sb) {
-    const uint8_t *m = grp + 160 * sb;
+    const uint8_t *m = grp + KILN_X86_KMIN_MB(kind) * sb;
     __m256i isum[KILN_X86_MR];
     for (int j = 0; j < 8; ++j, qp += qb) {
-      const __m256i sc = kiln_x86_uscale16_avx2(m + 32 + 8 * j);
       __m256i t[KILN_X86_MR];
-      kiln_x86_kmin_dots_avx2(qp, a[sb].q.qs + 32 * j, stride, MR, five, sc, t);
+      kiln_x86_kmin_dots_avx2(qp, a[sb].q.qs + 32 * j, stride, MR, kind,
+                              kiln_x86_kmin_sc_avx2(m, kind, j), t);
       KILN_X86_UNROLL
       for (int r = 0; r < MR; ++r)
         isum[r] = j ? _mm256_add_epi32(isum[r], t[r]) : t[r];
     }
-    kiln_x86_q4kk_meta t;
-    kiln_x86_q4kk_meta_avx2(m, &t);
     KILN_X86_UNROLL
     for (int r = 0; r < MR; ++r)
-      kiln_x86_q4kk_acc_avx2(&t, a + (int64_t)r * nsb + sb, isum[r], &acc[r]);
+      kiln_x86_kmin_acc_avx2(m, kind, a + (int64_t)r * nsb + sb, isum[r], &acc[r]);
   }
 }
 
@@ -1055,9 +1059,9 @@ KILN_X86_INLINE void kiln_x86_tile_kmin_kk_avx2(const uint8_t *grp, int64_t meta
  * schedule of the other walks). */
 KILN_X86_INLINE void kiln_x86_walk_kmin_kk_avx2(const uint8_t *g0, int64_t groupBytes,
                                                 int64_t metaBytes, int nsb,
-                                                const kiln_x86_q8kx *a, int G, int five,
+                                                const kiln_x86_q8kx *a, int G, int kind,
                                                 __m256 *acc) {
-  const int qb = five ? 160 : 128;
+  const int qb = KILN_X86_KMIN_QB(kind), mb = KILN_X86_KMIN_MB(kind);
   __m256 accg[4];
   KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
@@ -1066,40 +1070,38 @@ KILN_X86_INLINE void kiln_x86_walk_kmin_kk_avx2(const uint8_t *g0, int64_t group
     __m256i isum[4];
     for (int j = 0; j < 8; ++j) {
       const int b = sb * 8 + j;
-      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, qb, 20);
+      kiln_x86_pf_groups(g0, groupBytes, metaBytes, nsb * 8, b, G, qb, mb / 8);
       KILN_X86_UNROLL
       for (int g = 0; g < G; ++g) {
         const uint8_t *grp = g0 + g * groupBytes;
         __m256i t;
         kiln_x86_kmin_dots_avx2(grp + metaBytes + qb * (int64_t)b, a[sb].q.qs + 32 * j, 0, 1,
-                                five, kiln_x86_uscale16_avx2(grp + 160 * sb + 32 + 8 * j), &t);
+                                kind, kiln_x86_kmin_sc_avx2(grp + mb * sb, kind, j), &t);
         isum[g] = j ? _mm256_add_epi32(isum[g], t) : t;
       }
     }
     KILN_X86_UNROLL
-    for (int g = 0; g < G; ++g) {
-      kiln_x86_q4kk_meta t;
-      kiln_x86_q4kk_meta_avx2(g0 + g * groupBytes + 160 * sb, &t);
-      kiln_x86_q4kk_acc_avx2(&t, a + sb, isum[g], &accg[g]);
-    }
+    for (int g = 0; g < G; ++g)
+      kiln_x86_kmin_acc_avx2(g0 + g * groupBytes + mb * sb, kind, a + sb, isum[g], &accg[g]);
   }
   KILN_X86_UNROLL
   for (int g = 0; g < G; ++g)
     acc[g] = accg[g];
 }
-#define KILN_X86_KMIN_KK_AVX2(T, FIVE)                                         \
+#define KILN_X86_KMIN_KK_AVX2(T, KIND)                                         \
   KILN_X86_INLINE void kiln_x86_tile_##T##_kk_avx2(const uint8_t *grp, int64_t metaBytes, \
                                                    int nsb, const kiln_x86_q8kx *a, int MR, \
                                                    __m256 *acc) {              \
-    kiln_x86_tile_kmin_kk_avx2(grp, metaBytes, nsb, a, MR, FIVE, acc);         \
+    kiln_x86_tile_kmin_kk_avx2(grp, metaBytes, nsb, a, MR, KIND, acc);         \
   }                                                                            \
   KILN_X86_INLINE void kiln_x86_walk_##T##_kk_avx2(                            \
       const uint8_t *g0, int64_t groupBytes, int64_t metaBytes, int nsb,       \
       const kiln_x86_q8kx *a, int G, __m256 *acc) {                            \
-    kiln_x86_walk_kmin_kk_avx2(g0, groupBytes, metaBytes, nsb, a, G, FIVE, acc); \
+    kiln_x86_walk_kmin_kk_avx2(g0, groupBytes, metaBytes, nsb, a, G, KIND, acc); \
   }
 KILN_X86_KMIN_KK_AVX2(q4, 0)
 KILN_X86_KMIN_KK_AVX2(q5, 1)
+KILN_X86_KMIN_KK_AVX2(iq4_xs, 2)
 
 /* ---- Q6_K, Q3_K and Q2_K with Q8_K activations (AVX2) ------------------
  * TYPE 6, 3, 2. Q6_K's and Q3_K's metadata is a record of 144 bytes per
@@ -1299,6 +1301,8 @@ KILN_X86_Q8K_MATMUL(matmul_q4_k_q8_k_4x8_avx2, 8, __m256, 160, 1024,
                     kiln_x86_tile_q4_kk_avx2, kiln_x86_walk_q4_kk_avx2, kiln_x86_store8, 0)
 KILN_X86_Q8K_MATMUL(matmul_q5_k_q8_k_4x8_avx2, 8, __m256, 160, 1280,
                     kiln_x86_tile_q5_kk_avx2, kiln_x86_walk_q5_kk_avx2, kiln_x86_store8, 0)
+KILN_X86_Q8K_MATMUL(matmul_iq4_xs_q8_k_4x8_avx2, 8, __m256, 80, 1024,
+                    kiln_x86_tile_iq4_xs_kk_avx2, kiln_x86_walk_iq4_xs_kk_avx2, kiln_x86_store8, 0)
 KILN_X86_Q8K_MATMUL(matmul_q6_k_q8_k_4x8_avx2, 8, __m256, 144, 1536,
                     kiln_x86_tile_q6_kk_avx2, kiln_x86_walk_q6_kk_avx2, kiln_x86_store8, 0)
 KILN_X86_Q8K_MATMUL(matmul_q3_k_q8_k_4x8_avx2, 8, __m256, 144, 768,
