@@ -146,7 +146,7 @@ row "ggml \`gemm_q6_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q6_K_8x8_q8_K smm
 # ggml_cpu_get_sve_cnt() read as 32, what it returns on such a core). The
 # loop is the smallest holding an sdot: Kiln's one-row loop over a block of
 # 8 weight rows, ggml's over 2 blocks (q4_0, q8_0) or a super-block (8;
-# its q5_K has no SVE code, so that row is its NEON loop).
+# its q5_K and iq4_xs have no SVE code, so those rows are its NEON loops).
 sed 's/ggml_cpu_get_sve_cnt()/32/g' "$G/src/ggml-cpu/arch/arm/quants.c" > "$W/quants_sve.c"
 SVE=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+sve+dotprod -msve-vector-bits=256)
 clang-16 "${SVE[@]}" -std=c11 -DKILN_KERNEL= -I"$K/common" -I"$ROOT/runtime/include" \
@@ -175,3 +175,6 @@ for T in q4_k q5_k q6_k q3_k q2_k; do
   sve_row "Kiln $T (\`matmul_${T}_q8_k_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_k_16x4_sve 8
   sve_row "ggml \`vec_dot_${T%k}K_q8_K\`" "$W/quants_sve.s" ggml_vec_dot_${T%k}K_q8_K 8
 done
+sve_row "Kiln iq4_xs (\`matmul_iq4_xs_q8_k_16x4_sve\`)" "$W/sve.s" kiln_matmul_iq4_xs_q8_k_16x4_sve 8
+sve_row "ggml \`vec_dot_iq4_xs_q8_K\` (NEON code: ggml has no SVE iq4_xs)" "$W/quants_sve.s" \
+  ggml_vec_dot_iq4_xs_q8_K 8

@@ -193,6 +193,9 @@ KILN_SVE_MATMUL(q8_0, 512)
  *                file's 18 plus the unpacked 6-bit scales.
  *   q5_k "16x4": as q4_k, with 8 slices (512 bytes) of int8 values 0..31
  *                per quant block: 34.5 bytes per row-block (the file's 22).
+ *   iq4_xs "16x4": as q4_k, the nibbles the indices of the IQ4 levels; then
+ *                nb x 16 int8 scales ls - 32, then per super-block 16 fp16 d:
+ *                17.25 bytes per row-block (the file's 17).
  *   q6_k "16x4": nb quant blocks of 8 slices (512 bytes) of int8 q - 32; then
  *                nb x 2 x 16 int8 sub-block scales (block b, half h, row);
  *                then per super-block 16 fp16 d (row order).
@@ -226,17 +229,24 @@ KILN_SVE_MATMUL(q8_0, 512)
       F = svmls_f32_x(p32, F, svcvt_f32_s32_x(p32, M), svmul_n_f32_x(p32, dm, ad)); \
   }
 
+/* `kind` 0 is Q4_K, 1 Q5_K, 2 IQ4_XS (Q4_K's nibbles as indices of the 16
+ * signed levels, looked up by TBL; int8 scales ls - 32; no mins, so 16
+ * scale bytes per block before the d: 17.25 bytes per row-block, the file's
+ * 17 plus the unpacked 6-bit scales). */
 static inline __attribute__((always_inline)) void
 kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
-                   int nr, int five, svbool_t pb, svbool_t p32, svbool_t pout,
+                   int nr, int kind, svbool_t pb, svbool_t p32, svbool_t pout,
                    const float *bias, float *y, int N, int j0) {
   const svbool_t all = svptrue_b8();
   const svint32_t zero = svdup_n_s32(0);
+  const int five = kind == 1, iq4 = kind == 2;
   const int ns = nb / 8, qb = five ? 512 : 256;
+  const svint8_t lut = svld1rq_s8(all, kiln_g_iq4nl);
   const uint8_t *wq = tile + off;
   const uint8_t *SC = tile + (int64_t)nb * qb + off / 4;
   const uint8_t *MN = SC + (int64_t)nb * 16;
-  const uint16_t *DH = (const uint16_t *)(tile + (int64_t)nb * (qb + 32)) + off / 4;
+  const uint16_t *DH =
+      (const uint16_t *)(tile + (int64_t)nb * (qb + (iq4 ? 16 : 32))) + off / 4;
   const uint16_t *DMH = DH + (int64_t)ns * 16;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
   for (int s = 0; s < ns; ++s) {
@@ -261,15 +271,23 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
         h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4));
         h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4));
         h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
+        if (iq4) {
+          l0 = svtbl_s8(lut, svreinterpret_u8_s8(l0)), l1 = svtbl_s8(lut, svreinterpret_u8_s8(l1));
+          l2 = svtbl_s8(lut, svreinterpret_u8_s8(l2)), l3 = svtbl_s8(lut, svreinterpret_u8_s8(l3));
+          h0 = svtbl_s8(lut, svreinterpret_u8_s8(h0)), h1 = svtbl_s8(lut, svreinterpret_u8_s8(h1));
+          h2 = svtbl_s8(lut, svreinterpret_u8_s8(h2)), h3 = svtbl_s8(lut, svreinterpret_u8_s8(h3));
+        }
       }
-      const svint32_t sc = svreinterpret_s32_u32(svld1ub_u32(p32, SC + 16 * b)),
-                      mn = svreinterpret_s32_u32(svld1ub_u32(p32, MN + 16 * b));
+      const svint32_t sc = iq4 ? svld1sb_s32(p32, (const int8_t *)SC + 16 * b)
+                               : svreinterpret_s32_u32(svld1ub_u32(p32, SC + 16 * b)),
+                      mn = iq4 ? zero : svreinterpret_s32_u32(svld1ub_u32(p32, MN + 16 * b));
 #define KILN_SVE_Q4K_ROW(R, I, M)                                              \
   if ((R) < nr) {                                                              \
     const kiln_q8k_block *ab = a + (int64_t)(R) * ns + s;                      \
     KILN_SVE_HALF_DOTS(s0, s1, ab->qs + 32 * j, l0, l1, l2, l3, h0, h1, h2, h3) \
     I = svmla_s32_x(p32, I, svadd_s32_x(p32, s0, s1), sc);                     \
-    M = svmla_n_s32_x(p32, M, mn, ab->bsums[2 * j] + ab->bsums[2 * j + 1]);    \
+    if (!iq4)                                                                  \
+      M = svmla_n_s32_x(p32, M, mn, ab->bsums[2 * j] + ab->bsums[2 * j + 1]);  \
   }
       KILN_SVE_Q4K_ROW(0, i0, m0)
       KILN_SVE_Q4K_ROW(1, i1, m1)
@@ -279,9 +297,9 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
     }
     const svfloat32_t d = svcvt_f32_f16_x(
                           p32, svreinterpret_f16_u32(svld1uh_u32(p32, DH + 16 * s))),
-                      dm = svcvt_f32_f16_x(
+                      dm = iq4 ? d : svcvt_f32_f16_x(
                           p32, svreinterpret_f16_u32(svld1uh_u32(p32, DMH + 16 * s)));
-    KILN_SVE_SUPER_FLOAT(1)
+    KILN_SVE_SUPER_FLOAT(!iq4)
   }
   KILN_SVE_STORE_ROWS
 }
@@ -290,6 +308,8 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
   kiln_sve_kmin_pass(tile, nb, off, a, nr, 0, __VA_ARGS__)
 #define kiln_sve_q5_k_pass(tile, nb, off, a, nr, ...)                          \
   kiln_sve_kmin_pass(tile, nb, off, a, nr, 1, __VA_ARGS__)
+#define kiln_sve_iq4_xs_pass(tile, nb, off, a, nr, ...)                        \
+  kiln_sve_kmin_pass(tile, nb, off, a, nr, 2, __VA_ARGS__)
 
 /* Q6_K, Q3_K and Q2_K: int8 values, the two 16-element halves of a block
  * each with its own scale (Q2_K: and its min, times Q8_K's sum of those 16
@@ -394,16 +414,17 @@ kiln_sve_k16_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a,
 
 KILN_SVE_MATMUL_Q8K(q4_k, 296)
 KILN_SVE_MATMUL_Q8K(q5_k, 552)
+KILN_SVE_MATMUL_Q8K(iq4_xs, 276)
 KILN_SVE_MATMUL_Q8K(q6_k, 548)
 KILN_SVE_MATMUL_Q8K(q3_k, 548)
 KILN_SVE_MATMUL_Q8K(q2_k, 584)
 
-/* Q5_0, Q5_1 and the IQ4 types, "16x4" int8 tiles (sve_i8tiles): nb quant
+/* Q5_0, Q5_1 and IQ4_NL, "16x4" int8 tiles (sve_i8tiles): nb quant
  * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1: 0..31;
- * IQ4: the level), then nb x 16 fp32 D (the block's scale: d or
- * d*(sc-32)) and, for q5_1, nb x 16 fp32 M (-m, subtracted times the
- * activation block's sum), in row order. One byte per weight: more than the
- * files' 5.5-6 bits (4.25-4.5 for IQ4). */
+ * IQ4_NL: the level), then nb x 16 fp32 D (the block's scale d) and, for
+ * q5_1, nb x 16 fp32 M (-m, subtracted times the activation block's sum),
+ * in row order. One byte per weight: more than the files' 5.5-6 bits (4.5
+ * for IQ4_NL). */
 #define KILN_SVE_I8_PASS(T, HASMIN)                                            \
   static inline __attribute__((always_inline)) void kiln_sve_##T##_pass(       \
       const uint8_t *tile, int nb, int off, const kiln_q8_block *a, int nr,    \
@@ -442,13 +463,11 @@ KILN_SVE_MATMUL_Q8K(q2_k, 584)
 KILN_SVE_I8_PASS(q5_0, 0)
 KILN_SVE_I8_PASS(q5_1, 1)
 KILN_SVE_I8_PASS(iq4_nl, 0)
-KILN_SVE_I8_PASS(iq4_xs, 0)
 #undef DOT_I8
 KILN_SVE_MATMUL_K(q5_0, 576)
 KILN_SVE_MATMUL_K(q5_1, 640)
 KILN_Q4_1_AS_Q5_1(16x4_sve)
 KILN_SVE_MATMUL_K(iq4_nl, 576)
-KILN_SVE_MATMUL_K(iq4_xs, 576)
 
 /* ---- float weights, f32 activations ------------------------------------ */
 

@@ -40,21 +40,22 @@ bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
   return true;
 }
 
-/// Repacks GGML q4_k / q5_k / q6_k / q3_k / q2_k rows into the 16-row K-quant
-/// tiles of kernels_sve.c (layout described there). Rows past N are all zero.
+/// Repacks GGML q4_k / q5_k / q6_k / q3_k / q2_k / iq4_xs rows into the 16-row
+/// K-quant tiles of kernels_sve.c (layout described there). Rows past N are
+/// all zero.
 bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
                   const uint8_t *ggml, size_t bytes, std::vector<uint8_t> &out,
                   std::string &error) {
-  const bool q4 = type == "q4_k", q5 = type == "q5_k", q2 = type == "q2_k",
-             q3 = type == "q3_k";
+  const bool iq = type == "iq4_xs", q4 = type == "q4_k" || iq, q5 = type == "q5_k",
+             q2 = type == "q2_k", q3 = type == "q3_k";
   const int64_t ns = K / 256, nb = K / 32,
-                sb = q4 ? 144 : q5 ? 176 : q2 ? 84 : q3 ? 110 : 210;
+                sb = iq ? 136 : q4 ? 144 : q5 ? 176 : q2 ? 84 : q3 ? 110 : 210;
   if (K % 256 || (size_t)(N * ns * sb) != bytes) {
     error = "sve: unexpected weight size for packing";
     return false;
   }
   const int64_t qBytes = q4 ? 256 : 512, tiles = (N + 15) / 16,
-                tileBytes = nb * (q4 ? 296 : q5 ? 552 : q2 ? 584 : 548);
+                tileBytes = nb * (iq ? 276 : q4 ? 296 : q5 ? 552 : q2 ? 584 : 548);
   out.assign((size_t)(tiles * tileBytes), 0);
   for (int64_t row = 0; row < N; ++row) {
     uint8_t *tile = out.data() + (row / 16) * tileBytes;
@@ -73,6 +74,12 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
               q[v * 64 + g * 16 + i * 4 + c] =
                   q4 ? (uint8_t)(u[4 * v + c] | (u[16 + 4 * v + c] << 4))
                      : u[4 * v + c];
+          if (iq) { // int8 scales ls - 32, then the super-block's f16 d
+            tile[nb * qBytes + b * 16 + r] = (uint8_t)(int8_t)qblocks::iq4xsScale(w, (int)j);
+            if (j == 0)
+              std::memcpy(tile + nb * (qBytes + 16) + (s * 16 + r) * 2, w, 2);
+            continue;
+          }
           int sc, m;
           qblocks::scaleMinK4((int)j, w + 4, sc, m);
           tile[nb * qBytes + b * 16 + r] = (uint8_t)sc;
@@ -124,7 +131,7 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
   return true;
 }
 
-/// Repacks Q5_0, Q5_1 and the IQ4 types into the 16-row int8 tiles of
+/// Repacks Q5_0, Q5_1 and IQ4_NL into the 16-row int8 tiles of
 /// kernels_sve.c ("sve_i8tiles", layout described there) from their integer
 /// blocks (qblocks::decode). Rows past N are all zero.
 bool packTilesI8(llvm::StringRef type, int64_t N, int64_t K,
