@@ -145,8 +145,9 @@ row "ggml \`gemm_q6_K_8x8_q8_K\`" "$W/repack_i8mm.s" ggml_gemm_q6_K_8x8_q8_K smm
 # ggml's quants.c with its vector-length switch fixed at 256 bits (each
 # ggml_cpu_get_sve_cnt() read as 32, what it returns on such a core). The
 # loop is the smallest holding an sdot: Kiln's one-row loop over a block of
-# 8 weight rows, ggml's over 2 blocks (q4_0, q8_0) or a super-block (8;
-# its q5_K and iq4_xs have no SVE code, so those rows are its NEON loops).
+# 8 weight rows, ggml's over 2 blocks (q4_0, q8_0, iq4_nl) or a super-block
+# (8; its q5_K, iq4_nl and iq4_xs have no SVE code, so those rows are its
+# NEON loops).
 sed 's/ggml_cpu_get_sve_cnt()/32/g' "$G/src/ggml-cpu/arch/arm/quants.c" > "$W/quants_sve.c"
 SVE=(--target=aarch64-linux-gnu -O2 -fno-math-errno -march=armv8.2-a+sve+dotprod -msve-vector-bits=256)
 clang-16 "${SVE[@]}" -std=c11 -DKILN_KERNEL= -I"$K/common" -I"$ROOT/runtime/include" \
@@ -167,7 +168,7 @@ echo "SVE, 256-bit vectors:"
 echo
 echo "| loop | row-blocks per iteration | V1 (cycles per row-block) |"
 echo "| --- | --- | --- |"
-for T in q4_0 q8_0; do
+for T in q4_0 q8_0 iq4_nl; do
   sve_row "Kiln $T (\`matmul_${T}_q8_0_16x4_sve\`)" "$W/sve.s" kiln_matmul_${T}_q8_0_16x4_sve 8
   sve_row "ggml \`vec_dot_${T}_q8_0\`" "$W/quants_sve.s" ggml_vec_dot_${T}_q8_0 2
 done

@@ -15,6 +15,8 @@
  *   q4_0 "16x4": 4 slices of GGML nibble bytes xor 0x88 (256 bytes/block); the
  *                low nibble shifted left by 4 and the high nibble masked with
  *                0xf0 are (q - 8) * 16 as int8.
+ *   iq4_nl "16x4": 4 slices of GGML nibble bytes, the indices of the IQ4
+ *                levels (256 bytes/block).
  *
  * A vector of P = min(VL, 64) bytes covers P/4 rows of a slice: the kernel
  * walks a tile in 64/P passes. svld1rq_s8 replicates 16 activation bytes into
@@ -47,13 +49,15 @@ static inline float kiln_sve_h2f(uint16_t h) {
     S1 = svdot_lane_s32(S1, V7, a1, 3);                                        \
   }
 
-/* Integer dot (x16) of a q4_0 16x4 block's pass (4 slice vectors, already
- * split into low/high nibble vectors) with one activation block. */
+/* Integer dot of a q4_0 (x16) or iq4_nl 16x4 block's pass (4 slice
+ * vectors, already split into low/high vectors) with one activation block. */
 #define KILN_SVE_Q4_DOT(S, AQ)                                                 \
   svint32_t S;                                                                 \
   {                                                                            \
     KILN_SVE_HALF_DOTS(s0, s1, (AQ), l0, l1, l2, l3, h0, h1, h2, h3)           \
-    S = svasr_n_s32_x(all, svadd_s32_x(all, s0, s1), 4);                       \
+    S = svadd_s32_x(all, s0, s1);                                              \
+    if (!iq4)                                                                  \
+      S = svasr_n_s32_x(all, S, 4);                                            \
   }
 
 #define KILN_SVE_Q8_DOT(S, AQ)                                                 \
@@ -95,25 +99,37 @@ static inline float kiln_sve_h2f(uint16_t h) {
   KILN_SVE_STORE(3, f3)
 
 /* One pass (P/4 rows starting at tile row ro) of a 16-row tile against nr
- * activation rows (1..4, constant after inlining). */
+ * activation rows (1..4, constant after inlining). Q4_0 (iq4 0): the
+ * nibbles as (q - 8) x 16; IQ4_NL (1): the nibbles' levels, by TBL. */
 static inline __attribute__((always_inline)) void
-kiln_sve_q4_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
-                   int nr, svbool_t pb, svbool_t p32, svbool_t pout,
-                   const float *bias, float *y, int N, int j0) {
+kiln_sve_nibble_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
+                     int nr, int iq4, svbool_t pb, svbool_t p32, svbool_t pout,
+                     const float *bias, float *y, int N, int j0) {
   const svbool_t all = svptrue_b8();
   const svint32_t zero = svdup_n_s32(0);
+  const svint8_t lut = svld1rq_s8(all, kiln_g_iq4nl);
   const int8_t *wq = (const int8_t *)tile + off;
   const uint16_t *ws = (const uint16_t *)(tile + (int64_t)nb * 256) + off / 4;
   svfloat32_t f0 = svdup_n_f32(0), f1 = f0, f2 = f0, f3 = f0;
   for (int b = 0; b < nb; ++b, wq += 256) {
     const svint8_t w0 = svld1_s8(pb, wq), w1 = svld1_s8(pb, wq + 64),
                    w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192);
-    const svint8_t l0 = svlsl_n_s8_x(all, w0, 4), l1 = svlsl_n_s8_x(all, w1, 4),
-                   l2 = svlsl_n_s8_x(all, w2, 4), l3 = svlsl_n_s8_x(all, w3, 4);
-    const svint8_t h0 = svand_n_s8_x(all, w0, (int8_t)0xf0),
-                   h1 = svand_n_s8_x(all, w1, (int8_t)0xf0),
-                   h2 = svand_n_s8_x(all, w2, (int8_t)0xf0),
-                   h3 = svand_n_s8_x(all, w3, (int8_t)0xf0);
+    svint8_t l0, l1, l2, l3, h0, h1, h2, h3;
+    if (iq4) {
+#define KILN_SVE_LEVELS(L, H, W)                                               \
+  L = svtbl_s8(lut, svand_n_u8_x(all, svreinterpret_u8_s8(W), 0xf));           \
+  H = svtbl_s8(lut, svlsr_n_u8_x(all, svreinterpret_u8_s8(W), 4));
+      KILN_SVE_LEVELS(l0, h0, w0)
+      KILN_SVE_LEVELS(l1, h1, w1)
+      KILN_SVE_LEVELS(l2, h2, w2)
+      KILN_SVE_LEVELS(l3, h3, w3)
+#undef KILN_SVE_LEVELS
+    } else {
+      l0 = svlsl_n_s8_x(all, w0, 4), l1 = svlsl_n_s8_x(all, w1, 4);
+      l2 = svlsl_n_s8_x(all, w2, 4), l3 = svlsl_n_s8_x(all, w3, 4);
+      h0 = svand_n_s8_x(all, w0, (int8_t)0xf0), h1 = svand_n_s8_x(all, w1, (int8_t)0xf0);
+      h2 = svand_n_s8_x(all, w2, (int8_t)0xf0), h3 = svand_n_s8_x(all, w3, (int8_t)0xf0);
+    }
     const svfloat32_t dw = svcvt_f32_f16_x(
         p32, svreinterpret_f16_u32(svld1uh_u32(p32, ws + 16 * b)));
     KILN_SVE_ACC(0, f0, KILN_SVE_Q4_DOT)
@@ -123,6 +139,10 @@ kiln_sve_q4_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
   }
   KILN_SVE_STORE_ROWS
 }
+#define kiln_sve_q4_0_pass(tile, nb, off, a, nr, ...)                          \
+  kiln_sve_nibble_pass(tile, nb, off, a, nr, 0, __VA_ARGS__)
+#define kiln_sve_iq4_nl_pass(tile, nb, off, a, nr, ...)                        \
+  kiln_sve_nibble_pass(tile, nb, off, a, nr, 1, __VA_ARGS__)
 
 static inline __attribute__((always_inline)) void
 kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
@@ -181,6 +201,7 @@ kiln_sve_q8_0_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *a,
 
 KILN_SVE_MATMUL(q4_0, 256)
 KILN_SVE_MATMUL(q8_0, 512)
+KILN_SVE_MATMUL(iq4_nl, 256)
 
 /* K-quants, 16-row tiles with the slice layout above (quant blocks of 32
  * elements, b = 0..nb-1, nb = K/32; super-blocks of 8):
@@ -419,12 +440,11 @@ KILN_SVE_MATMUL_Q8K(q6_k, 548)
 KILN_SVE_MATMUL_Q8K(q3_k, 548)
 KILN_SVE_MATMUL_Q8K(q2_k, 584)
 
-/* Q5_0, Q5_1 and IQ4_NL, "16x4" int8 tiles (sve_i8tiles): nb quant
- * blocks of 8 slices (512 bytes) of int8 values (q5_0: q - 16; q5_1: 0..31;
- * IQ4_NL: the level), then nb x 16 fp32 D (the block's scale d) and, for
- * q5_1, nb x 16 fp32 M (-m, subtracted times the activation block's sum),
- * in row order. One byte per weight: more than the files' 5.5-6 bits (4.5
- * for IQ4_NL). */
+/* Q5_0 and Q5_1, "16x4" int8 tiles (sve_i8tiles): nb quant blocks of 8
+ * slices (512 bytes) of int8 values (q5_0: q - 16; q5_1: 0..31), then nb x
+ * 16 fp32 D (the block's scale d) and, for q5_1, nb x 16 fp32 M (-m,
+ * subtracted times the activation block's sum), in row order. One byte per
+ * weight: more than the files' 5.5-6 bits. */
 #define KILN_SVE_I8_PASS(T, HASMIN)                                            \
   static inline __attribute__((always_inline)) void kiln_sve_##T##_pass(       \
       const uint8_t *tile, int nb, int off, const kiln_q8_block *a, int nr,    \
@@ -462,12 +482,10 @@ KILN_SVE_MATMUL_Q8K(q2_k, 584)
 #define DOT_I8 KILN_SVE_Q8_DOT
 KILN_SVE_I8_PASS(q5_0, 0)
 KILN_SVE_I8_PASS(q5_1, 1)
-KILN_SVE_I8_PASS(iq4_nl, 0)
 #undef DOT_I8
 KILN_SVE_MATMUL_K(q5_0, 576)
 KILN_SVE_MATMUL_K(q5_1, 640)
 KILN_Q4_1_AS_Q5_1(16x4_sve)
-KILN_SVE_MATMUL_K(iq4_nl, 576)
 
 /* ---- float weights, f32 activations ------------------------------------ */
 

@@ -9,12 +9,14 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-/// Repacks GGML q8_0 / q4_0 rows into the 16-row tiles of kernels_sve.c: per
-/// tile, nb quant blocks of 64-byte slices (slice v: for row groups g = 0..3,
-/// bytes 4v..4v+3 of rows 4g..4g+3), then nb x 16 fp16 scales. Rows past N
-/// are zero (scale 0; q4_0 bytes 0x00 = nibbles 8 after the xor with 0x88).
-bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
+/// Repacks GGML q8_0 / q4_0 / iq4_nl rows into the 16-row tiles of
+/// kernels_sve.c: per tile, nb quant blocks of 64-byte slices (slice v: for
+/// row groups g = 0..3, bytes 4v..4v+3 of rows 4g..4g+3), then nb x 16 fp16
+/// scales. Rows past N are zero (scale 0; q4_0 bytes 0x00 = nibbles 8 after
+/// the xor with 0x88).
+bool packTiles16(llvm::StringRef type, int64_t N, int64_t K, const uint8_t *ggml,
                  size_t bytes, std::vector<uint8_t> &out, std::string &error) {
+  const bool q4 = type != "q8_0", x88 = type == "q4_0";
   const int64_t nb = K / 32, bb = q4 ? 18 : 34, qb = q4 ? 16 : 32;
   if (K % 32 || (size_t)(N * nb * bb) != bytes) {
     error = "sve: unexpected weight size for packing";
@@ -33,7 +35,7 @@ bool packTiles16(bool q4, int64_t N, int64_t K, const uint8_t *ggml,
       for (int64_t v = 0; v < qb / 4; ++v)
         for (int64_t c = 0; c < 4; ++c) {
           uint8_t byte = src[2 + v * 4 + c];
-          q[v * 64 + g * 16 + i * 4 + c] = q4 ? (uint8_t)(byte ^ 0x88) : byte;
+          q[v * 64 + g * 16 + i * 4 + c] = x88 ? (uint8_t)(byte ^ 0x88) : byte;
         }
     }
   }
@@ -131,7 +133,7 @@ bool packTilesK16(llvm::StringRef type, int64_t N, int64_t K,
   return true;
 }
 
-/// Repacks Q5_0, Q5_1 and IQ4_NL into the 16-row int8 tiles of
+/// Repacks Q5_0 and Q5_1 into the 16-row int8 tiles of
 /// kernels_sve.c ("sve_i8tiles", layout described there) from their integer
 /// blocks (qblocks::decode). Rows past N are all zero.
 bool packTilesI8(llvm::StringRef type, int64_t N, int64_t K,
@@ -217,7 +219,7 @@ protected:
       return packTilesI8(w, N, K, ggml, bytes, out, error);
     if (llvm::StringRef(k.packer) == "sve_ktiles")
       return packTilesK16(w, N, K, ggml, bytes, out, error);
-    return packTiles16(w == "q4_0", N, K, ggml, bytes, out, error); // sve_tiles
+    return packTiles16(w, N, K, ggml, bytes, out, error); // sve_tiles
   }
   std::vector<std::string> isaKernelFiles() const override {
     return {"kernels_sve.c", "attention_tiled.c"};
