@@ -118,41 +118,10 @@ int main(int argc, char **argv) {
   }
   fclose(f);
   /* Packed bytes per step: groups of NR rows, [metadata padded to 64][quants],
-   * META and QUANT bytes per block of BS values: the kernel's
-   * KILN_X86_MATMUL / KILN_X86_Q8K_MATMUL arguments in kernels_x86.c. */
-  static const struct { const char *kernel; int nr, bs, meta, quant; } layouts[] = {
-      {"kiln_matmul_q4_0_q8_0_4x8_avx2", 8, 32, 16, 128},
-      {"kiln_matmul_q8_0_q8_0_4x8_avx2", 8, 32, 16, 256},
-      {"kiln_matmul_q5_0_q8_0_4x8_avx2", 8, 32, 16, 160},
-      {"kiln_matmul_q5_1_q8_0_4x8_avx2", 8, 32, 32, 160},
-      {"kiln_matmul_iq4_nl_q8_0_4x8_avx2", 8, 32, 16, 128},
-      {"kiln_matmul_q4_k_q8_k_4x8_avx2", 8, 256, 160, 1024},
-      {"kiln_matmul_q5_k_q8_k_4x8_avx2", 8, 256, 160, 1280},
-      {"kiln_matmul_iq4_xs_q8_k_4x8_avx2", 8, 256, 80, 1024},
-      {"kiln_matmul_q6_k_q8_k_4x8_avx2", 8, 256, 144, 1536},
-      {"kiln_matmul_q3_k_q8_k_4x8_avx2", 8, 256, 144, 768},
-      {"kiln_matmul_q2_k_q8_k_4x8_avx2", 8, 256, 0, 800},
-      {"kiln_matmul_q4_0_q8_0_4x16_avx512vnni", 16, 32, 32, 256},
-      {"kiln_matmul_q8_0_q8_0_4x16_avx512vnni", 16, 32, 32, 512},
-      {"kiln_matmul_q5_0_q8_0_4x16_avx512vnni", 16, 32, 32, 320},
-      {"kiln_matmul_q5_1_q8_0_4x16_avx512vnni", 16, 32, 64, 320},
-      {"kiln_matmul_iq4_nl_q8_0_4x16_avx512vnni", 16, 32, 32, 256},
-      {"kiln_matmul_q4_k_q8_k_4x16_avx512vnni", 16, 256, 320, 2048},
-      {"kiln_matmul_q5_k_q8_k_4x16_avx512vnni", 16, 256, 320, 2560},
-      {"kiln_matmul_iq4_xs_q8_k_4x16_avx512vnni", 16, 256, 160, 2048},
-      {"kiln_matmul_q6_k_q8_k_4x16_avx512vnni", 16, 256, 288, 3072},
-      {"kiln_matmul_q3_k_q8_k_4x16_avx512vnni", 16, 256, 288, 1536},
-      {"kiln_matmul_q2_k_q8_k_4x16_avx512vnni", 16, 256, 0, 1600},
-  };
-  int nr = 0, bs = 0, meta = 0, quant = 0;
-  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; ++i)
-    if (!strcmp(AB_KERNEL, layouts[i].kernel))
-      nr = layouts[i].nr, bs = layouts[i].bs, meta = layouts[i].meta, quant = layouts[i].quant;
-  if (!nr) {
-    fprintf(stderr, "decode_ab: no packed layout known for %s (add it to layouts[])\n",
-            AB_KERNEL);
-    return 2;
-  }
+   * META and QUANT bytes per block of BS values (AB_LAYOUT, read by
+   * decode_ab.sh from the kernel's definition in kernels_x86.c). */
+  const int layout[4] = {AB_LAYOUT}, nr = layout[0], bs = layout[1], meta = layout[2],
+            quant = layout[3];
   double stepBytes = 0;
   for (int c = 0; c < NC; ++c) {
     const int64_t nb = calls[c][0] / bs, groups = (calls[c][1] + nr - 1) / nr;

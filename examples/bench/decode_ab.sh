@@ -57,6 +57,17 @@ for spec in "$@"; do
 done
 echo "#define AB_VARIANTS $LIST" >> "$B/decode_ab_variants.h"
 echo "#define AB_KERNEL \"$KERNEL\"" >> "$B/decode_ab_variants.h"
+# The kernel's packed layout, from its definition in this tree's
+# kernels_x86.c: KILN_X86_MATMUL(NAME, NR, ACC_T, BS, META, QUANT, ...) or
+# KILN_X86_Q8K_MATMUL(NAME, NR, ACC_T, META, QUANT, ...) (blocks of 256).
+DEF=$(grep -E "^KILN_X86_(Q8K_)?MATMUL\(${KERNEL#kiln_}," "$HERE/../../kernels/x86/kernels_x86.c" |
+  tr -d ' ' | head -1)
+[ -n "$DEF" ] || { echo "decode_ab.sh: no definition of $KERNEL in kernels_x86.c" >&2; exit 2; }
+case $DEF in
+  KILN_X86_Q8K_MATMUL*) LAYOUT=$(echo "$DEF" | awk -F'[(,]' '{print $3 ", 256, " $5 ", " $6}') ;;
+  *) LAYOUT=$(echo "$DEF" | awk -F'[(,]' '{print $3 ", " $5 ", " $6 ", " $7}') ;;
+esac
+echo "#define AB_LAYOUT $LAYOUT /* NR, BS, META, QUANT */" >> "$B/decode_ab_variants.h"
 # shellcheck disable=SC2086
 $CC -std=c11 -O2 -march=x86-64-v3 -I"$B" "$HERE/decode_ab.c" $OBJS -o "$B/decode_ab"
 "$B/decode_ab" "$OUT/bench_weights.bin" "$ROUNDS" "$TOKENS"

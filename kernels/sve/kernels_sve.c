@@ -32,6 +32,16 @@ static inline float kiln_sve_h2f(uint16_t h) {
   return (float)f;
 }
 
+/* The IQ4 levels of the low (*l) and high (*h) nibbles of w: TBL on the 16
+ * levels lut (svld1rq of kiln_g_iq4nl; indices 0..15 read its first 16
+ * bytes at every vector length). */
+static inline __attribute__((always_inline)) void
+kiln_sve_levels(svint8_t lut, svuint8_t w, svint8_t *l, svint8_t *h) {
+  const svbool_t all = svptrue_b8();
+  *l = svtbl_s8(lut, svand_n_u8_x(all, w, 0xf));
+  *h = svtbl_s8(lut, svlsr_n_u8_x(all, w, 4));
+}
+
 /* The integer dots S0, S1 of the two 16-element halves of an activation
  * block AQ with 8 int8 slice vectors: V0..V3 against its first half, V4..V7
  * against its second (two sdot chains). */
@@ -116,14 +126,10 @@ kiln_sve_nibble_pass(const uint8_t *tile, int nb, int off, const kiln_q8_block *
                    w2 = svld1_s8(pb, wq + 128), w3 = svld1_s8(pb, wq + 192);
     svint8_t l0, l1, l2, l3, h0, h1, h2, h3;
     if (iq4) {
-#define KILN_SVE_LEVELS(L, H, W)                                               \
-  L = svtbl_s8(lut, svand_n_u8_x(all, svreinterpret_u8_s8(W), 0xf));           \
-  H = svtbl_s8(lut, svlsr_n_u8_x(all, svreinterpret_u8_s8(W), 4));
-      KILN_SVE_LEVELS(l0, h0, w0)
-      KILN_SVE_LEVELS(l1, h1, w1)
-      KILN_SVE_LEVELS(l2, h2, w2)
-      KILN_SVE_LEVELS(l3, h3, w3)
-#undef KILN_SVE_LEVELS
+      kiln_sve_levels(lut, svreinterpret_u8_s8(w0), &l0, &h0);
+      kiln_sve_levels(lut, svreinterpret_u8_s8(w1), &l1, &h1);
+      kiln_sve_levels(lut, svreinterpret_u8_s8(w2), &l2, &h2);
+      kiln_sve_levels(lut, svreinterpret_u8_s8(w3), &l3, &h3);
     } else {
       l0 = svlsl_n_s8_x(all, w0, 4), l1 = svlsl_n_s8_x(all, w1, 4);
       l2 = svlsl_n_s8_x(all, w2, 4), l3 = svlsl_n_s8_x(all, w3, 4);
@@ -281,6 +287,11 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
         l2 = svld1_s8(pb, (const int8_t *)wq + 128), l3 = svld1_s8(pb, (const int8_t *)wq + 192);
         h0 = svld1_s8(pb, (const int8_t *)wq + 256), h1 = svld1_s8(pb, (const int8_t *)wq + 320);
         h2 = svld1_s8(pb, (const int8_t *)wq + 384), h3 = svld1_s8(pb, (const int8_t *)wq + 448);
+      } else if (iq4) { /* nibbles, 4 slices, as level indices */
+        kiln_sve_levels(lut, svld1_u8(pb, wq), &l0, &h0);
+        kiln_sve_levels(lut, svld1_u8(pb, wq + 64), &l1, &h1);
+        kiln_sve_levels(lut, svld1_u8(pb, wq + 128), &l2, &h2);
+        kiln_sve_levels(lut, svld1_u8(pb, wq + 192), &l3, &h3);
       } else { /* nibbles, 4 slices */
         const svuint8_t w0 = svld1_u8(pb, wq), w1 = svld1_u8(pb, wq + 64),
                         w2 = svld1_u8(pb, wq + 128), w3 = svld1_u8(pb, wq + 192);
@@ -292,12 +303,6 @@ kiln_sve_kmin_pass(const uint8_t *tile, int nb, int off, const kiln_q8k_block *a
         h1 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w1, 4));
         h2 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w2, 4));
         h3 = svreinterpret_s8_u8(svlsr_n_u8_x(all, w3, 4));
-        if (iq4) {
-          l0 = svtbl_s8(lut, svreinterpret_u8_s8(l0)), l1 = svtbl_s8(lut, svreinterpret_u8_s8(l1));
-          l2 = svtbl_s8(lut, svreinterpret_u8_s8(l2)), l3 = svtbl_s8(lut, svreinterpret_u8_s8(l3));
-          h0 = svtbl_s8(lut, svreinterpret_u8_s8(h0)), h1 = svtbl_s8(lut, svreinterpret_u8_s8(h1));
-          h2 = svtbl_s8(lut, svreinterpret_u8_s8(h2)), h3 = svtbl_s8(lut, svreinterpret_u8_s8(h3));
-        }
       }
       const svint32_t sc = iq4 ? svld1sb_s32(p32, (const int8_t *)SC + 16 * b)
                                : svreinterpret_s32_u32(svld1ub_u32(p32, SC + 16 * b)),
